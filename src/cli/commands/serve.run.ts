@@ -1,0 +1,99 @@
+/** The body of `roster serve`, loaded only when serve runs (Koa and SQLite are slow to load). */
+import { createApp } from '../../server/app.js';
+import { DEFAULT_MAX_UPLOAD_BYTES } from '../../server/config.js';
+import { parseRateLimit } from '../../server/http/rate-limit.js';
+import { openStore, type Store } from '../../store/store.js';
+import { bootstrap } from '../../store/tenancy.js';
+import { type Config, DEFAULT_PROFILE, openConfig } from '../config.js';
+import { type Deps, note } from '../context.js';
+import { usageError } from '../errors.js';
+import { dataDirOf } from '../paths.js';
+import type { ServeOptions } from './serve.js';
+
+/** The base URL a local client uses: a wildcard listen address is reached on loopback. */
+function localBaseUrl(host: string, port: number) {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host;
+  const shown =
+    reachable.includes(':') && !reachable.startsWith('[') ? `[${reachable}]` : reachable;
+  return `http://${shown}:${port}/api`;
+}
+
+/** Saves a new admin token as profile `local`, or points an existing `local` at this port. */
+function updateLocalProfile(config: Config, store: Store, baseUrl: string, newToken?: string) {
+  if (newToken) {
+    config.setProfile(DEFAULT_PROFILE, { baseUrl, token: newToken });
+    return 'saved';
+  }
+  const existing = config.profile(DEFAULT_PROFILE);
+  if (existing && store.tokens.authenticate(existing.token)) {
+    if (existing.baseUrl !== baseUrl) config.setProfile(DEFAULT_PROFILE, { ...existing, baseUrl });
+    return 'updated';
+  }
+  return 'absent';
+}
+
+export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
+  const { io, env } = deps;
+  let rateLimit: number | undefined;
+  try {
+    rateLimit = opts.rateLimit === undefined ? undefined : parseRateLimit(opts.rateLimit);
+  } catch (err) {
+    throw usageError(`--rate-limit: ${(err as Error).message}`);
+  }
+  const dataDir = dataDirOf(opts.data, env);
+  const store = openStore(dataDir);
+  const created = bootstrap(store);
+  const app = createApp({
+    store,
+    config: {
+      dataDir,
+      vendor: opts.vendor,
+      rateLimit,
+      maxUploadBytes: opts.maxUploadSize ?? DEFAULT_MAX_UPLOAD_BYTES,
+      cdnUrl: opts.cdnUrl,
+      accessLog: opts.accessLog,
+    },
+    log: (line) => note(io, line),
+  });
+
+  let running: Awaited<ReturnType<typeof app.listen>>;
+  try {
+    running = await app.listen(opts.port, opts.host);
+  } catch (err) {
+    store.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw usageError(`port ${opts.port} on ${opts.host} is in use; pick another with --port`);
+    }
+    throw err;
+  }
+
+  const baseUrl = localBaseUrl(opts.host, running.port);
+  note(io, `roster service listening on ${baseUrl} (data: ${dataDir})`);
+  const config = openConfig(env);
+  const profile = updateLocalProfile(config, store, baseUrl, created?.adminToken);
+  if (profile === 'saved') {
+    note(io, `created the default tenant, branch 'main' and an admin token;`);
+    note(io, `saved it as CLI profile '${DEFAULT_PROFILE}' in ${config.path}`);
+    note(io, 'next: roster users list');
+  } else if (profile === 'absent') {
+    note(io, `no CLI profile '${DEFAULT_PROFILE}' for this data dir: create a token with`);
+    note(io, `  roster tokens create --data ${dataDir}   and   roster login --base-url ${baseUrl}`);
+  }
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      note(io, `${signal}: finishing in-flight requests…`);
+      app
+        .close()
+        .then(() => {
+          store.close();
+          note(io, 'stopped');
+          resolve();
+        })
+        .catch(resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+}

@@ -1,0 +1,42 @@
+/** `roster serve`: the full service on a data dir, until SIGTERM/SIGINT drain it. */
+import type { Command } from 'commander';
+import { DEFAULT_VENDOR } from '../../contract/versions.js';
+import type { Deps } from '../context.js';
+import { parsePort, parseSize } from '../parse.js';
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  data?: string;
+  vendor: string;
+  rateLimit?: string;
+  maxUploadSize?: number;
+  cdnUrl?: string;
+  accessLog?: boolean;
+}
+
+export function register(program: Command, deps: Deps) {
+  program
+    .command('serve')
+    .description('run the user and media service on a local data dir')
+    .option('--port <port>', 'port to listen on (0 = any free port)', parsePort, 8080)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--data <dir>', 'data dir (default: $ROSTER_DATA_DIR or the platform data dir)')
+    .option('--vendor <word>', 'vendor word of the versioned media types', DEFAULT_VENDOR)
+    .option('--rate-limit <n/s>', 'requests per second per token (default: no limit)')
+    .option(
+      '--max-upload-size <size>',
+      'largest accepted upload, e.g. 500MB (default 1GiB)',
+      parseSize,
+    )
+    .option('--cdn-url <url>', 'public base URL of a CDN in front of /cdn')
+    .option('--access-log', 'log one line per request on stderr')
+    .addHelpText(
+      'after',
+      '\nOn a fresh data dir serve creates the default tenant, its main branch and an admin token,\nand saves the token as CLI profile "local", so `roster users list` works next.',
+    )
+    .action(async (opts: ServeOptions) => {
+      const { runServe } = await import('./serve.run.js');
+      await runServe(opts, deps);
+    });
+}

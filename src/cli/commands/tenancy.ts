@@ -1,0 +1,114 @@
+/** Run functions of `roster tenants` and `roster branches` (local admin, no HTTP). */
+import { UniqueViolationError } from '../../store/errors.js';
+import type { Store } from '../../store/store.js';
+import type { Deps } from '../context.js';
+import { CliError, EXIT, usageError } from '../errors.js';
+import { withStore } from '../local-store.js';
+import { type Format, renderList } from '../output/render.js';
+
+const HOST =
+  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const BRANCH = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+export function findTenant(store: Store, host: string) {
+  const tenant = store.tenants.byHost(host);
+  if (!tenant) {
+    throw new CliError(
+      `no tenant '${host}' (see \`roster tenants list\`; add one with \`roster tenants add ${host}\`)`,
+      EXIT.notFound,
+    );
+  }
+  return tenant;
+}
+
+export function findBranch(store: Store, host: string, name: string) {
+  const tenant = findTenant(store, host);
+  const branch = store.branches.byName(tenant.id, name);
+  if (!branch) {
+    const names = store.branches.list(tenant.id).map((b) => b.name);
+    throw new CliError(
+      `no branch '${name}' in tenant '${host}' (it has: ${names.join(', ')}); add it with \`roster branches add ${name}\``,
+      EXIT.notFound,
+    );
+  }
+  return branch;
+}
+
+export function addTenantHost(host: string, opts: { data?: string }, deps: Deps) {
+  const normalized = host.trim().toLowerCase();
+  if (!HOST.test(normalized)) {
+    throw usageError(
+      `'${host}' is not a host name (letters, digits, '-' and '.', e.g. acme.example.com)`,
+    );
+  }
+  return withStore(opts.data, deps, async (store) => {
+    const { addTenant } = await import('../../store/tenancy.js');
+    try {
+      return addTenant(store, normalized);
+    } catch (err) {
+      if (err instanceof UniqueViolationError)
+        throw new CliError(`tenant '${normalized}' already exists`);
+      throw err;
+    }
+  });
+}
+
+export function listTenants(opts: { data?: string }, format: Format, deps: Deps) {
+  return withStore(opts.data, deps, (store) =>
+    renderList(
+      deps.io,
+      format,
+      store.tenants.list(),
+      [
+        { header: 'host', value: (t) => t.host },
+        {
+          header: 'branches',
+          value: (t) =>
+            store.branches
+              .list(t.id)
+              .map((b) => b.name)
+              .join(','),
+        },
+        { header: 'created', value: (t) => t.createdAt },
+      ],
+      (t) => ({
+        host: t.host,
+        branches: store.branches.list(t.id).map((b) => b.name),
+        createdAt: t.createdAt,
+      }),
+    ),
+  );
+}
+
+export function addBranch(name: string, opts: { tenant: string; data?: string }, deps: Deps) {
+  if (!BRANCH.test(name)) {
+    throw usageError(`'${name}' is not a branch name (letters, digits, '_', '.', '-'; at most 64)`);
+  }
+  return withStore(opts.data, deps, (store) => {
+    const tenant = findTenant(store, opts.tenant);
+    try {
+      return store.branches.add(tenant.id, name);
+    } catch (err) {
+      if (err instanceof UniqueViolationError) {
+        throw new CliError(`branch '${name}' already exists in tenant '${opts.tenant}'`);
+      }
+      throw err;
+    }
+  });
+}
+
+export function listBranches(opts: { tenant: string; data?: string }, format: Format, deps: Deps) {
+  return withStore(opts.data, deps, (store) =>
+    renderList(
+      deps.io,
+      format,
+      store.branches.list(findTenant(store, opts.tenant).id),
+      [
+        { header: 'name', value: (b) => b.name },
+        { header: 'tenant', value: () => opts.tenant },
+        { header: 'created', value: (b) => b.createdAt },
+      ],
+      (b) => ({ name: b.name, tenant: opts.tenant, createdAt: b.createdAt }),
+    ),
+  );
+}

@@ -1,0 +1,28 @@
+/** Exit codes of the CLI contract; `main.ts` is the only place that turns errors into them. */
+export const EXIT = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  auth: 3,
+  notFound: 4,
+  partial: 5,
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/**
+ * An error whose message is meant for the person at the terminal: what went wrong and what to
+ * do. Printed as one line, without a stack.
+ */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = EXIT.error,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export const usageError = (message: string) => new CliError(message, EXIT.usage);

@@ -1,0 +1,57 @@
+/**
+ * The error envelope and its identifiers: the one table both ends read, so the server answers
+ * with exactly what the client maps back to a typed error.
+ */
+
+export const ERRORS = {
+  validation: { statusCode: 400, identifier: 40000, type: 'ValidationException' },
+  notLoggedIn: { statusCode: 401, identifier: 40102, type: 'NotLoggedInException' },
+  accessDenied: { statusCode: 403, identifier: 40308, type: 'AccessDeniedException' },
+  notFound: { statusCode: 404, identifier: 40408, type: 'NotFoundException' },
+  methodNotAllowed: { statusCode: 405, identifier: 40500, type: 'MethodNotAllowedException' },
+  notAcceptable: { statusCode: 406, identifier: 40600, type: 'NotAcceptableException' },
+  conflict: { statusCode: 409, identifier: 40900, type: 'ConflictException' },
+  payloadTooLarge: { statusCode: 413, identifier: 41300, type: 'PayloadTooLargeException' },
+  unsupportedMediaType: {
+    statusCode: 415,
+    identifier: 41500,
+    type: 'UnsupportedMediaTypeException',
+  },
+  tooManyRequests: { statusCode: 429, identifier: 42900, type: 'TooManyRequestsException' },
+  internal: { statusCode: 500, identifier: 50000, type: 'InternalServerErrorException' },
+} as const;
+
+export type ErrorKind = keyof typeof ERRORS;
+
+/** One problem with one input field, as listed in a 400's `details`. */
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+/** The body of every error answer. */
+export interface ErrorEnvelope {
+  identifier: number;
+  statusCode: number;
+  message: string;
+  type: string;
+  details?: FieldIssue[];
+}
+
+export function errorEnvelope(kind: ErrorKind, message: string, details?: FieldIssue[]) {
+  const envelope: ErrorEnvelope = { ...ERRORS[kind], message };
+  if (details && details.length > 0) envelope.details = details;
+  return envelope;
+}
+
+/** True when a parsed JSON body has the envelope's shape (a proxy's HTML error page does not). */
+export function isErrorEnvelope(body: unknown): body is ErrorEnvelope {
+  if (typeof body !== 'object' || body === null) return false;
+  const b = body as Record<string, unknown>;
+  return (
+    typeof b.identifier === 'number' &&
+    typeof b.statusCode === 'number' &&
+    typeof b.message === 'string' &&
+    typeof b.type === 'string'
+  );
+}

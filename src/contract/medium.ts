@@ -1,0 +1,41 @@
+/** Medium types as the spec describes them (media endpoints have one version: application/json). */
+
+export const MEDIUM_TYPES = ['image', 'video', 'pdf', 'raw'] as const;
+export type MediumType = (typeof MEDIUM_TYPES)[number];
+
+export interface ResourceInfo {
+  type: MediumType;
+  bytes: number;
+  width?: number;
+  height?: number;
+  url: string;
+  format: string;
+  mimeType: string;
+  /** Seconds, fractional; videos only. */
+  duration?: number;
+}
+
+export interface Transformation {
+  transformationString: string;
+  status: 'FINISHED';
+  resourceInfo: ResourceInfo;
+}
+
+export interface Medium {
+  id: string;
+  ownerID: string;
+  ownerType: 'token';
+  publicID: string;
+  resourceInfo: ResourceInfo;
+  transformations?: Record<string, Transformation>;
+  fileName: string;
+  entityType: 'medium';
+}
+
+/** The list envelope shared by GET /users and GET /media. */
+export interface Page<T> {
+  total: number;
+  limit: number;
+  offset: number;
+  data: T[];
+}

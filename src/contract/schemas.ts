@@ -1,0 +1,194 @@
+/**
+ * zod schemas for every request body and query string. The server validates with them, and the
+ * CLI validates the same way before it sends (so `users import` reports a bad email by line
+ * instead of by 400).
+ */
+import { type ZodError, z } from 'zod';
+import type { FieldIssue } from './errors.js';
+import { LISTABLE_STATUSES, PROFILE_FIELDS, ROLES, SORT_KEYS } from './user.js';
+
+export const MAX_TEXT = 256;
+export const MAX_CUSTOM_VALUE = 1000;
+export const MAX_LIMIT = 1000;
+export const DEFAULT_LIMIT = 100;
+
+const text = (max = MAX_TEXT) => z.string().min(1, 'must not be empty').max(max);
+
+export const emailSchema = z.email('is not a valid email address').max(254);
+export const localeSchema = z
+  .string()
+  .regex(/^[a-z]{2}_[A-Z]{2}$/, 'must have the form xx_YY, for example de_DE');
+export const roleSchema = z.enum(ROLES, `must be one of ${ROLES.join(', ')}`);
+export const userNameSchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(128)
+  .regex(/^[^\s\p{Cc}]+$/u, 'must not contain spaces or control characters');
+export const secretSchema = z.string().min(8, 'must be at least 8 characters').max(256);
+/** Custom profile field ids: letters, digits, `_` and `-`; never a named field's name. */
+export const customFieldIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a valid custom profile field id');
+
+const recoveryCodeSchema = z.strictObject({
+  plain: z.string().min(4).max(256),
+  expires: z.number().int().positive().nullable().optional(),
+});
+
+const avatarImageSchema = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048),
+});
+const avatarSchema = z.strictObject({
+  original: avatarImageSchema.optional(),
+  icon: avatarImageSchema.optional(),
+  thumb: avatarImageSchema.optional(),
+});
+
+const knownProfileKeys = new Set<string>([...PROFILE_FIELDS, 'avatar'].map((k) => k.toLowerCase()));
+
+const profileSchema = z
+  .object({
+    ...Object.fromEntries(PROFILE_FIELDS.map((f) => [f, text().nullable().optional()])),
+    avatar: avatarSchema.nullable().optional(),
+  })
+  .catchall(z.string().max(MAX_CUSTOM_VALUE).nullable())
+  .superRefine((profile, ctx) => {
+    for (const key of Object.keys(profile)) {
+      if ((PROFILE_FIELDS as readonly string[]).includes(key) || key === 'avatar') continue;
+      // A near-miss of a named field ("firstname") is a typo, not a custom field.
+      if (knownProfileKeys.has(key.toLowerCase()) || !customFieldIdSchema.safeParse(key).success) {
+        ctx.addIssue({ code: 'custom', path: [key], message: 'is not a known field' });
+      }
+    }
+  });
+
+const emailField = z.union([
+  emailSchema,
+  z.strictObject({ value: emailSchema, source: z.string().max(32).optional() }),
+]);
+const userNameField = z.union([
+  userNameSchema,
+  z.strictObject({ value: userNameSchema, source: z.string().max(32).optional() }),
+]);
+
+/** Fields shared by the nested shapes (v2 and v3); v2 takes plain strings for email/userName. */
+function nestedBase(plainStrings: boolean) {
+  return {
+    externalId: text().nullable().optional(),
+    email: (plainStrings ? emailSchema : emailField).nullable().optional(),
+    userName: (plainStrings ? userNameSchema : userNameField).nullable().optional(),
+    secret: secretSchema.optional(),
+    recoveryCode: recoveryCodeSchema.nullable().optional(),
+    role: roleSchema.nullable().optional(),
+    config: z.strictObject({ locale: localeSchema.nullable().optional() }).optional(),
+    profile: profileSchema.optional(),
+  };
+}
+
+const flatBase = {
+  email: emailSchema.nullable().optional(),
+  userName: userNameSchema.nullable().optional(),
+  externalID: text().nullable().optional(),
+  ...Object.fromEntries(PROFILE_FIELDS.map((f) => [f, text().nullable().optional()])),
+  gender: text(64).nullable().optional(),
+  role: z
+    .union([roleSchema, z.strictObject({ type: roleSchema })])
+    .nullable()
+    .optional(),
+  secret: secretSchema.optional(),
+};
+
+const statusChange = z.enum(
+  ['activated', 'deactivated'],
+  'can only be set to activated or deactivated',
+);
+
+export const userBodySchemas = {
+  v3: {
+    create: z.strictObject({ ...nestedBase(false), sendMail: z.boolean().optional() }),
+    update: z.strictObject({ ...nestedBase(false), status: statusChange.optional() }),
+  },
+  v2: {
+    create: z.strictObject({ ...nestedBase(true), sendMail: z.boolean().optional() }),
+    update: z.strictObject({ ...nestedBase(true), status: statusChange.optional() }),
+  },
+  flat: {
+    create: z.strictObject({ ...flatBase, sendMail: z.boolean().optional() }),
+    update: z.strictObject({ ...flatBase, status: statusChange.optional() }),
+  },
+} as const;
+
+/** Keys a client may read but never write, per shape: answered "is read-only", not "unknown". */
+export const READ_ONLY_KEYS = {
+  v3: ['id', 'status', 'createdAt', 'activatedAt'],
+  v2: ['id', 'status', 'createdAt', 'activatedAt'],
+  flat: ['id', 'status', 'created', 'updated'],
+} as const;
+
+const intParam = (name: string) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, `${name} must be a whole number`)
+    .transform(Number);
+
+const sortSchema = z
+  .string()
+  .regex(/^\w*_(ASC|DESC)_\w*_(ASC|DESC)$/, 'must look like lastName_ASC_firstName_ASC')
+  .transform((s, ctx) => {
+    const [k1, d1, k2, d2] = s.split('_') as [string, 'ASC' | 'DESC', string, 'ASC' | 'DESC'];
+    for (const k of [k1, k2]) {
+      if (!(SORT_KEYS as readonly string[]).includes(k)) {
+        ctx.addIssue({ code: 'custom', message: `'${k}' is not one of ${SORT_KEYS.join(', ')}` });
+        return z.NEVER;
+      }
+    }
+    return [
+      { key: k1 as (typeof SORT_KEYS)[number], dir: d1 },
+      { key: k2 as (typeof SORT_KEYS)[number], dir: d2 },
+    ];
+  });
+
+const statusListSchema = z.string().transform((s, ctx) => {
+  const parts = [...new Set(s.split(',').map((p) => p.trim()))];
+  const bad = parts.filter((p) => !(LISTABLE_STATUSES as readonly string[]).includes(p));
+  if (bad.length > 0 || parts.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be one or more of ${LISTABLE_STATUSES.join(', ')}, comma-separated`,
+    });
+    return z.NEVER;
+  }
+  return parts as (typeof LISTABLE_STATUSES)[number][];
+});
+
+const limitSchema = intParam('limit')
+  .refine((n) => n >= 1, 'limit must be at least 1')
+  .transform((n) => Math.min(n, MAX_LIMIT));
+
+export const pageQuerySchema = z.strictObject({
+  limit: limitSchema.optional(),
+  offset: intParam('offset').optional(),
+});
+
+export const userListQuerySchema = z.strictObject({
+  limit: limitSchema.optional(),
+  offset: intParam('offset').optional(),
+  query: z.string().max(200).optional(),
+  sort: sortSchema.optional(),
+  status: statusListSchema.optional(),
+});
+export type UserListQuery = z.output<typeof userListQuerySchema>;
+
+/** zod's issues as the error envelope's `details`, with dotted field paths. */
+export function fieldIssues(error: ZodError, prefix = ''): FieldIssue[] {
+  return error.issues.flatMap((issue) => {
+    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((k) => ({
+        field: path ? `${path}.${k}` : k,
+        message: 'is not a known field',
+      }));
+    }
+    return [{ field: path || '(body)', message: issue.message }];
+  });
+}

@@ -1,0 +1,189 @@
+/**
+ * User types and the mappings between the canonical record and the three wire shapes:
+ * flat (v1, the "earlier flat representation"), v2 (nested, email/userName as strings) and
+ * v3 (the current User of the spec). Every representation derives from `UserRecord` here.
+ */
+
+export const USER_STATUSES = ['activated', 'pending', 'deactivated', 'deleted', 'contact'] as const;
+export type UserStatus = (typeof USER_STATUSES)[number];
+
+/** The statuses GET /users accepts as a filter. */
+export const LISTABLE_STATUSES = ['activated', 'pending', 'deactivated'] as const;
+export type ListableStatus = (typeof LISTABLE_STATUSES)[number];
+
+export const ROLES = ['admin', 'editor', 'moderator', 'reader', 'restricted'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** The named profile fields; any other key under `profile` is a custom profile field id. */
+export const PROFILE_FIELDS = [
+  'firstName',
+  'lastName',
+  'publicEmailAddress',
+  'phoneNumber',
+  'position',
+  'department',
+  'location',
+] as const;
+export type ProfileField = (typeof PROFILE_FIELDS)[number];
+
+/** Keys GET /users accepts in `sort`. */
+export const SORT_KEYS = [
+  'firstName',
+  'lastName',
+  'createdAt',
+  'email',
+  'externalId',
+  'status',
+] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+export const DEFAULT_SORT = 'lastName_ASC_firstName_ASC';
+
+export const EMAIL_SOURCE = 'system';
+export const USER_NAME_SOURCE = 'user';
+
+export interface AvatarImage {
+  url: string;
+  width?: number;
+  height?: number;
+  size?: number;
+  format?: string;
+  mimeType?: string;
+}
+export interface Avatar {
+  original?: AvatarImage;
+  icon?: AvatarImage;
+  thumb?: AvatarImage;
+}
+
+/** The canonical user every representation is derived from. */
+export interface UserRecord {
+  id: string;
+  status: UserStatus;
+  role: Role | null;
+  createdAt: string;
+  updatedAt: string;
+  activatedAt: string | null;
+  externalId: string | null;
+  email: string | null;
+  userName: string | null;
+  locale: string | null;
+  gender: string | null;
+  profile: Partial<Record<ProfileField, string | null>>;
+  avatar: Avatar | null;
+  /** Custom profile fields by their id. */
+  custom: Record<string, string>;
+}
+
+/** A change to a user, whatever shape it arrived in: absent = unchanged, null = clear. */
+export interface UserInput {
+  externalId?: string | null;
+  email?: string | null;
+  userName?: string | null;
+  secret?: string;
+  recoveryCode?: { plain: string; expires: number | null } | null;
+  sendMail?: boolean;
+  role?: Role | null;
+  locale?: string | null;
+  gender?: string | null;
+  status?: 'activated' | 'deactivated';
+  profile?: Partial<Record<ProfileField, string | null>>;
+  avatar?: Avatar | null;
+  custom?: Record<string, string | null>;
+}
+
+type ProfileOut = Partial<Record<ProfileField, string | null>> & {
+  avatar?: Avatar | null;
+  [customFieldId: string]: string | Avatar | null | undefined;
+};
+
+/** The current representation (media type user.v3). */
+export interface UserV3 {
+  id: string;
+  status: UserStatus;
+  role: Role | null;
+  createdAt: string;
+  activatedAt: string | null;
+  externalId: string | null;
+  email: { value: string; source: string } | null;
+  userName: { value: string; source: string } | null;
+  config: { locale: string | null };
+  profile: ProfileOut;
+}
+
+/** Media type user.v2: v3's nesting with email and userName as plain strings. */
+export interface UserV2 extends Omit<UserV3, 'email' | 'userName'> {
+  email: string | null;
+  userName: string | null;
+}
+
+/** The earlier flat representation (plain application/json). */
+export interface UserFlat {
+  id: string;
+  externalID: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  publicEmailAddress: string | null;
+  gender: string | null;
+  position: string | null;
+  department: string | null;
+  location: string | null;
+  phoneNumber: string | null;
+  status: UserStatus;
+  role: { type: Role } | null;
+  created: string;
+  updated: string;
+}
+
+export type UserRepresentation = UserV3 | UserV2 | UserFlat;
+
+function profileOut(u: UserRecord): ProfileOut {
+  const out: ProfileOut = {};
+  for (const f of PROFILE_FIELDS) out[f] = u.profile[f] ?? null;
+  out.avatar = u.avatar;
+  for (const [k, v] of Object.entries(u.custom)) out[k] = v;
+  return out;
+}
+
+export function toV3(u: UserRecord): UserV3 {
+  return {
+    id: u.id,
+    status: u.status,
+    role: u.role,
+    createdAt: u.createdAt,
+    activatedAt: u.activatedAt,
+    externalId: u.externalId,
+    email: u.email === null ? null : { value: u.email, source: EMAIL_SOURCE },
+    userName: u.userName === null ? null : { value: u.userName, source: USER_NAME_SOURCE },
+    config: { locale: u.locale },
+    profile: profileOut(u),
+  };
+}
+
+export function toV2(u: UserRecord): UserV2 {
+  return { ...toV3(u), email: u.email, userName: u.userName };
+}
+
+export function toFlat(u: UserRecord): UserFlat {
+  const p = u.profile;
+  return {
+    id: u.id,
+    externalID: u.externalId,
+    firstName: p.firstName ?? null,
+    lastName: p.lastName ?? null,
+    publicEmailAddress: p.publicEmailAddress ?? null,
+    gender: u.gender,
+    position: p.position ?? null,
+    department: p.department ?? null,
+    location: p.location ?? null,
+    phoneNumber: p.phoneNumber ?? null,
+    status: u.status,
+    role: u.role === null ? null : { type: u.role },
+    created: u.createdAt,
+    updated: u.updatedAt,
+  };
+}
+
+export function represent(u: UserRecord, shape: 'flat' | 'v2' | 'v3'): UserRepresentation {
+  if (shape === 'flat') return toFlat(u);
+  return shape === 'v2' ? toV2(u) : toV3(u);
+}

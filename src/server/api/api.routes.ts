@@ -1,0 +1,22 @@
+/** Discovery: `GET /api` lists the versions, `GET /api/openapi.json` describes them. Public. */
+import type Router from '@koa/router';
+import { mediaTypeOf, REGISTRY } from '../../contract/versions.js';
+import { type AppState, originOf } from '../http/state.js';
+import { openApiDocument } from './openapi.js';
+
+export function registerApiRoutes(router: Router<AppState>, vendor: string): void {
+  const versions = REGISTRY.map((e) => ({
+    endpoint: e.endpoint,
+    method: e.method,
+    header: e.header === 'accept' ? 'Accept' : 'Content-Type',
+    mediaType: mediaTypeOf(e, vendor),
+    version: e.version,
+    stage: e.stage,
+  }));
+  router.get('/api', (ctx) => {
+    ctx.body = { vendor, versions };
+  });
+  router.get('/api/openapi.json', (ctx) => {
+    ctx.body = openApiDocument(vendor, `${originOf(ctx)}/api`);
+  });
+}

@@ -1,0 +1,96 @@
+/**
+ * The service as a value: `createApp` wires middleware and routes around a store it is given
+ * (no module state), and `listen`/`close` start and drain it. Tests and `roster serve` alike.
+ */
+
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Store } from '../store/store.js';
+import { registerApiRoutes } from './api/api.routes.js';
+import type { ServerConfig } from './config.js';
+import { authMiddleware } from './http/auth.middleware.js';
+import { errorMiddleware } from './http/error.middleware.js';
+import { rateLimitMiddleware } from './http/rate-limit.js';
+import type { AppState } from './http/state.js';
+import { outboxMailer } from './mail/outbox.js';
+import { registerUserRoutes } from './users/users.routes.js';
+import { usersService } from './users/users.service.js';
+
+export interface AppDeps {
+  store: Store;
+  config: ServerConfig;
+  /** Where server log lines go (stderr for `roster serve`). */
+  log?: (line: string) => void;
+}
+
+export interface RunningApp {
+  url: string;
+  port: number;
+  server: Server;
+}
+
+export function createApp({ store, config, log = () => {} }: AppDeps) {
+  const app = new Koa<AppState>();
+  let draining = false;
+
+  app.use(async (ctx, next) => {
+    const started = performance.now();
+    // While draining, answer in-flight and queued requests but close their connections.
+    if (draining) ctx.set('Connection', 'close');
+    await next();
+    if (config.accessLog) {
+      const ms = (performance.now() - started).toFixed(1);
+      log(`${ctx.method} ${ctx.path} ${ctx.status} ${ms} ms`);
+    }
+  });
+  app.use(errorMiddleware(log));
+
+  const publicRouter = new Router<AppState>();
+  registerApiRoutes(publicRouter, config.vendor);
+
+  const api = new Router<AppState>();
+  api.use(authMiddleware(store));
+  if (config.rateLimit) api.use(rateLimitMiddleware(config.rateLimit));
+  registerUserRoutes(api, usersService(store, outboxMailer(config.dataDir), log), config.vendor);
+
+  for (const router of [publicRouter, api]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+
+  let server: Server | undefined;
+  return {
+    koa: app,
+    listen(port: number, host = '127.0.0.1'): Promise<RunningApp> {
+      return new Promise((resolve, reject) => {
+        const s = app.listen(port, host);
+        server = s;
+        s.once('error', reject);
+        s.once('listening', () => {
+          const address = s.address() as AddressInfo;
+          const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve({ url: `http://${shownHost}:${address.port}`, port: address.port, server: s });
+        });
+      });
+    },
+    /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes. */
+    close(graceMs = 10_000): Promise<void> {
+      draining = true;
+      const s = server;
+      if (!s?.listening) return Promise.resolve();
+      return new Promise((resolve) => {
+        const force = setTimeout(() => s.closeAllConnections(), graceMs);
+        force.unref();
+        s.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        s.closeIdleConnections();
+      });
+    },
+  };
+}
+
+export type App = ReturnType<typeof createApp>;

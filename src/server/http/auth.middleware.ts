@@ -1,0 +1,45 @@
+/**
+ * Tenant by Host, then Basic token auth, then scopes. A token only counts on its own tenant's
+ * host; which scope a route needs and how a missing one answers come from the contract's table.
+ */
+import type { Middleware } from 'koa';
+import type { Scope } from '../../contract/scopes.js';
+import type { Store } from '../../store/store.js';
+import { AppError } from '../errors.js';
+import type { AppState } from './state.js';
+
+const REQUIRES_AUTH =
+  'this endpoint requires authentication: send "Authorization: Basic <API token>" (create one with `roster tokens create`)';
+
+export function authMiddleware(store: Store): Middleware<AppState> {
+  return async (ctx, next) => {
+    const tenant = store.tenants.resolve(ctx.hostname.toLowerCase());
+    const header = ctx.get('Authorization');
+    if (!header) throw new AppError('notLoggedIn', REQUIRES_AUTH);
+    const match = /^Basic +(\S+) *$/i.exec(header);
+    const token = match ? store.tokens.authenticate(match[1]!) : undefined;
+    const branch = token && store.branches.byId(token.branchId);
+    if (!tenant || !token || !branch || branch.tenantId !== tenant.id) {
+      throw new AppError(
+        'notLoggedIn',
+        'the API token is invalid, revoked or not valid for this host; check the token and the base URL',
+      );
+    }
+    ctx.state.scope = { tenant, branch, token };
+    await next();
+  };
+}
+
+/** Requires a scope; a missing one answers 401 or 403 as the contract's table says. */
+export function requireScope(scope: Scope, answer: 401 | 403): Middleware<AppState> {
+  return async (ctx, next) => {
+    const { token, branch } = ctx.state.scope;
+    if (!token.scopes.includes(scope)) {
+      throw new AppError(
+        answer === 401 ? 'notLoggedIn' : 'accessDenied',
+        `the token '${token.name}' lacks the ${scope} permission on branch '${branch.name}'`,
+      );
+    }
+    await next();
+  };
+}

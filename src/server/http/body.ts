@@ -1,0 +1,118 @@
+/**
+ * Request bodies for the JSON endpoints: read whole (they are small), capped at a limit, then
+ * parsed by encoding. Form encodings use dotted keys (`profile.firstName=Ann`) and come out as
+ * the same nested object a JSON body would be.
+ */
+import busboy from 'busboy';
+import type { Context } from 'koa';
+import { AppError } from '../errors.js';
+
+export const MAX_JSON_BYTES = 1024 * 1024;
+
+const tooLarge = (limit: number) =>
+  new AppError('payloadTooLarge', `the request body is larger than ${limit} bytes`);
+
+export async function readRawBody(ctx: Context, limit = MAX_JSON_BYTES): Promise<Buffer> {
+  const declared = Number(ctx.get('Content-Length'));
+  if (declared > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) {
+      ctx.req.resume();
+      throw tooLarge(limit);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export async function readJsonBody(ctx: Context): Promise<unknown> {
+  const raw = await readRawBody(ctx);
+  if (raw.length === 0)
+    throw new AppError('validation', 'the request body is empty; send a JSON object');
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (err) {
+    throw new AppError(
+      'validation',
+      `the request body is not valid JSON: ${(err as Error).message}`,
+      [{ field: '(body)', message: 'is not valid JSON' }],
+    );
+  }
+}
+
+/** Form values are strings: coerce the few typed fields, and '' clears a field. */
+const COERCE: Record<string, (v: string) => unknown> = {
+  'recoveryCode.expires': (v) => (/^\d+$/.test(v) ? Number(v) : v),
+};
+
+export function dottedToObject(entries: Iterable<[string, string]>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [key, raw] of entries) {
+    const path = key.split('.');
+    if (
+      path.some((p) => p === '' || p === '__proto__' || p === 'constructor' || p === 'prototype')
+    ) {
+      throw new AppError('validation', `invalid form field name '${key}'`, [
+        { field: key, message: 'is not a valid field path' },
+      ]);
+    }
+    const value = raw === '' ? null : (COERCE[key]?.(raw) ?? raw);
+    let node = root;
+    for (const part of path.slice(0, -1)) {
+      const next = node[part];
+      if (next !== undefined && (typeof next !== 'object' || next === null)) {
+        throw new AppError('validation', `form field '${key}' conflicts with '${part}'`, [
+          { field: key, message: `conflicts with '${part}'` },
+        ]);
+      }
+      node[part] ??= {};
+      node = node[part] as Record<string, unknown>;
+    }
+    const leaf = path.at(-1)!;
+    if (leaf in node) {
+      throw new AppError('validation', `form field '${key}' is given twice`, [
+        { field: key, message: 'is given twice' },
+      ]);
+    }
+    node[leaf] = value;
+  }
+  return root;
+}
+
+export async function readFormBody(ctx: Context): Promise<Record<string, unknown>> {
+  const raw = await readRawBody(ctx);
+  if (ctx.is('application/x-www-form-urlencoded')) {
+    return dottedToObject(new URLSearchParams(raw.toString('utf8')));
+  }
+  return dottedToObject(await multipartFields(ctx.get('Content-Type'), raw));
+}
+
+function multipartFields(contentType: string, raw: Buffer): Promise<[string, string][]> {
+  return new Promise((resolve, reject) => {
+    const fields: [string, string][] = [];
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        limits: { files: 0, fields: 200, fieldSize: 64 * 1024, parts: 200 },
+      });
+    } catch (err) {
+      reject(new AppError('validation', `malformed multipart body: ${(err as Error).message}`));
+      return;
+    }
+    const fail = (message: string) => reject(new AppError('validation', message));
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) fail(`form field '${name}' is longer than 64 KiB`);
+      fields.push([name, value]);
+    });
+    parser.on('filesLimit', () => fail('file parts are not accepted here; send form fields only'));
+    parser.on('fieldsLimit', () => fail('too many form fields (at most 200)'));
+    parser.on('partsLimit', () => fail('too many form parts (at most 200)'));
+    parser.on('error', (err: Error) => fail(`malformed multipart body: ${err.message}`));
+    parser.on('close', () => resolve(fields));
+    parser.end(raw);
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * The one place failures become answers: every error, unknown route and unmatched method leaves
+ * as the contract's envelope. Unexpected errors are logged (without request headers, so no
+ * token) and answered 500 with no stack trace.
+ */
+import type { Middleware } from 'koa';
+import { errorEnvelope } from '../../contract/errors.js';
+import { AppError } from '../errors.js';
+
+export function errorMiddleware(log: (line: string) => void): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body == null) {
+        throw new AppError('notFound', `no such resource: ${ctx.method} ${ctx.path}`);
+      }
+      if (ctx.status === 405 && ctx.body == null) {
+        const allow = String(ctx.response.get('Allow'));
+        throw new AppError(
+          'methodNotAllowed',
+          `${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`,
+          undefined,
+          { Allow: allow },
+        );
+      }
+    } catch (err) {
+      const appError = asAppError(err);
+      if (appError.kind === 'internal') {
+        log(`error: ${ctx.method} ${ctx.path}: ${(err as Error)?.stack ?? String(err)}`);
+      }
+      const envelope = errorEnvelope(appError.kind, appError.message, appError.details);
+      ctx.status = envelope.statusCode;
+      ctx.set(appError.headers ?? {});
+      ctx.type = 'application/json';
+      ctx.body = envelope;
+    }
+  };
+}
+
+function asAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { status?: number; expose?: boolean; message?: string; type?: string };
+  // Errors Koa and Node raise themselves (client aborts, malformed URLs).
+  if (e?.status === 400 || e?.type === 'entity.parse.failed') {
+    return new AppError('validation', e.expose && e.message ? e.message : 'malformed request');
+  }
+  if (e?.status === 413) return new AppError('payloadTooLarge', 'request body is too large');
+  return new AppError('internal', 'internal server error; the server log has the details');
+}

@@ -1,0 +1,98 @@
+/**
+ * Versioning by media type: Accept picks the response version, Content-Type the request's.
+ * No Accept → the oldest version; nothing acceptable → 406 listing what is supported.
+ */
+import type { Middleware } from 'koa';
+import {
+  type Endpoint,
+  entryForMediaType,
+  type Method,
+  mediaTypeOf,
+  type VersionEntry,
+  versionsOf,
+} from '../../contract/versions.js';
+import { AppError } from '../errors.js';
+import type { AppState } from './state.js';
+
+export const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data'];
+
+interface Range {
+  type: string;
+  q: number;
+}
+
+/** The media ranges of an Accept header, best first (stable for equal q). */
+export function parseAccept(header: string): Range[] {
+  return header
+    .split(',')
+    .map((part, index) => {
+      const [type = '', ...params] = part.split(';').map((s) => s.trim());
+      const qParam = params.find((p) => /^q=/i.test(p));
+      const q = qParam ? Number(qParam.slice(2)) : 1;
+      return { type: type.toLowerCase(), q: Number.isFinite(q) ? q : 0, index };
+    })
+    .filter((r) => r.type !== '' && r.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+}
+
+export function pickVersion(
+  header: string | undefined,
+  entries: VersionEntry[],
+  vendor: string,
+): VersionEntry | undefined {
+  if (!header?.trim()) return entries[0];
+  for (const range of parseAccept(header)) {
+    if (range.type === '*/*' || range.type === 'application/*') return entries[0];
+    const entry = entryForMediaType(entries, range.type, vendor);
+    if (entry) return entry;
+  }
+  return undefined;
+}
+
+interface NegotiateOptions {
+  vendor: string;
+  /** The route also takes the form encodings (PUT /users/{userId}). */
+  forms?: boolean;
+}
+
+export function negotiate(
+  endpoint: Endpoint,
+  method: Method,
+  { vendor, forms = false }: NegotiateOptions,
+): Middleware<AppState> {
+  const responses = versionsOf(endpoint, method, 'accept');
+  const requests = versionsOf(endpoint, method, 'content-type');
+  const list = (entries: VersionEntry[]) => entries.map((e) => mediaTypeOf(e, vendor));
+  return async (ctx, next) => {
+    const accept = pickVersion(ctx.get('Accept'), responses, vendor);
+    if (!accept) {
+      throw new AppError(
+        'notAcceptable',
+        `none of the media types in Accept is supported by ${method} ${endpoint}; supported: ${list(responses).join(', ')}`,
+      );
+    }
+    ctx.state.accept = accept;
+    let deprecated = accept.stage === 'deprecated';
+    if (requests.length > 0) {
+      const type = ctx.get('Content-Type').split(';')[0]!.trim().toLowerCase();
+      const request =
+        forms && FORM_TYPES.includes(type)
+          ? 'form'
+          : type === ''
+            ? requests[0]
+            : entryForMediaType(requests, type, vendor);
+      if (!request) {
+        const supported = [...list(requests), ...(forms ? FORM_TYPES : [])];
+        throw new AppError(
+          'unsupportedMediaType',
+          `Content-Type '${type}' is not supported by ${method} ${endpoint}; supported: ${supported.join(', ')}`,
+        );
+      }
+      ctx.state.contentType = request;
+      if (request !== 'form' && request.stage === 'deprecated') deprecated = true;
+    }
+    if (deprecated) ctx.set('Deprecation', 'true');
+    await next();
+    if (ctx.body != null && ctx.status < 300) ctx.type = mediaTypeOf(accept, vendor);
+  };
+}

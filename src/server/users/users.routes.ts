@@ -1,0 +1,89 @@
+/** HTTP for /api/users: negotiate, validate, call the service, represent. Nothing else. */
+import type Router from '@koa/router';
+import { userListQuerySchema } from '../../contract/schemas.js';
+import { represent, type UserRecord } from '../../contract/user.js';
+import { parseUserBody, type UserOperation } from '../../contract/user-input.js';
+import { validationError } from '../errors.js';
+import { requireScope } from '../http/auth.middleware.js';
+import { readFormBody, readJsonBody } from '../http/body.js';
+import { negotiate } from '../http/negotiation.js';
+import { parseQuery } from '../http/query.js';
+import { type AppContext, type AppState, originOf } from '../http/state.js';
+import type { UsersService } from './users.service.js';
+
+const USER_SHAPES = ['flat', 'v2', 'v3'] as const;
+type UserShape = (typeof USER_SHAPES)[number];
+
+/** The version's user shape (registry entries of user endpoints always carry one). */
+function userShape(shape: string): UserShape {
+  return (USER_SHAPES as readonly string[]).includes(shape) ? (shape as UserShape) : 'v3';
+}
+
+async function userInput(ctx: AppContext, operation: UserOperation) {
+  const contentType = ctx.state.contentType!;
+  const body = contentType === 'form' ? await readFormBody(ctx) : await readJsonBody(ctx);
+  const shape = contentType === 'form' ? 'v3' : userShape(contentType.shape);
+  const parsed = parseUserBody(shape, operation, body);
+  if (!parsed.ok) throw validationError(parsed.issues, 'user');
+  return parsed.input;
+}
+
+const view = (ctx: AppContext, user: UserRecord) =>
+  represent(user, userShape(ctx.state.accept.shape));
+
+export function registerUserRoutes(
+  router: Router<AppState>,
+  users: UsersService,
+  vendor: string,
+): void {
+  const read = requireScope('users:read', 403);
+  const write = requireScope('users:write', 401);
+  const remove = requireScope('users:write', 403);
+
+  router.get('/api/users', read, negotiate('/users', 'GET', { vendor }), (ctx) => {
+    const page = users.list(ctx.state.scope, parseQuery(userListQuerySchema, ctx.query));
+    ctx.body = { ...page, data: page.data.map((u) => view(ctx, u)) };
+  });
+
+  router.post('/api/users', write, negotiate('/users', 'POST', { vendor }), async (ctx) => {
+    const user = await users.create(ctx.state.scope, await userInput(ctx, 'create'));
+    ctx.status = 201;
+    ctx.set('Location', `${originOf(ctx)}/api/users/${user.id}`);
+    ctx.body = view(ctx, user);
+  });
+
+  router.options('/api/users', (ctx) => {
+    ctx.set('Allow', 'OPTIONS, POST, GET');
+    ctx.status = 204;
+  });
+
+  router.get('/api/users/:userId', read, negotiate('/users/{userId}', 'GET', { vendor }), (ctx) => {
+    ctx.body = view(ctx, users.get(ctx.state.scope, ctx.params.userId!));
+  });
+
+  router.put(
+    '/api/users/:userId',
+    write,
+    negotiate('/users/{userId}', 'PUT', { vendor, forms: true }),
+    async (ctx) => {
+      const input = await userInput(ctx, 'update');
+      ctx.body = view(ctx, await users.update(ctx.state.scope, ctx.params.userId!, input));
+    },
+  );
+
+  router.delete(
+    '/api/users/:userId',
+    remove,
+    negotiate('/users/{userId}', 'DELETE', { vendor }),
+    (ctx) => {
+      users.remove(ctx.state.scope, ctx.params.userId!);
+      ctx.body = '';
+      ctx.status = 202;
+    },
+  );
+
+  router.options('/api/users/:userId', (ctx) => {
+    ctx.set('Allow', 'OPTIONS, PUT, GET, DELETE');
+    ctx.status = 204;
+  });
+}

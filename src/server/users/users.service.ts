@@ -1,0 +1,212 @@
+/** User rules: status on create and change, secrets, uniqueness answers, invitations. */
+import type { Page } from '../../contract/medium.js';
+import { DEFAULT_LIMIT, type UserListQuery } from '../../contract/schemas.js';
+import type { UserInput, UserRecord } from '../../contract/user.js';
+import { UniqueViolationError } from '../../store/errors.js';
+import { newObjectId } from '../../store/ids.js';
+import type { Store } from '../../store/store.js';
+import {
+  PROFILE_COLUMNS,
+  toRecord,
+  type UserColumns,
+  type UserRow,
+} from '../../store/users.repo.js';
+import { AppError } from '../errors.js';
+import type { RequestScope } from '../http/state.js';
+import type { Mailer } from '../mail/outbox.js';
+import { hashSecret } from './secrets.js';
+
+const lower = (s: string | null | undefined) => (s == null ? s : s.toLowerCase());
+
+/** The columns an input sets directly (no rules, no hashing). */
+function plainColumns(input: UserInput): Partial<UserColumns> {
+  const c: Partial<UserColumns> = {};
+  if (input.externalId !== undefined) c.external_id = input.externalId;
+  if (input.email !== undefined) {
+    c.email = input.email;
+    c.email_norm = lower(input.email);
+  }
+  if (input.userName !== undefined) {
+    c.user_name = input.userName;
+    c.user_name_norm = lower(input.userName);
+  }
+  if (input.role !== undefined) c.role = input.role;
+  if (input.locale !== undefined) c.locale = input.locale;
+  if (input.gender !== undefined) c.gender = input.gender;
+  if (input.avatar !== undefined)
+    c.avatar = input.avatar === null ? null : JSON.stringify(input.avatar);
+  for (const [field, value] of Object.entries(input.profile ?? {})) {
+    (c as Record<string, unknown>)[PROFILE_COLUMNS[field as keyof typeof PROFILE_COLUMNS]] = value;
+  }
+  return c;
+}
+
+async function secretColumns(input: UserInput): Promise<Partial<UserColumns>> {
+  const c: Partial<UserColumns> = {};
+  if (input.secret !== undefined) c.secret_hash = await hashSecret(input.secret);
+  if (input.recoveryCode === null) {
+    c.recovery_hash = null;
+    c.recovery_expires = null;
+  } else if (input.recoveryCode !== undefined) {
+    c.recovery_hash = await hashSecret(input.recoveryCode.plain);
+    c.recovery_expires = input.recoveryCode.expires;
+  }
+  return c;
+}
+
+function mergeCustom(current: Record<string, string>, change: UserInput['custom']): string {
+  const merged: Record<string, string> = { ...current };
+  for (const [k, v] of Object.entries(change ?? {})) {
+    if (v === null) delete merged[k];
+    else merged[k] = v;
+  }
+  return JSON.stringify(merged);
+}
+
+function conflict(err: unknown, input: UserInput): never {
+  if (err instanceof UniqueViolationError) {
+    const value = { externalId: input.externalId, email: input.email, userName: input.userName }[
+      err.field as 'externalId'
+    ];
+    throw new AppError(
+      'conflict',
+      `${err.field} '${value}' is already used by another user of this tenant`,
+      [{ field: err.field, message: 'is already in use' }],
+    );
+  }
+  throw err;
+}
+
+/** The status an update leads to, or an error when the change is not possible. */
+function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {
+  const now = new Date().toISOString();
+  const hasSecret = row.secret_hash !== null || input.secret !== undefined;
+  if (input.status === 'deactivated') {
+    return row.status === 'deactivated' ? {} : { status: 'deactivated' };
+  }
+  const activate = input.status === 'activated' || (row.status === 'pending' && input.secret);
+  if (!activate || row.status === 'activated') return {};
+  if (row.status === 'pending' && !hasSecret) {
+    throw new AppError(
+      'conflict',
+      `user ${row.id} has not signed up yet; give them a secret (one-time password) to activate them`,
+      [{ field: 'status', message: 'a pending user needs a secret to be activated' }],
+    );
+  }
+  return { status: 'activated', activated_at: now };
+}
+
+export function usersService(store: Store, mailer: Mailer, log: (line: string) => void) {
+  const find = (scope: RequestScope, key: string): UserRow => {
+    const row = store.users.find(scope.branch.id, key);
+    if (!row)
+      throw new AppError(
+        'notFound',
+        `user '${key}' does not exist in branch '${scope.branch.name}'`,
+      );
+    return row;
+  };
+
+  return {
+    list(scope: RequestScope, q: UserListQuery): Page<UserRecord> {
+      const limit = q.limit ?? DEFAULT_LIMIT;
+      const offset = q.offset ?? 0;
+      const { total, rows } = store.users.list({
+        branchId: scope.branch.id,
+        statuses: q.status ?? ['activated'],
+        query: q.query?.trim() || undefined,
+        sort: q.sort ?? [
+          { key: 'lastName', dir: 'ASC' },
+          { key: 'firstName', dir: 'ASC' },
+        ],
+        limit,
+        offset,
+      });
+      return { total, limit, offset, data: rows.map(toRecord) };
+    },
+
+    get: (scope: RequestScope, key: string): UserRecord => toRecord(find(scope, key)),
+
+    async create(scope: RequestScope, input: UserInput): Promise<UserRecord> {
+      const secrets = await secretColumns(input);
+      const now = new Date().toISOString();
+      const activated = input.secret !== undefined;
+      const base: Omit<UserRow, 'rowid'> = {
+        id: newObjectId(),
+        tenant_id: scope.tenant.id,
+        branch_id: scope.branch.id,
+        created_at: now,
+        updated_at: now,
+        status: activated ? 'activated' : 'pending',
+        activated_at: activated ? now : null,
+        role: null,
+        external_id: null,
+        email: null,
+        email_norm: null,
+        user_name: null,
+        user_name_norm: null,
+        secret_hash: null,
+        recovery_hash: null,
+        recovery_expires: null,
+        locale: null,
+        gender: null,
+        first_name: null,
+        last_name: null,
+        public_email: null,
+        phone: null,
+        position: null,
+        department: null,
+        location: null,
+        avatar: null,
+        custom: mergeCustom({}, input.custom),
+        ...plainColumns(input),
+        ...secrets,
+      };
+      let row: UserRow;
+      try {
+        row = store.users.insert(base);
+      } catch (err) {
+        conflict(err, input);
+      }
+      if (input.sendMail !== false && row.email) {
+        await mailer
+          .sendInvitation({
+            userId: row.id,
+            email: row.email,
+            firstName: row.first_name,
+            tenantHost: scope.tenant.host,
+          })
+          .catch((err: Error) =>
+            log(`error: invitation for user ${row.id} not written: ${err.message}`),
+          );
+      }
+      return toRecord(row);
+    },
+
+    async update(scope: RequestScope, key: string, input: UserInput): Promise<UserRecord> {
+      find(scope, key); // 404 before the (slow) hashing
+      const secrets = await secretColumns(input);
+      // Read, decide and write synchronously: nothing else runs in between.
+      const row = find(scope, key);
+      const changes: Partial<UserColumns> = {
+        ...plainColumns(input),
+        ...secrets,
+        ...nextStatus(row, input),
+        updated_at: new Date().toISOString(),
+      };
+      if (input.custom) changes.custom = mergeCustom(JSON.parse(row.custom), input.custom);
+      try {
+        return toRecord(store.users.update(row.rowid, changes));
+      } catch (err) {
+        conflict(err, input);
+      }
+    },
+
+    remove(scope: RequestScope, key: string): void {
+      const row = find(scope, key);
+      store.users.update(row.rowid, { status: 'deleted', updated_at: new Date().toISOString() });
+    },
+  };
+}
+
+export type UsersService = ReturnType<typeof usersService>;

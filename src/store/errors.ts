@@ -1,0 +1,26 @@
+/** Raised by repositories when a write would break a uniqueness rule; names the field. */
+export class UniqueViolationError extends Error {
+  constructor(readonly field: 'externalId' | 'email' | 'userName' | 'host' | 'branch') {
+    super(`${field} is already in use`);
+    this.name = 'UniqueViolationError';
+  }
+}
+
+const INDEX_FIELDS: Record<string, UniqueViolationError['field']> = {
+  users_external_id: 'externalId',
+  users_email: 'email',
+  users_user_name: 'userName',
+  'tenants.host': 'host',
+  'branches.tenant_id, branches.name': 'branch',
+};
+
+/** Turns SQLite's unique-constraint error into a `UniqueViolationError`; rethrows anything else. */
+export function rethrowUnique(err: unknown): never {
+  const e = err as { code?: string; message?: string };
+  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    for (const [index, field] of Object.entries(INDEX_FIELDS)) {
+      if (e.message?.includes(index)) throw new UniqueViolationError(field);
+    }
+  }
+  throw err;
+}

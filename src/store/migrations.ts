@@ -1,0 +1,93 @@
+/** Schema migrations, applied in order; never edit a released one, append a new one. */
+export const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+
+  CREATE TABLE tenants (
+    id INTEGER PRIMARY KEY,
+    host TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    created_at TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE branches (
+    id INTEGER PRIMARY KEY,
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id),
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    UNIQUE (tenant_id, name)
+  ) STRICT;
+
+  CREATE TABLE tokens (
+    id TEXT PRIMARY KEY,
+    branch_id INTEGER NOT NULL REFERENCES branches(id),
+    name TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    secret_hash BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+  ) STRICT;
+
+  CREATE TABLE users (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id),
+    branch_id INTEGER NOT NULL REFERENCES branches(id),
+    status TEXT NOT NULL,
+    role TEXT,
+    external_id TEXT,
+    email TEXT,
+    email_norm TEXT,
+    user_name TEXT,
+    user_name_norm TEXT,
+    secret_hash TEXT,
+    recovery_hash TEXT,
+    recovery_expires INTEGER,
+    locale TEXT,
+    gender TEXT,
+    first_name TEXT,
+    last_name TEXT,
+    public_email TEXT,
+    phone TEXT,
+    position TEXT,
+    department TEXT,
+    location TEXT,
+    avatar TEXT,
+    custom TEXT NOT NULL DEFAULT '{}',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    activated_at TEXT
+  ) STRICT;
+
+  -- Unique among the tenant's users that are not deleted, so a removed user's keys can be reused.
+  CREATE UNIQUE INDEX users_external_id ON users (tenant_id, external_id)
+    WHERE status <> 'deleted' AND external_id IS NOT NULL;
+  CREATE UNIQUE INDEX users_email ON users (tenant_id, email_norm)
+    WHERE status <> 'deleted' AND email_norm IS NOT NULL;
+  CREATE UNIQUE INDEX users_user_name ON users (tenant_id, user_name_norm)
+    WHERE status <> 'deleted' AND user_name_norm IS NOT NULL;
+
+  CREATE INDEX users_by_name ON users (branch_id, last_name COLLATE NOCASE, first_name COLLATE NOCASE);
+  CREATE INDEX users_by_status ON users (branch_id, status);
+  CREATE INDEX users_by_external_id ON users (branch_id, external_id);
+
+  CREATE VIRTUAL TABLE users_fts USING fts5 (
+    first_name, last_name, email, user_name, position, department, location, phone,
+    content = 'users', content_rowid = 'rowid',
+    tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+  );
+  CREATE TRIGGER users_fts_insert AFTER INSERT ON users BEGIN
+    INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone)
+    VALUES (new.rowid, new.first_name, new.last_name, new.email, new.user_name, new.position, new.department, new.location, new.phone);
+  END;
+  CREATE TRIGGER users_fts_delete AFTER DELETE ON users BEGIN
+    INSERT INTO users_fts (users_fts, rowid, first_name, last_name, email, user_name, position, department, location, phone)
+    VALUES ('delete', old.rowid, old.first_name, old.last_name, old.email, old.user_name, old.position, old.department, old.location, old.phone);
+  END;
+  CREATE TRIGGER users_fts_update AFTER UPDATE OF first_name, last_name, email, user_name, position, department, location, phone ON users BEGIN
+    INSERT INTO users_fts (users_fts, rowid, first_name, last_name, email, user_name, position, department, location, phone)
+    VALUES ('delete', old.rowid, old.first_name, old.last_name, old.email, old.user_name, old.position, old.department, old.location, old.phone);
+    INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone)
+    VALUES (new.rowid, new.first_name, new.last_name, new.email, new.user_name, new.position, new.department, new.location, new.phone);
+  END;
+  `,
+];

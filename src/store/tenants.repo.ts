@@ -1,0 +1,89 @@
+import type { Db } from './db.js';
+import { rethrowUnique } from './errors.js';
+
+export const DEFAULT_TENANT = '*';
+export const ROOT_BRANCH = 'main';
+
+export interface Tenant {
+  id: number;
+  host: string;
+  createdAt: string;
+}
+export interface Branch {
+  id: number;
+  tenantId: number;
+  name: string;
+  createdAt: string;
+}
+
+type TenantRow = { id: number; host: string; created_at: string };
+type BranchRow = { id: number; tenant_id: number; name: string; created_at: string };
+
+const tenantOf = (r: TenantRow): Tenant => ({ id: r.id, host: r.host, createdAt: r.created_at });
+const branchOf = (r: BranchRow): Branch => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  name: r.name,
+  createdAt: r.created_at,
+});
+
+export function tenantsRepo(db: Db) {
+  const byHost = db.prepare<[string], TenantRow>('SELECT * FROM tenants WHERE host = ?');
+  const all = db.prepare<[], TenantRow>('SELECT * FROM tenants ORDER BY id');
+  const insert = db.prepare<[string, string]>(
+    'INSERT INTO tenants (host, created_at) VALUES (?, ?)',
+  );
+  return {
+    /** The tenant claiming `host`, else the catch-all tenant `*` when it exists. */
+    resolve(host: string): Tenant | undefined {
+      const row = byHost.get(host) ?? byHost.get(DEFAULT_TENANT);
+      return row && tenantOf(row);
+    },
+    byHost(host: string): Tenant | undefined {
+      const row = byHost.get(host);
+      return row && tenantOf(row);
+    },
+    list: (): Tenant[] => all.all().map(tenantOf),
+    add(host: string): Tenant {
+      try {
+        const id = insert.run(host, new Date().toISOString()).lastInsertRowid;
+        return { id: Number(id), host, createdAt: new Date().toISOString() };
+      } catch (err) {
+        rethrowUnique(err);
+      }
+    },
+  };
+}
+
+export function branchesRepo(db: Db) {
+  const byName = db.prepare<[number, string], BranchRow>(
+    'SELECT * FROM branches WHERE tenant_id = ? AND name = ?',
+  );
+  const byId = db.prepare<[number], BranchRow>('SELECT * FROM branches WHERE id = ?');
+  const ofTenant = db.prepare<[number], BranchRow>(
+    'SELECT * FROM branches WHERE tenant_id = ? ORDER BY id',
+  );
+  const insert = db.prepare<[number, string, string]>(
+    'INSERT INTO branches (tenant_id, name, created_at) VALUES (?, ?, ?)',
+  );
+  return {
+    byName(tenantId: number, name: string): Branch | undefined {
+      const row = byName.get(tenantId, name);
+      return row && branchOf(row);
+    },
+    byId(id: number): Branch | undefined {
+      const row = byId.get(id);
+      return row && branchOf(row);
+    },
+    list: (tenantId: number): Branch[] => ofTenant.all(tenantId).map(branchOf),
+    add(tenantId: number, name: string): Branch {
+      const createdAt = new Date().toISOString();
+      try {
+        const id = insert.run(tenantId, name, createdAt).lastInsertRowid;
+        return { id: Number(id), tenantId, name, createdAt };
+      } catch (err) {
+        rethrowUnique(err);
+      }
+    },
+  };
+}

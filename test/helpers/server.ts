@@ -1,0 +1,97 @@
+/** Starts a real app on a temp data dir, listening on a loopback port, for HTTP tests. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { SCOPES, type Scope } from '../../src/contract/scopes.js';
+import { createApp } from '../../src/server/app.js';
+import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/config.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { addTenant, bootstrap } from '../../src/store/tenancy.js';
+
+export interface TestServer {
+  url: string;
+  dataDir: string;
+  store: Store;
+  adminToken: string;
+  logs: string[];
+  /** A token on `branch` (created if missing) of `tenant` with the given scopes. */
+  token(opts?: { scopes?: Scope[]; branch?: string; tenant?: string }): string;
+  req(
+    method: string,
+    path: string,
+    opts?: { headers?: Record<string, string>; body?: string | Buffer; token?: string | null },
+  ): Promise<{ status: number; headers: Record<string, string>; text: string; json: any }>;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Partial<ServerConfig> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'roster-test-'));
+  const store = openStore(dataDir);
+  const adminToken = bootstrap(store)!.adminToken;
+  const logs: string[] = [];
+  const app = createApp({
+    store,
+    config: { dataDir, vendor: 'service', maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES, ...config },
+    log: (line) => logs.push(line),
+  });
+  const { url } = await app.listen(0);
+
+  const token: TestServer['token'] = ({
+    scopes = [...SCOPES],
+    branch = 'main',
+    tenant = '*',
+  } = {}) => {
+    const t = store.tenants.byHost(tenant) ?? addTenant(store, tenant);
+    const b = store.branches.byName(t.id, branch) ?? store.branches.add(t.id, branch);
+    return store.tokens.create(b.id, `test-${scopes.join('+')}`, scopes).secret;
+  };
+
+  return {
+    url,
+    dataDir,
+    store,
+    adminToken,
+    logs,
+    token,
+    async req(method, path, { headers = {}, body, token: tok = adminToken } = {}) {
+      const res = await request(`${url}${path}`, {
+        method: method as 'GET',
+        headers: { ...(tok === null ? {} : { authorization: `Basic ${tok}` }), ...headers },
+        body,
+      });
+      const text = await res.body.text();
+      let json: unknown;
+      try {
+        json = text ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      return {
+        status: res.statusCode,
+        headers: Object.fromEntries(
+          Object.entries(res.headers).map(([k, v]) => [
+            k,
+            Array.isArray(v) ? v.join(', ') : String(v),
+          ]),
+        ),
+        text,
+        json,
+      };
+    },
+    async close() {
+      await app.close(1000);
+      store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const V3 = 'application/vnd.service.accessors.user.v3+json';
+export const V2 = 'application/vnd.service.accessors.user.v2+json';
+export const USERS_V2 = 'application/vnd.service.accessors.users.v2+json';
+
+export const jsonBody = (value: unknown, contentType = V3) => ({
+  headers: { 'content-type': contentType, accept: V3 },
+  body: JSON.stringify(value),
+});
