@@ -1,0 +1,166 @@
+/**
+ * What the client throws. Each message says what went wrong and what to do about it; the CLI
+ * prints it as is and picks the exit code from the class and `status` (cli/main.ts).
+ */
+import { STATUS_CODES } from 'node:http';
+import type { ErrorEnvelope, FieldIssue } from '../contract/errors.js';
+
+/** Base class of every error the client throws on purpose (anything else is a bug). */
+export class ClientError extends Error {
+  /** The HTTP method of the failed request. */
+  readonly method: string;
+  /** The full request URL (never carries the token). */
+  readonly url: string;
+
+  constructor(message: string, method: string, url: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+    this.method = method;
+    this.url = url;
+  }
+}
+
+const HINTS: Record<number, string> = {
+  400: 'Fix the fields named above and try again.',
+  401: 'The token was rejected (missing, invalid, revoked or without the needed scope): run `roster login`, or check --profile / ROSTER_TOKEN.',
+  403: "The token may not do this on its branch: create a token with the needed scopes (`roster tokens create --scopes …`) on the service's side.",
+  404: 'Check the id or externalId (`roster users list`, `roster media list`), and that the token belongs to the right branch.',
+  406: 'The service does not offer the media type this client asks for: update roster, or set the vendor word of the profile if the deployment uses another one.',
+  409: 'Another user already has this externalId, email or userName.',
+  413: 'The body is larger than the service accepts.',
+  415: 'The service does not accept this content type.',
+  429: 'The service is rate-limiting this token: wait a little, or lower --concurrency.',
+};
+
+function hintFor(status: number): string {
+  if (HINTS[status]) return HINTS[status];
+  if (status >= 500) {
+    return 'The service failed; try again later. If it persists, report it with the --verbose output.';
+  }
+  return '';
+}
+
+/**
+ * The service answered with an error status. Fields come from the error envelope
+ * (`{identifier, statusCode, message, type, details}`) when the body had that shape.
+ */
+export class ApiError extends ClientError {
+  /** The HTTP status of the answer. */
+  readonly status: number;
+  /** The envelope's numeric identifier (40102, 40408, …), if the body was an envelope. */
+  readonly identifier: number | undefined;
+  /** The envelope's type (`NotFoundException`, …), if the body was an envelope. */
+  readonly type: string | undefined;
+  /** The service's own message, without the hint. */
+  readonly serverMessage: string;
+  /** Field problems of a 400. */
+  readonly details: FieldIssue[];
+  /** How long the service asked to wait (429/503 with Retry-After), in ms. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(init: {
+    status: number;
+    method: string;
+    url: string;
+    envelope?: ErrorEnvelope;
+    retryAfterMs?: number;
+  }) {
+    const { status, method, url, envelope } = init;
+    const serverMessage = envelope?.message ?? STATUS_CODES[status] ?? 'Error';
+    const details = envelope?.details ?? [];
+    const lines = [
+      `${serverMessage} (${status}${envelope ? ` ${envelope.type}` : ''}, ${method} ${url})`,
+      ...details.map((d) => `  ${d.field}: ${d.message}`),
+    ];
+    const hint = hintFor(status);
+    if (hint) lines.push(hint);
+    if (init.retryAfterMs !== undefined && status === 429) {
+      lines.push(`The service asked to retry after ${Math.ceil(init.retryAfterMs / 1000)} s.`);
+    }
+    super(lines.join('\n'), method, url);
+    this.status = status;
+    this.identifier = envelope?.identifier;
+    this.type = envelope?.type;
+    this.serverMessage = serverMessage;
+    this.details = details;
+    this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+/**
+ * The answer was not what the API sends: not JSON, or JSON that does not parse. Usually the
+ * base URL points at a web site or proxy instead of the API.
+ */
+export class ResponseFormatError extends ClientError {
+  readonly status: number;
+  readonly contentType: string | undefined;
+
+  constructor(init: {
+    status: number;
+    method: string;
+    url: string;
+    contentType: string | undefined;
+    problem?: string;
+    title?: string;
+  }) {
+    const what = init.problem ?? `${init.contentType ?? 'a body without a content type'}, not JSON`;
+    const title = init.title ? ` ("${init.title}")` : '';
+    super(
+      `${init.method} ${init.url} answered ${init.status} with ${what}${title}. ` +
+        'This does not look like the Roster API: check the base URL (`--base-url` or the ' +
+        'profile); it must end with /api, e.g. https://tenant.example.com/api.',
+      init.method,
+      init.url,
+    );
+    this.status = init.status;
+    this.contentType = init.contentType;
+  }
+}
+
+function describeNetwork(code: string | undefined, url: URL, timeoutMs: number): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `Could not connect to ${url.origin}: connection refused. Is the service running (\`roster serve\`), and is the base URL right?`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `Could not resolve the host name ${url.hostname} (${code}). Check the base URL and your network or DNS.`;
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `Connecting to ${url.origin} timed out. Check the base URL, a firewall or VPN.`;
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return `No answer from ${url.origin} within ${timeoutMs} ms (timeout). The service may be overloaded; try again later.`;
+    case 'UND_ERR_SOCKET':
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return `The connection to ${url.origin} closed before the answer was complete (${code}). Try again; if it persists, check a proxy in between or the service's logs.`;
+    default:
+      return `The request to ${url.origin} failed (${code ?? 'unknown error'}).`;
+  }
+}
+
+/** The request never got a complete answer: refused, unresolvable, reset or timed out. */
+export class NetworkError extends ClientError {
+  /** The system or undici error code (ECONNREFUSED, ENOTFOUND, UND_ERR_HEADERS_TIMEOUT, …). */
+  readonly code: string | undefined;
+  /** How many attempts were made, retries included. */
+  readonly attempts: number;
+
+  constructor(init: {
+    method: string;
+    url: string;
+    code: string | undefined;
+    cause: unknown;
+    attempts: number;
+    timeoutMs: number;
+  }) {
+    const tries = init.attempts > 1 ? ` (${init.attempts} attempts)` : '';
+    super(
+      `${describeNetwork(init.code, new URL(init.url), init.timeoutMs)}${tries} [${init.method} ${init.url}]`,
+      init.method,
+      init.url,
+      { cause: init.cause },
+    );
+    this.code = init.code;
+    this.attempts = init.attempts;
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * The HTTP core every endpoint function goes through: one keep-alive undici Pool per origin,
+ * Basic auth (only towards the base URL's origin), the newest registry version's media types,
+ * timeouts, retries with full-jitter backoff, and error answers mapped to typed errors.
+ */
+import { STATUS_CODES } from 'node:http';
+import { Readable } from 'node:stream';
+import { Pool } from 'undici';
+import {
+  DEFAULT_VENDOR,
+  type Endpoint,
+  type Header,
+  JSON_TYPE,
+  mediaTypeOf,
+  newestVersion,
+  versionsOf,
+} from '../contract/versions.js';
+import { ClientError, NetworkError } from './errors.js';
+import { type Answer, errorFromAnswer, header, readJson } from './response.js';
+import {
+  backoffDelay,
+  DEFAULT_RETRY,
+  errorCode,
+  isRetryableNetworkError,
+  isRetryableStatus,
+  parseRetryAfter,
+  sleep,
+} from './retry.js';
+
+import type { HttpClient, HttpClientOptions, HttpMethod, RawBody, RequestSpec } from './types.js';
+
+export type * from './types.js';
+
+/** Query values that must not reach a trace (signed CDN URLs, tokens in links). */
+const SECRET_PARAMS = /([?&](?:signature|token|access_token)=)[^&#]*/gi;
+const redact = (url: string) => url.replace(SECRET_PARAMS, '$1REDACTED');
+
+export function createHttpClient(opts: HttpClientOptions): HttpClient {
+  const base = new URL(opts.baseUrl.replace(/\/+$/, ''));
+  const baseUrl = base.href.replace(/\/+$/, '');
+  const vendor = opts.vendor ?? DEFAULT_VENDOR;
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const retry = { ...DEFAULT_RETRY, ...opts.retry };
+  const pools = new Map<string, Pool>();
+
+  const poolFor = (origin: string) => {
+    let pool = pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, {
+        connections: opts.connections ?? 16,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        connect: { timeout: Math.min(timeoutMs, 10_000) },
+      });
+      pools.set(origin, pool);
+    }
+    return pool;
+  };
+
+  const targetOf = (spec: RequestSpec): URL => {
+    let path = spec.endpoint ?? spec.url ?? '';
+    for (const [key, value] of Object.entries(spec.params ?? {})) {
+      path = path.replace(`{${key}}`, encodeURIComponent(value));
+    }
+    const url = /^https?:\/\//i.test(path) ? new URL(path) : new URL(`${baseUrl}${path}`);
+    for (const [key, value] of Object.entries(spec.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url;
+  };
+
+  const headersOf = (spec: RequestSpec, url: URL): Record<string, string> => {
+    const h: Record<string, string> = { 'user-agent': opts.userAgent ?? 'roster' };
+    // The token goes only to the API's own origin, never to a CDN or another host.
+    if (url.origin === base.origin && opts.token) h.authorization = `Basic ${opts.token}`;
+    if (spec.endpoint) h.accept = mediaType(spec.endpoint, spec.method, 'accept', vendor);
+    else h.accept = '*/*';
+    if (spec.json !== undefined) {
+      h['content-type'] = spec.endpoint
+        ? mediaType(spec.endpoint, spec.method, 'content-type', vendor)
+        : JSON_TYPE;
+    }
+    if (spec.contentType) h['content-type'] = spec.contentType;
+    if (spec.contentLength !== undefined) h['content-length'] = String(spec.contentLength);
+    return { ...h, ...spec.headers };
+  };
+
+  async function send<T>(spec: RequestSpec, consume: (a: Answer, url: string) => Promise<T>) {
+    const url = targetOf(spec);
+    const href = url.href;
+    const headers = headersOf(spec, url);
+    const payload = spec.json !== undefined ? Buffer.from(JSON.stringify(spec.json)) : spec.body;
+    const oneShot = payload !== undefined && typeof payload === 'object' && !isBytes(payload);
+    let started = false; // whether a one-shot body began to be read: then no retry
+    let waited = 0;
+    for (let attempt = 1; ; attempt++) {
+      const t0 = performance.now();
+      opts.onTrace?.(`→ ${spec.method} ${redact(href)}`);
+      let failure: { error: ClientError; reason: string; retryable: boolean; afterMs?: number };
+      try {
+        const res = await poolFor(url.origin).request({
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: spec.method,
+          headers,
+          body: openBody(payload, () => {
+            started = true;
+          }),
+          signal: spec.signal,
+        });
+        const answer: Answer = { status: res.statusCode, headers: res.headers, body: res.body };
+        const ms = Math.round(performance.now() - t0);
+        const deprecated = header(res.headers, 'deprecation') ? ' (deprecated version)' : '';
+        opts.onTrace?.(
+          `← ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} ${ms} ms${deprecated}`,
+        );
+        if (res.statusCode < 400) return await consume(answer, href);
+        const error = await errorFromAnswer(answer, spec.method, href);
+        failure = {
+          error,
+          reason: `${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''}`.trim(),
+          retryable: isRetryableStatus(res.statusCode, spec.method),
+          afterMs: parseRetryAfter(header(res.headers, 'retry-after')),
+        };
+      } catch (err) {
+        if (err instanceof ClientError) throw err;
+        if (spec.signal?.aborted) throw spec.signal.reason ?? err;
+        const code = errorCode(err);
+        opts.onTrace?.(`← ${code ?? 'error'} ${Math.round(performance.now() - t0)} ms`);
+        const error = new NetworkError({
+          method: spec.method,
+          url: href,
+          code,
+          cause: err,
+          attempts: attempt,
+          timeoutMs,
+        });
+        failure = {
+          error,
+          reason: code ?? 'network error',
+          retryable: isRetryableNetworkError(code, spec.method),
+        };
+      }
+      const delayMs = failure.afterMs ?? backoffDelay(attempt - 1, retry);
+      const replayable = !oneShot || typeof payload === 'function' || !started;
+      if (!failure.retryable || !replayable || attempt > retry.maxRetries) throw failure.error;
+      if (waited + delayMs > retry.maxTotalWaitMs) throw failure.error;
+      opts.onRetry?.({
+        method: spec.method,
+        url: redact(href),
+        retry: attempt,
+        maxRetries: retry.maxRetries,
+        delayMs,
+        reason: failure.reason,
+      });
+      await sleep(delayMs, spec.signal);
+      waited += delayMs;
+    }
+  }
+
+  return {
+    baseUrl,
+    origin: base.origin,
+    vendor,
+    async json<T>(spec: RequestSpec) {
+      return send(spec, async (answer, url) => ({
+        status: answer.status,
+        headers: answer.headers,
+        data: await readJson<T>(answer, spec.method, url),
+      }));
+    },
+    request: (spec) => send(spec, async (answer) => answer),
+    async close() {
+      await Promise.all([...pools.values()].map((p) => p.close()));
+      pools.clear();
+    },
+  };
+}
+
+/** The newest registered media type, or plain JSON where the registry has no entry. */
+function mediaType(endpoint: Endpoint, method: HttpMethod, h: Header, vendor: string): string {
+  if (method === 'HEAD' || method === 'OPTIONS') return JSON_TYPE;
+  if (versionsOf(endpoint, method, h).length === 0) return JSON_TYPE;
+  return mediaTypeOf(newestVersion(endpoint, method, h), vendor);
+}
+
+function isBytes(body: unknown): body is string | Uint8Array {
+  return typeof body === 'string' || body instanceof Uint8Array;
+}
+
+/** The body for one attempt; streams are wrapped so the first read is noticed. */
+function openBody(payload: RawBody | undefined, onStart: () => void) {
+  if (payload === undefined || isBytes(payload)) return payload;
+  const source = typeof payload === 'function' ? payload() : payload;
+  async function* watched() {
+    onStart();
+    yield* source;
+  }
+  return Readable.from(watched(), { objectMode: false });
+}

@@ -1,0 +1,83 @@
+/**
+ * The typed API client: `createApiClient(opts)` binds every endpoint function to one HTTP core.
+ * CLI commands get it from their Deps and never touch undici themselves.
+ */
+import type { Readable } from 'node:stream';
+import type { Medium, Page } from '../contract/medium.js';
+import type { UserV3 } from '../contract/user.js';
+import { createHttpClient, type HttpClient, type HttpClientOptions } from './http.js';
+import {
+  deleteMedium,
+  downloadUrl,
+  getMedium,
+  listMedia,
+  type UploadOptions,
+  uploadMedium,
+} from './media.js';
+import { type PageRequest, paginate } from './paginate.js';
+import {
+  type CreatedUser,
+  createUser,
+  deleteUser,
+  getUser,
+  type ListUsersParams,
+  listUsers,
+  type UserCreateBody,
+  type UserUpdateBody,
+  updateUser,
+} from './users.js';
+
+export * from './errors.js';
+export type * from './http.js';
+export { createHttpClient } from './http.js';
+export type { UploadOptions } from './media.js';
+export { guessMediumType } from './media.js';
+export { type PageRequest, paginate } from './paginate.js';
+export type { CreatedUser, ListUsersParams, UserCreateBody, UserUpdateBody } from './users.js';
+
+export type ApiClientOptions = HttpClientOptions;
+
+export interface ApiClient {
+  readonly http: HttpClient;
+  listUsers(params?: ListUsersParams): Promise<Page<UserV3>>;
+  /** Every user matching `params`, following pages. */
+  iterateUsers(
+    params?: Omit<ListUsersParams, 'limit' | 'offset'>,
+    pageSize?: number,
+  ): AsyncGenerator<UserV3, void, undefined>;
+  getUser(idOrExternalId: string): Promise<UserV3>;
+  createUser(body: UserCreateBody): Promise<CreatedUser>;
+  updateUser(idOrExternalId: string, patch: UserUpdateBody): Promise<UserV3>;
+  deleteUser(idOrExternalId: string): Promise<void>;
+  listMedia(params?: Partial<PageRequest>): Promise<Page<Medium>>;
+  /** Every medium, newest first, following pages. */
+  iterateMedia(pageSize?: number): AsyncGenerator<Medium, void, undefined>;
+  getMedium(id: string): Promise<Medium>;
+  deleteMedium(id: string): Promise<void>;
+  uploadMedium(opts: UploadOptions): Promise<Medium>;
+  downloadUrl(url: string, opts?: { signal?: AbortSignal }): Promise<Readable>;
+  /** Closes the connection pools. */
+  close(): Promise<void>;
+}
+
+/** Builds the client: one keep-alive pool per origin, shared by every call. */
+export function createApiClient(opts: ApiClientOptions): ApiClient {
+  const http = createHttpClient(opts);
+  return {
+    http,
+    listUsers: (params) => listUsers(http, params),
+    iterateUsers: (params = {}, pageSize = 100) =>
+      paginate((page) => listUsers(http, { ...params, ...page }), { pageSize }),
+    getUser: (id) => getUser(http, id),
+    createUser: (body) => createUser(http, body),
+    updateUser: (id, patch) => updateUser(http, id, patch),
+    deleteUser: (id) => deleteUser(http, id),
+    listMedia: (params) => listMedia(http, params),
+    iterateMedia: (pageSize = 100) => paginate((page) => listMedia(http, page), { pageSize }),
+    getMedium: (id) => getMedium(http, id),
+    deleteMedium: (id) => deleteMedium(http, id),
+    uploadMedium: (o) => uploadMedium(http, o),
+    downloadUrl: (url, o) => downloadUrl(http, url, o),
+    close: () => http.close(),
+  };
+}

@@ -1,0 +1,115 @@
+/** One function per /media endpoint, plus streaming upload and download. */
+import { stat } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Medium, MediumType, Page } from '../contract/medium.js';
+import type { HttpClient } from './http.js';
+import { multipartBody } from './multipart.js';
+import type { PageRequest } from './paginate.js';
+
+export interface UploadOptions {
+  filePath: string;
+  /** The name the service stores; default the file's base name. */
+  fileName?: string;
+  /** The metaData hint; default guessed from the extension. */
+  type?: MediumType;
+  /** Called as file bytes go out: (sent, total). Starts again from 0 on a retry. */
+  onProgress?: (sentBytes: number, totalBytes: number) => void;
+  signal?: AbortSignal;
+}
+
+const EXTENSIONS: Record<string, [MediumType, string]> = {
+  '.png': ['image', 'image/png'],
+  '.jpg': ['image', 'image/jpeg'],
+  '.jpeg': ['image', 'image/jpeg'],
+  '.gif': ['image', 'image/gif'],
+  '.webp': ['image', 'image/webp'],
+  '.avif': ['image', 'image/avif'],
+  '.svg': ['image', 'image/svg+xml'],
+  '.heic': ['image', 'image/heic'],
+  '.tif': ['image', 'image/tiff'],
+  '.tiff': ['image', 'image/tiff'],
+  '.mp4': ['video', 'video/mp4'],
+  '.m4v': ['video', 'video/mp4'],
+  '.mov': ['video', 'video/quicktime'],
+  '.webm': ['video', 'video/webm'],
+  '.mkv': ['video', 'video/x-matroska'],
+  '.pdf': ['pdf', 'application/pdf'],
+};
+
+/** The metaData type and part Content-Type for a file name (only hints: the service sniffs). */
+export function guessMediumType(fileName: string): [MediumType, string] {
+  return EXTENSIONS[extname(fileName).toLowerCase()] ?? ['raw', 'application/octet-stream'];
+}
+
+/** GET /media: one page, newest first. */
+export async function listMedia(http: HttpClient, params: Partial<PageRequest> = {}) {
+  const res = await http.json<Page<Medium>>({
+    method: 'GET',
+    endpoint: '/media',
+    query: { ...params },
+  });
+  return res.data;
+}
+
+/** GET /media/{mediumID}. */
+export async function getMedium(http: HttpClient, id: string): Promise<Medium> {
+  const res = await http.json<Medium>({
+    method: 'GET',
+    endpoint: '/media/{mediumID}',
+    params: { mediumID: id },
+  });
+  return res.data;
+}
+
+/** DELETE /media/{mediumID} (204); the file is removed. */
+export async function deleteMedium(http: HttpClient, id: string): Promise<void> {
+  await http.json({ method: 'DELETE', endpoint: '/media/{mediumID}', params: { mediumID: id } });
+}
+
+/**
+ * POST /media: streams the file from disk as multipart/form-data (`metaData` = `{type}`, then
+ * `file`), never holding it in memory. Retried only on 429 or connection refused, when the
+ * file is re-read from the start.
+ */
+export async function uploadMedium(http: HttpClient, opts: UploadOptions): Promise<Medium> {
+  const info = await stat(opts.filePath);
+  if (!info.isFile()) throw new Error(`${opts.filePath} is not a regular file`);
+  const fileName = opts.fileName ?? basename(opts.filePath);
+  const [guessedType, contentType] = guessMediumType(fileName);
+  const body = multipartBody(
+    [
+      {
+        name: 'metaData',
+        value: JSON.stringify({ type: opts.type ?? guessedType }),
+        contentType: 'application/json',
+      },
+    ],
+    { name: 'file', fileName, contentType, filePath: opts.filePath, size: info.size },
+    opts.onProgress,
+  );
+  const res = await http.json<Medium>({
+    method: 'POST',
+    endpoint: '/media',
+    body: body.open,
+    contentType: body.contentType,
+    contentLength: body.contentLength,
+    signal: opts.signal,
+  });
+  return res.data;
+}
+
+/**
+ * GET a medium's content (`resourceInfo.url`, a preview's url) as a stream. The token is sent
+ * only when the URL is on the base URL's origin; signed CDN URLs need none.
+ */
+export async function downloadUrl(
+  http: HttpClient,
+  url: string,
+  opts: { signal?: AbortSignal } = {},
+): Promise<Readable> {
+  // A relative URL resolves like a link on the API's pages ("/cdn/…" → the base URL's origin).
+  const absolute = new URL(url, `${http.baseUrl}/`).href;
+  const res = await http.request({ method: 'GET', url: absolute, signal: opts.signal });
+  return res.body;
+}

@@ -1,0 +1,84 @@
+/** The HTTP core's public types: options, request specs, answers. */
+import type { Readable } from 'node:stream';
+import type { Endpoint } from '../contract/versions.js';
+import type { Answer } from './response.js';
+import type { RetryOptions } from './retry.js';
+
+export type { Answer } from './response.js';
+export type { RetryOptions } from './retry.js';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
+
+/** What `onRetry` hears before each wait: enough for a one-line stderr notice. */
+export interface RetryInfo {
+  method: string;
+  url: string;
+  /** 1 for the first retry. */
+  retry: number;
+  maxRetries: number;
+  delayMs: number;
+  /** `429 Too Many Requests`, `ECONNREFUSED`, … */
+  reason: string;
+}
+
+export interface HttpClientOptions {
+  /** The tenant base address, ending with /api (e.g. http://127.0.0.1:8080/api). */
+  baseUrl: string;
+  /** The API token, sent as `Authorization: Basic <token>`. */
+  token: string;
+  /** The media-type vendor word. Default `service`. */
+  vendor?: string;
+  /** Connect, headers and body timeout. Default 30 s. */
+  timeoutMs?: number;
+  retry?: RetryOptions;
+  /** Max connections per origin. Default 16. */
+  connections?: number;
+  userAgent?: string;
+  /** One line per request and per answer (--verbose). Never sees the token. */
+  onTrace?: (line: string) => void;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** A request body: replayable (bytes, or a factory opening a fresh stream) or a one-shot stream. */
+export type RawBody =
+  | string
+  | Uint8Array
+  | Readable
+  | AsyncIterable<Uint8Array>
+  | (() => Readable | AsyncIterable<Uint8Array>);
+
+export interface RequestSpec {
+  method: HttpMethod;
+  /** A registry endpoint: its newest version gives Accept (and Content-Type for `json`). */
+  endpoint?: Endpoint;
+  /** Values for the endpoint's `{placeholders}`; URI-encoded here. */
+  params?: Record<string, string>;
+  /** Instead of `endpoint`: a path under the base URL or an absolute URL (downloads). */
+  url?: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  /** A JSON body, serialised with the endpoint's newest request media type. */
+  json?: unknown;
+  body?: RawBody;
+  contentType?: string;
+  contentLength?: number;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export interface JsonResponse<T> {
+  status: number;
+  headers: Answer['headers'];
+  data: T;
+}
+
+export interface HttpClient {
+  /** The base URL without a trailing slash. */
+  readonly baseUrl: string;
+  readonly origin: string;
+  readonly vendor: string;
+  /** Sends the request and parses the JSON answer (`undefined` data for 202/204/empty). */
+  json<T>(spec: RequestSpec): Promise<JsonResponse<T>>;
+  /** Sends the request and hands back the answer with its body as a stream (downloads). */
+  request(spec: RequestSpec): Promise<Answer>;
+  /** Closes every pool; in-flight requests finish first. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,94 @@
+/** One function per /users endpoint; each sends the newest version (users.v2 / user.v3). */
+import type { z } from 'zod';
+import type { Page } from '../contract/medium.js';
+import type { userBodySchemas } from '../contract/schemas.js';
+import type { ListableStatus, UserV3 } from '../contract/user.js';
+import type { HttpClient } from './http.js';
+import { header } from './response.js';
+
+export { type PageRequest, paginate } from './paginate.js';
+
+/** The v3 create body (email/userName as strings or `{value}` objects). */
+export type UserCreateBody = z.input<(typeof userBodySchemas)['v3']['create']>;
+/** The v3 incremental update: absent keys stay, `null` clears. */
+export type UserUpdateBody = z.input<(typeof userBodySchemas)['v3']['update']>;
+
+export interface ListUsersParams {
+  limit?: number;
+  offset?: number;
+  /** Free-text, prefix-matching search over names, email, userName, position, … */
+  query?: string;
+  /** Two keys, e.g. `lastName_ASC_firstName_ASC`. */
+  sort?: string;
+  /** Default on the server: `activated`. */
+  status?: ListableStatus | ListableStatus[];
+}
+
+export interface CreatedUser {
+  user: UserV3;
+  /** The Location header: `{base_url}/users/<id>`. */
+  location: string | undefined;
+}
+
+/** GET /users: one page of users of the token's branch. */
+export async function listUsers(http: HttpClient, params: ListUsersParams = {}) {
+  const { status, ...rest } = params;
+  const res = await http.json<Page<UserV3>>({
+    method: 'GET',
+    endpoint: '/users',
+    query: { ...rest, status: Array.isArray(status) ? status.join(',') : status },
+  });
+  return res.data;
+}
+
+/** GET /users/{userId}: by id, or by externalId when no id matches. */
+export async function getUser(http: HttpClient, idOrExternalId: string): Promise<UserV3> {
+  const res = await http.json<UserV3>({
+    method: 'GET',
+    endpoint: '/users/{userId}',
+    params: { userId: idOrExternalId },
+  });
+  return res.data;
+}
+
+/**
+ * POST /users: invites (with `email`, unless `sendMail: false`) or creates a user. Not retried
+ * after the request may have reached the service; a 409 then means it did.
+ */
+export async function createUser(http: HttpClient, body: UserCreateBody): Promise<CreatedUser> {
+  const res = await http.json<UserV3 | undefined>({
+    method: 'POST',
+    endpoint: '/users',
+    json: body,
+  });
+  const location = header(res.headers, 'location');
+  if (res.data) return { user: res.data, location };
+  // A service that answers 201 without a body (as the spec allows): read the user back.
+  const id = location?.split('/').pop();
+  if (!id) throw new Error('POST /users answered without a body or a Location header');
+  return { user: await getUser(http, decodeURIComponent(id)), location };
+}
+
+/** PUT /users/{userId}: incremental update; answers the updated user. */
+export async function updateUser(
+  http: HttpClient,
+  idOrExternalId: string,
+  patch: UserUpdateBody,
+): Promise<UserV3> {
+  const res = await http.json<UserV3>({
+    method: 'PUT',
+    endpoint: '/users/{userId}',
+    params: { userId: idOrExternalId },
+    json: patch,
+  });
+  return res.data;
+}
+
+/** DELETE /users/{userId}: the user becomes `deleted` (202). */
+export async function deleteUser(http: HttpClient, idOrExternalId: string): Promise<void> {
+  await http.json({
+    method: 'DELETE',
+    endpoint: '/users/{userId}',
+    params: { userId: idOrExternalId },
+  });
+}

@@ -1,0 +1,113 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/client/index.js';
+import { paginate } from '../../src/client/users.js';
+import { sendJson, startServer } from './server.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanup.splice(0).map((f) => f()));
+});
+
+/** A paged endpoint over `total` items that caps `limit` at `cap`, like GET /users. */
+async function pagedServer(total: number, cap = 1000) {
+  const server = await startServer((req, res) => {
+    const q = new URL(req.url ?? '', 'http://x').searchParams;
+    const limit = Math.min(Number(q.get('limit') ?? 100), cap);
+    const offset = Number(q.get('offset') ?? 0);
+    const data = Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, i) => ({
+      id: `u${offset + i}`,
+    }));
+    sendJson(res, 200, { total, limit, offset, data });
+  });
+  const client = createApiClient({ baseUrl: server.baseUrl, token: 'tok' });
+  cleanup.push(server.close, client.close);
+  return { server, client };
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+describe('paginate', () => {
+  it('follows limit/offset until a short page', async () => {
+    const { server, client } = await pagedServer(250);
+    const users = await collect(client.iterateUsers({ query: 'ann' }, 100));
+    expect(users.map((u) => u.id)).toEqual(Array.from({ length: 250 }, (_, i) => `u${i}`));
+    expect(server.seen.map((s) => s.url)).toEqual([
+      '/api/users?query=ann&limit=100&offset=0',
+      '/api/users?query=ann&limit=100&offset=100',
+      '/api/users?query=ann&limit=100&offset=200',
+    ]);
+  });
+
+  it('stops at total without asking for an empty page', async () => {
+    const { server, client } = await pagedServer(200);
+    expect(await collect(client.iterateMedia(100))).toHaveLength(200);
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('follows a server that caps the page size', async () => {
+    const { server, client } = await pagedServer(120, 50);
+    expect(await collect(client.iterateUsers({}, 100))).toHaveLength(120);
+    expect(server.seen).toHaveLength(3);
+  });
+
+  it('works over any page function', async () => {
+    const pages = collect(
+      paginate(
+        async ({ offset }) => ({
+          total: 3,
+          limit: 2,
+          offset,
+          data: [offset, offset + 1].slice(0, 3 - offset),
+        }),
+        {
+          pageSize: 2,
+        },
+      ),
+    );
+    expect(await pages).toEqual([0, 1, 2]);
+  });
+});
+
+describe('user endpoints', () => {
+  it('creates a user and returns it with its Location', async () => {
+    const server = await startServer((_req, res) =>
+      sendJson(res, 201, { id: 'abc' }, { location: 'http://127.0.0.1/api/users/abc' }),
+    );
+    const client = createApiClient({ baseUrl: server.baseUrl, token: 'tok' });
+    cleanup.push(server.close, client.close);
+    const created = await client.createUser({ email: 'ann@example.com', sendMail: false });
+    expect(created).toEqual({ user: { id: 'abc' }, location: 'http://127.0.0.1/api/users/abc' });
+    expect(server.seen[0]?.headers['content-type']).toBe(
+      'application/vnd.service.accessors.user.v3+json',
+    );
+  });
+
+  it('reads the user back when 201 has no body', async () => {
+    const server = await startServer((req, res) => {
+      if (req.method === 'POST') {
+        res.writeHead(201, { location: 'http://127.0.0.1/api/users/abc' }).end();
+      } else sendJson(res, 200, { id: 'abc' });
+    });
+    const client = createApiClient({ baseUrl: server.baseUrl, token: 'tok' });
+    cleanup.push(server.close, client.close);
+    await expect(client.createUser({ userName: 'ann' })).resolves.toMatchObject({
+      user: { id: 'abc' },
+    });
+    expect(server.seen[1]?.url).toBe('/api/users/abc');
+  });
+
+  it('deletes a user (202, no body)', async () => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(202).end();
+    });
+    const client = createApiClient({ baseUrl: server.baseUrl, token: 'tok' });
+    cleanup.push(server.close, client.close);
+    await expect(client.deleteUser('ext/1')).resolves.toBeUndefined();
+    expect(server.seen[0]).toMatchObject({ method: 'DELETE', url: '/api/users/ext%2F1' });
+    expect(server.seen[0]?.headers.accept).toBe('application/json');
+  });
+});
