@@ -7,9 +7,10 @@ export class UniqueViolationError extends Error {
 }
 
 const INDEX_FIELDS: Record<string, UniqueViolationError['field']> = {
-  users_external_id: 'externalId',
-  users_email: 'email',
-  users_user_name: 'userName',
+  // SQLite names the columns of the violated index: "UNIQUE constraint failed: users.tenant_id, users.email_norm".
+  'users.external_id': 'externalId',
+  'users.email_norm': 'email',
+  'users.user_name_norm': 'userName',
   'tenants.host': 'host',
   'branches.tenant_id, branches.name': 'branch',
 };
