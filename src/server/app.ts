@@ -37,9 +37,9 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
 
   app.use(async (ctx, next) => {
     const started = performance.now();
-    // While draining, answer in-flight and queued requests but close their connections.
-    if (draining) ctx.set('Connection', 'close');
     await next();
+    // While draining, answer in-flight requests but close their connections.
+    if (draining) ctx.set('Connection', 'close');
     if (config.accessLog) {
       const ms = (performance.now() - started).toFixed(1);
       log(`${ctx.method} ${ctx.path} ${ctx.status} ${ms} ms`);

@@ -25,6 +25,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export type StartServer = (config?: Partial<ServerConfig>) => Promise<TestServer>;
+
 export async function startServer(config: Partial<ServerConfig> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'roster-test-'));
   const store = openStore(dataDir);
@@ -32,7 +34,13 @@ export async function startServer(config: Partial<ServerConfig> = {}): Promise<T
   const logs: string[] = [];
   const app = createApp({
     store,
-    config: { dataDir, vendor: 'service', maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES, ...config },
+    config: {
+      dataDir,
+      vendor: 'service',
+      maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES,
+      accessLog: true,
+      ...config,
+    },
     log: (line) => logs.push(line),
   });
   const { url } = await app.listen(0);
@@ -54,36 +62,41 @@ export async function startServer(config: Partial<ServerConfig> = {}): Promise<T
     adminToken,
     logs,
     token,
-    async req(method, path, { headers = {}, body, token: tok = adminToken } = {}) {
-      const res = await request(`${url}${path}`, {
-        method: method as 'GET',
-        headers: { ...(tok === null ? {} : { authorization: `Basic ${tok}` }), ...headers },
-        body,
-      });
-      const text = await res.body.text();
-      let json: unknown;
-      try {
-        json = text ? JSON.parse(text) : undefined;
-      } catch {
-        json = undefined;
-      }
-      return {
-        status: res.statusCode,
-        headers: Object.fromEntries(
-          Object.entries(res.headers).map(([k, v]) => [
-            k,
-            Array.isArray(v) ? v.join(', ') : String(v),
-          ]),
-        ),
-        text,
-        json,
-      };
-    },
+    req: requester(url, adminToken),
     async close() {
       await app.close(1000);
       store.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** A `req` function for a server at `url`, authenticating with `defaultToken` unless told. */
+export function requester(url: string, defaultToken: string): TestServer['req'] {
+  return async (method, path, { headers = {}, body, token: tok = defaultToken } = {}) => {
+    const res = await request(`${url}${path}`, {
+      method: method as 'GET',
+      headers: { ...(tok === null ? {} : { authorization: `Basic ${tok}` }), ...headers },
+      body,
+    });
+    const text = await res.body.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return {
+      status: res.statusCode,
+      headers: Object.fromEntries(
+        Object.entries(res.headers).map(([k, v]) => [
+          k,
+          Array.isArray(v) ? v.join(', ') : String(v),
+        ]),
+      ),
+      text,
+      json,
+    };
   };
 }
 

@@ -69,7 +69,6 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   }
 
   const baseUrl = localBaseUrl(opts.host, running.port);
-  note(io, `roster service listening on ${baseUrl} (data: ${dataDir})`);
   const config = openConfig(env);
   const profile = updateLocalProfile(config, store, baseUrl, created?.adminToken);
   if (profile === 'saved') {
@@ -80,6 +79,8 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     note(io, `no CLI profile '${DEFAULT_PROFILE}' for this data dir: create a token with`);
     note(io, `  roster tokens create --data ${dataDir}   and   roster login --base-url ${baseUrl}`);
   }
+  // Announced last, after the profile is saved: whoever waits for this line can use it.
+  note(io, `roster service listening on ${baseUrl} (data: ${dataDir})`);
 
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

@@ -1,0 +1,11 @@
+/** The HTTP suites, unchanged, against the built CLI's `roster serve` in its own process. */
+import { startCliServer } from '../helpers/cli-server.js';
+import { authSuite } from '../suites/auth.suite.js';
+import { negotiationSuite } from '../suites/negotiation.suite.js';
+import { usersListSuite } from '../suites/users-list.suite.js';
+import { usersRoutesSuite } from '../suites/users-routes.suite.js';
+
+usersRoutesSuite(startCliServer);
+usersListSuite(startCliServer);
+authSuite(startCliServer);
+negotiationSuite(startCliServer);

@@ -1,0 +1,211 @@
+/** `roster serve` as a process: first run, profile, restart, drain on SIGTERM, kill -9, flags. */
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execaSync } from 'execa';
+import { afterEach, describe, expect, test } from 'vitest';
+import { BIN, spawnServe } from '../helpers/cli-server.js';
+import { requester, V3 } from '../helpers/server.js';
+
+const dirs: string[] = [];
+const temp = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const cli = (args: string[], env: Record<string, string>) =>
+  execaSync(process.execPath, [BIN, ...args], {
+    env: { NO_COLOR: '1', ...env },
+    reject: false,
+    input: '',
+  });
+
+const profileOf = (configDir: string) =>
+  JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.local as {
+    baseUrl: string;
+    token: string;
+  };
+
+describe('roster serve', () => {
+  test('first run: default tenant, admin token saved as profile local (0600); restart keeps data', async () => {
+    const data = temp('roster-life-data-');
+    const config = temp('roster-life-config-');
+    const first = await spawnServe(data, config);
+    expect(first.logs.join('\n')).toContain("saved it as CLI profile 'local'");
+    const profile = profileOf(config);
+    expect(profile.baseUrl).toBe(`${first.url}/api`);
+    expect(statSync(join(config, 'config.json')).mode & 0o777).toBe(0o600);
+    expect(first.logs.join('\n')).not.toContain(profile.token);
+
+    const req = requester(first.url, profile.token);
+    const created = await req('POST', '/api/users', {
+      headers: { 'content-type': V3, accept: V3 },
+      body: JSON.stringify({ email: 'keep@example.com', externalId: 'keep' }),
+    });
+    expect(created.status).toBe(201);
+    first.child.kill('SIGTERM');
+    const exited = await first.child;
+    expect(exited.exitCode).toBe(0);
+    expect(String(exited.stderr)).toContain('stopped');
+
+    const second = await spawnServe(data, config);
+    expect(second.logs.join('\n')).not.toContain('created the default tenant');
+    const again = requester(second.url, profileOf(config).token);
+    expect(profileOf(config).baseUrl).toBe(`${second.url}/api`);
+    const got = await again('GET', '/api/users/keep', { headers: { accept: V3 } });
+    expect(got.json.id).toBe(created.json.id);
+    second.child.kill('SIGTERM');
+    await second.child;
+  });
+
+  test('SIGTERM lets an in-flight request finish before exiting', async () => {
+    const data = temp('roster-drain-data-');
+    const config = temp('roster-drain-config-');
+    const { child, url } = await spawnServe(data, config);
+    const { token } = profileOf(config);
+    const body = JSON.stringify({ email: 'drain@example.com', externalId: 'drain' });
+    const answer = new Promise<{ status: number; connection: string | undefined }>(
+      (resolve, reject) => {
+        const req = httpRequest(`${url}/api/users`, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${token}`,
+            'content-type': V3,
+            'content-length': Buffer.byteLength(body),
+          },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          resolve({ status: res.statusCode!, connection: res.headers.connection });
+        });
+        req.on('error', reject);
+        // Half the body now, SIGTERM while the server waits for the rest, then the rest.
+        req.write(body.slice(0, 10));
+        setTimeout(() => {
+          child.kill('SIGTERM');
+          setTimeout(() => req.end(body.slice(10)), 300);
+        }, 200);
+      },
+    );
+    const r = await answer;
+    expect(r.status).toBe(201);
+    expect(r.connection).toBe('close');
+    expect((await child).exitCode).toBe(0);
+    const store = cli(['tokens', 'list', '-o', 'json', '--data', data], {
+      ROSTER_CONFIG_DIR: config,
+    });
+    expect(store.exitCode).toBe(0);
+  });
+
+  test('an acknowledged write survives kill -9', async () => {
+    const data = temp('roster-kill-data-');
+    const config = temp('roster-kill-config-');
+    const first = await spawnServe(data, config);
+    const req = requester(first.url, profileOf(config).token);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await req('POST', '/api/users', {
+        headers: { 'content-type': V3, accept: V3 },
+        body: JSON.stringify({ email: `k${i}@example.com` }),
+      });
+      ids.push(r.json.id);
+    }
+    first.child.kill('SIGKILL');
+    await first.child;
+    const second = await spawnServe(data, config);
+    const again = requester(second.url, profileOf(config).token);
+    for (const id of ids) expect((await again('GET', `/api/users/${id}`)).status).toBe(200);
+    second.child.kill('SIGTERM');
+    await second.child;
+  });
+
+  test('--rate-limit answers 429 with Retry-After once a token exceeds it', async () => {
+    const data = temp('roster-rate-data-');
+    const config = temp('roster-rate-config-');
+    const { child, url } = await spawnServe(data, config, ['--rate-limit', '3/s']);
+    const req = requester(url, profileOf(config).token);
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push(await req('GET', '/api/users'));
+    const limited = statuses.find((r) => r.status === 429)!;
+    expect(limited.json).toMatchObject({ identifier: 42900, type: 'TooManyRequestsException' });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    child.kill('SIGTERM');
+    await child;
+  });
+
+  test('bad flags and a port in use are usage errors (exit 2) with a message', async () => {
+    const data = temp('roster-flags-data-');
+    const config = temp('roster-flags-config-');
+    const env = { ROSTER_CONFIG_DIR: config };
+    for (const args of [
+      ['serve', '--port', 'abc'],
+      ['serve', '--port', '70000'],
+      ['serve', '--max-upload-size', 'lots'],
+      ['serve', '--rate-limit', 'fast', '--data', data],
+      ['serve', '--bogus'],
+    ]) {
+      const r = cli(args, env);
+      expect(r.exitCode, args.join(' ')).toBe(2);
+      expect(String(r.stderr), args.join(' ')).toMatch(/error|invalid/);
+    }
+    const { child, url } = await spawnServe(data, config);
+    const port = new URL(url).port;
+    const busy = cli(['serve', '--port', port, '--data', data], env);
+    expect(busy.exitCode).toBe(2);
+    expect(String(busy.stderr)).toContain(`port ${port}`);
+    child.kill('SIGTERM');
+    await child;
+  });
+});
+
+describe('local admin commands', () => {
+  test('tokens, tenants and branches on a data dir', async () => {
+    const data = temp('roster-admin-data-');
+    const config = temp('roster-admin-config-');
+    const env = { ROSTER_CONFIG_DIR: config, ROSTER_DATA_DIR: data };
+    const missing = cli(['tokens', 'list'], env);
+    expect(missing.exitCode).toBe(1);
+    expect(String(missing.stderr)).toContain(`no Roster data in ${data}`);
+
+    const { child } = await spawnServe(data, config);
+    const created = cli(
+      ['tokens', 'create', '--json', '--name', 'ci', '--scopes', 'users:read,media:read'],
+      env,
+    );
+    expect(created.exitCode).toBe(0);
+    const token = JSON.parse(String(created.stdout));
+    expect(Object.keys(token).sort()).toEqual(['branch', 'id', 'scopes', 'token']);
+    expect(token).toMatchObject({ branch: 'main', scopes: ['users:read', 'media:read'] });
+    expect(Buffer.from(token.token, 'base64').toString()).toMatch(new RegExp(`^${token.id}:`));
+
+    const list = JSON.parse(String(cli(['tokens', 'list', '-o', 'json'], env).stdout));
+    expect(list.map((t: { name: string }) => t.name)).toEqual(['admin', 'ci']);
+    expect(JSON.stringify(list)).not.toContain(token.token);
+
+    expect(cli(['tokens', 'create', '--scopes', 'users:admin'], env).exitCode).toBe(2);
+    expect(cli(['tokens', 'create', '--branch', 'nope'], env).exitCode).toBe(4);
+    expect(cli(['tokens', 'revoke', 'ffffffffffffffffffffffff'], env).exitCode).toBe(4);
+    expect(cli(['tokens', 'revoke', token.id], env).exitCode).toBe(0);
+    expect(cli(['tokens', 'revoke', token.id], env).exitCode).toBe(4);
+
+    expect(cli(['tenants', 'add', 'Acme.Example.com'], env).exitCode).toBe(0);
+    expect(cli(['tenants', 'add', 'acme.example.com'], env).exitCode).toBe(1);
+    expect(cli(['tenants', 'add', 'not a host'], env).exitCode).toBe(2);
+    const tenants = JSON.parse(String(cli(['tenants', 'list', '-o', 'json'], env).stdout));
+    expect(tenants.map((t: { host: string }) => t.host)).toEqual(['*', 'acme.example.com']);
+    expect(cli(['branches', 'add', 'sales', '--tenant', 'acme.example.com'], env).exitCode).toBe(0);
+    expect(cli(['branches', 'add', '../x'], env).exitCode).toBe(2);
+    const csv = String(
+      cli(['branches', 'list', '--tenant', 'acme.example.com', '-o', 'csv'], env).stdout,
+    );
+    expect(csv.split('\n')[0]).toBe('name,tenant,created');
+    expect(csv).toContain('sales,acme.example.com,');
+    child.kill('SIGTERM');
+    await child;
+  });
+});

@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { openDatabase } from '../../src/store/db.js';
+import { MIGRATIONS } from '../../src/store/migrations.js';
+import { openStore } from '../../src/store/store.js';
+import { bootstrap } from '../../src/store/tenancy.js';
+import { ftsExpression } from '../../src/store/users.repo.js';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'roster-db-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+test('every open sets WAL, synchronous=FULL and a busy timeout, also on reopen', () => {
+  const dir = tempDir();
+  for (let i = 0; i < 2; i++) {
+    const db = openDatabase(dir);
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.pragma('synchronous', { simple: true })).toBe(2);
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
+    db.close();
+  }
+});
+
+test('a database from a newer roster is refused with a clear message', () => {
+  const dir = tempDir();
+  const db = openDatabase(dir);
+  db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+  db.close();
+  expect(() => openDatabase(dir)).toThrow(/newer than this roster/);
+});
+
+test('bootstrap runs once: one tenant, one branch, one admin token', () => {
+  const dir = tempDir();
+  const store = openStore(dir);
+  expect(bootstrap(store)?.adminToken).toBeTruthy();
+  expect(bootstrap(store)).toBeUndefined();
+  expect(store.tenants.list().map((t) => t.host)).toEqual(['*']);
+  expect(store.tokens.list().map((t) => [t.name, t.scopes.length])).toEqual([['admin', 4]]);
+  store.close();
+});
+
+test('ftsExpression quotes every word as a prefix term and drops syntax', () => {
+  expect(ftsExpression('ann lee')).toBe('"ann"* "lee"*');
+  expect(ftsExpression('"a" OR b*')).toBe('"a"* "OR"* "b"*');
+  expect(ftsExpression('*** ()')).toBeNull();
+  expect(ftsExpression('Müller')).toBe('"Müller"*');
+});
