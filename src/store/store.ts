@@ -12,17 +12,29 @@ export interface Store {
   branches: ReturnType<typeof branchesRepo>;
   tokens: ReturnType<typeof tokensRepo>;
   users: ReturnType<typeof usersRepo>;
+  /**
+   * Changes whenever tenants, branches or tokens may have changed: through this connection, or
+   * by any other process committing to the database (`roster tokens revoke` while serving).
+   * Lets the server cache credentials without ever serving a revoked token.
+   */
+  credentialsVersion(): string;
   close(): void;
 }
 
 export function openStore(dataDir: string): Store {
   const db = openDatabase(dataDir);
+  let localWrites = 0;
+  const onWrite = () => {
+    localWrites++;
+  };
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
   return {
     db,
     dataDir,
-    tenants: tenantsRepo(db),
-    branches: branchesRepo(db),
-    tokens: tokensRepo(db),
+    tenants: tenantsRepo(db, onWrite),
+    branches: branchesRepo(db, onWrite),
+    tokens: tokensRepo(db, onWrite),
+    credentialsVersion: () => `${dataVersion.get()}:${localWrites}`,
     users: usersRepo(db),
     close: () => db.close(),
   };

@@ -27,7 +27,7 @@ const branchOf = (r: BranchRow): Branch => ({
   createdAt: r.created_at,
 });
 
-export function tenantsRepo(db: Db) {
+export function tenantsRepo(db: Db, onWrite: () => void = () => {}) {
   const byHost = db.prepare<[string], TenantRow>('SELECT * FROM tenants WHERE host = ?');
   const all = db.prepare<[], TenantRow>('SELECT * FROM tenants ORDER BY id');
   const insert = db.prepare<[string, string]>(
@@ -47,6 +47,7 @@ export function tenantsRepo(db: Db) {
     add(host: string): Tenant {
       try {
         const id = insert.run(host, new Date().toISOString()).lastInsertRowid;
+        onWrite();
         return { id: Number(id), host, createdAt: new Date().toISOString() };
       } catch (err) {
         rethrowUnique(err);
@@ -55,7 +56,7 @@ export function tenantsRepo(db: Db) {
   };
 }
 
-export function branchesRepo(db: Db) {
+export function branchesRepo(db: Db, onWrite: () => void = () => {}) {
   const byName = db.prepare<[number, string], BranchRow>(
     'SELECT * FROM branches WHERE tenant_id = ? AND name = ?',
   );
@@ -80,6 +81,7 @@ export function branchesRepo(db: Db) {
       const createdAt = new Date().toISOString();
       try {
         const id = insert.run(tenantId, name, createdAt).lastInsertRowid;
+        onWrite();
         return { id: Number(id), tenantId, name, createdAt };
       } catch (err) {
         rethrowUnique(err);

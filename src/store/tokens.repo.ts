@@ -49,7 +49,7 @@ export function parseTokenString(token: string): { id: string; secret: string } 
   return { id, secret };
 }
 
-export function tokensRepo(db: Db) {
+export function tokensRepo(db: Db, onWrite: () => void = () => {}) {
   const byId = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE id = ?');
   const all = db.prepare<[], TokenRow & { branch: string; host: string }>(
     `SELECT tokens.*, branches.name AS branch, tenants.host AS host FROM tokens
@@ -71,6 +71,7 @@ export function tokensRepo(db: Db) {
       const secret = randomBytes(32).toString('base64url');
       const createdAt = new Date().toISOString();
       insert.run({ id, branchId, name, scopes: scopes.join(','), hash: sha256(secret), createdAt });
+      onWrite();
       const token = { id, branchId, name, scopes, createdAt, revokedAt: null };
       return { token, secret: Buffer.from(`${id}:${secret}`).toString('base64') };
     },
@@ -83,6 +84,10 @@ export function tokensRepo(db: Db) {
     },
     list: () => all.all().map((r) => ({ ...tokenOf(r), branch: r.branch, tenant: r.host })),
     /** Revokes a token; false when no live token has that id. */
-    revoke: (id: string): boolean => revoke.run(new Date().toISOString(), id).changes > 0,
+    revoke(id: string): boolean {
+      const revoked = revoke.run(new Date().toISOString(), id).changes > 0;
+      onWrite();
+      return revoked;
+    },
   };
 }

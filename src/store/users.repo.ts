@@ -10,6 +10,7 @@ import type {
 } from '../contract/user.js';
 import type { Db } from './db.js';
 import { rethrowUnique } from './errors.js';
+import { OBJECT_ID } from './ids.js';
 
 /** The columns a write may set, by name; the service decides the values. */
 export interface UserColumns {
@@ -131,7 +132,11 @@ export function usersRepo(db: Db) {
   return {
     /** A live user of the branch by id, else by externalId. */
     find(branchId: number, key: string): UserRow | undefined {
-      return byId.get(branchId, key) ?? byExternalId.get(branchId, key);
+      // Only an objectId-shaped key can be an id; an externalId may look like one too.
+      return (
+        (OBJECT_ID.test(key) ? byId.get(branchId, key) : undefined) ??
+        byExternalId.get(branchId, key)
+      );
     },
     insert(row: Omit<UserRow, 'rowid'>): UserRow {
       const cols = Object.keys(row);

@@ -1,0 +1,90 @@
+// Shared bench helpers: spawn `roster serve`, a keep-alive load generator, figures.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+
+export const ROOT = new URL('..', import.meta.url).pathname;
+export const BIN = join(ROOT, 'bin', 'roster.js');
+
+export const tempDir = (prefix) => mkdtempSync(join(tmpdir(), prefix));
+
+/** Starts a node script and waits until it prints a line matching `ready` on stderr/stdout. */
+export function spawnUntil(args, ready, env = {}) {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (chunk) => {
+      out += chunk;
+      const m = ready.exec(out);
+      if (m) resolve({ child, match: m });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${out}`)));
+  });
+}
+
+/** `roster serve` on a data dir; resolves with its origin, its admin token and a stop(). */
+export async function serve(dataDir, configDir = tempDir('roster-bench-config-'), extra = []) {
+  const { child, match } = await spawnUntil(
+    [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), BIN, 'serve', '--port', '0', '--data', dataDir, ...extra],
+    /listening on (http:\/\/\S+)\/api/,
+    { ROSTER_CONFIG_DIR: configDir },
+  );
+  const profile = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.local;
+  return { child, origin: match[1], token: profile.token, pid: child.pid, stop: () => stop(child) };
+}
+
+export function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+
+/**
+ * Closed-loop keep-alive load: `connections` loops each sending the next request as soon as the
+ * previous answered, for `durationMs`. `request(i)` returns undici request options.
+ */
+export async function load({ origin, connections, durationMs, request, expectStatus = 200 }) {
+  const pool = new Pool(origin, { connections, pipelining: 1 });
+  const latencies = [];
+  let errors = 0;
+  let n = 0;
+  const end = performance.now() + durationMs;
+  const loop = async () => {
+    while (performance.now() < end) {
+      const i = n++;
+      const t0 = performance.now();
+      try {
+        const res = await pool.request(request(i));
+        await res.body.dump();
+        if (res.statusCode !== expectStatus) errors++;
+      } catch {
+        errors++;
+      }
+      latencies.push(performance.now() - t0);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: connections }, loop));
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    rps: latencies.length / seconds,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    errors,
+  };
+}
+
+export const fmt = (n, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
+export const line = (label, value) => console.log(`  ${label.padEnd(52)} ${value}`);
+export const heading = (title) => console.log(`\n${title}`);

@@ -1,0 +1,12 @@
+// `npm run bench`: every benchmark in turn. Figures and ratios against baselines measured in the
+// same run; nothing here passes or fails.
+import { existsSync } from 'node:fs';
+
+const benches = ['./users.bench.mjs', './startup.bench.mjs', './media.bench.mjs', './import.bench.mjs'];
+const only = process.argv.slice(2);
+for (const path of benches) {
+  if (only.length > 0 && !only.some((o) => path.includes(o))) continue;
+  if (!existsSync(new URL(path, import.meta.url))) continue;
+  const mod = await import(path);
+  if (typeof mod.run === 'function') await mod.run();
+}
