@@ -34,6 +34,13 @@ export interface RunningApp {
 export function createApp({ store, config, log = () => {} }: AppDeps) {
   const app = new Koa<AppState>();
   let draining = false;
+  // Koa's default prints to the console; errors it sees after a response began (a client that
+  // vanished mid-request, a malformed request line) go to our log, and only real ones.
+  app.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'ECONNRESET' || err.code?.startsWith('HPE_') || err.message === 'aborted')
+      return;
+    log(`error: ${err.stack ?? err.message}`);
+  });
 
   app.use(async (ctx, next) => {
     const started = performance.now();

@@ -39,7 +39,17 @@ export function errorMiddleware(log: (line: string) => void): Middleware {
 
 function asAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  const e = err as { status?: number; expose?: boolean; message?: string; type?: string };
+  const e = err as {
+    status?: number;
+    expose?: boolean;
+    message?: string;
+    type?: string;
+    code?: string;
+  };
+  // The client went away mid-request: nobody reads the answer, and it is not our failure.
+  if (e?.code === 'ECONNRESET' || e?.message === 'aborted') {
+    return new AppError('validation', 'the client aborted the request');
+  }
   // Errors Koa and Node raise themselves (client aborts, malformed URLs).
   if (e?.status === 400 || e?.type === 'entity.parse.failed') {
     return new AppError('validation', e.expose && e.message ? e.message : 'malformed request');

@@ -1,0 +1,68 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startServer, type TestServer, V3 } from '../../helpers/server.js';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startServer();
+});
+afterAll(() => s.close());
+
+/** Raw bytes on a socket: for requests no well-behaved client library would send. */
+function raw(request: string, { end = true } = {}): Promise<string> {
+  const { port } = new URL(s.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    let data = '';
+    socket.on('data', (c) => {
+      data += c;
+    });
+    socket.on('end', () => resolve(data));
+    socket.on('close', () => resolve(data));
+    socket.on('error', reject);
+    socket.write(request);
+    if (end) socket.end();
+    else setTimeout(() => socket.destroy(), 100);
+  });
+}
+
+test('malformed percent-encoding in the path is a 400 or 404 envelope, not a 500', async () => {
+  for (const path of ['/api/users/%E0%A4%A', '/api/users/%ZZ', `/api/users/${'a'.repeat(4000)}`]) {
+    const r = await s.req('GET', path);
+    expect([400, 404], path).toContain(r.status);
+    expect(r.json.identifier, path).toBeGreaterThanOrEqual(40000);
+  }
+});
+
+test('a body cut short by the client leaves nothing behind and does not crash the server', async () => {
+  const body = JSON.stringify({ email: 'cut@example.com', externalId: 'cut' });
+  await raw(
+    `POST /api/users HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${s.adminToken}\r\nContent-Type: ${V3}\r\nContent-Length: ${body.length + 50}\r\n\r\n${body}`,
+    { end: false },
+  );
+  await new Promise((r) => setTimeout(r, 100));
+  expect((await s.req('GET', '/api/users/cut')).status).toBe(404);
+  expect((await s.req('GET', '/api/users')).status).toBe(200);
+  expect(s.logs.filter((l) => l.startsWith('error'))).toEqual([]);
+});
+
+test('a lying Content-Length larger than the limit is refused before reading', async () => {
+  const answer = await raw(
+    `POST /api/users HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${s.adminToken}\r\nContent-Type: ${V3}\r\nContent-Length: 999999999\r\nConnection: close\r\n\r\n{}`,
+  );
+  expect(answer).toMatch(/^HTTP\/1.1 413/);
+  expect(answer).toContain('"identifier":41300');
+});
+
+test('deeply nested or huge-number JSON is a validation error', async () => {
+  const nested = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+  for (const body of [
+    nested,
+    '{"email": 1e999}',
+    '{"email":"a@example.com","profile":{"firstName":"\\ud800"}}',
+  ]) {
+    const r = await s.req('POST', '/api/users', { headers: { 'content-type': V3 }, body });
+    expect([400, 201], body.slice(0, 20)).toContain(r.status);
+    expect(r.status === 500).toBe(false);
+  }
+});
