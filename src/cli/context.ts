@@ -1,8 +1,10 @@
 /**
  * What commands get from the outside world, made once and passed down, so tests can run a
- * command with fake streams and environment.
+ * command with fake streams, environment, API client and prompter.
  */
 import type { Writable } from 'node:stream';
+import type { ApiClient, ApiClientOptions } from '../client/index.js';
+import type { Prompter } from './prompt.js';
 
 export interface IO {
   stdout: Writable;
@@ -11,26 +13,59 @@ export interface IO {
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
   stdinIsTTY: boolean;
-  /** Colours on stderr/stdout: only on a TTY and never with NO_COLOR or --no-color. */
+  /** Colours on stdout: only on a TTY and never with NO_COLOR or --no-color. */
   color: boolean;
+  /** The same for stderr (notices, errors, spinners). */
+  stderrColor?: boolean;
 }
 
 export interface Deps {
   io: IO;
   env: NodeJS.ProcessEnv;
+  /** Test seam: builds the API client from resolved settings (default: the undici client). */
+  connect?: (options: ApiClientOptions) => ApiClient | Promise<ApiClient>;
+  /** Test seam: answers prompts (default: @inquirer/prompts on stdin/stderr). */
+  prompter?: Prompter;
+  /** Run once the command ends, failed or not: closing pools, stopping spinners. */
+  cleanups?: (() => unknown)[];
 }
+
+/** The program's global options, as commander hands them to every command. */
+export interface GlobalOptions {
+  output?: string;
+  profile?: string;
+  baseUrl?: string;
+  region?: string;
+  verbose?: boolean;
+  color?: boolean;
+  yes?: boolean;
+}
+
+/** NO_COLOR counts when set to anything but the empty string (no-color.org). */
+export const noColorEnv = (env: NodeJS.ProcessEnv) => Boolean(env.NO_COLOR);
 
 export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
   const stdoutIsTTY = Boolean(process.stdout.isTTY);
+  const stderrIsTTY = Boolean(process.stderr.isTTY);
   return {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
     stdoutIsTTY,
-    stderrIsTTY: Boolean(process.stderr.isTTY),
+    stderrIsTTY,
     stdinIsTTY: Boolean(process.stdin.isTTY),
-    color: stdoutIsTTY && env.NO_COLOR === undefined,
+    color: stdoutIsTTY && !noColorEnv(env),
+    stderrColor: stderrIsTTY && !noColorEnv(env),
   };
+}
+
+/** Whether we may ask the person at the terminal (prompts read stdin and draw on stderr). */
+export const interactive = (io: IO) => io.stdinIsTTY && io.stderrIsTTY;
+
+/** Registers work to do when the command ends. */
+export function onCleanup(deps: Deps, fn: () => unknown) {
+  deps.cleanups ??= [];
+  deps.cleanups.push(fn);
 }
 
 /** A line on stderr: progress, notices, hints — never data. */

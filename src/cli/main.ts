@@ -2,23 +2,33 @@
  * Builds the program and runs it. The only place that turns errors into exit codes and
  * one-line messages; commands throw, they never exit.
  */
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { type Deps, note, processIO } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { FORMATS } from './output/render.js';
+import { paintErr } from './output/style.js';
+import { isPromptExit } from './prompt.js';
+import { version } from './version.js';
 
+/** Each module exports `register(program, deps)`; modules keep heavy imports inside actions. */
 const COMMANDS = [
   () => import('./commands/serve.js'),
   () => import('./commands/tokens.js'),
   () => import('./commands/tenants.js'),
   () => import('./commands/branches.js'),
+  () => import('./commands/login.js'),
+  () => import('./commands/logout.js'),
+  () => import('./commands/profiles.js'),
+  () => import('./commands/users/index.js'),
+  () => import('./commands/check.js'),
+  () => import('./commands/completion.js'),
 ];
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-  return pkg.version as string;
-}
+const EXIT_HELP = `
+Exit codes: 0 ok · 1 error · 2 usage · 3 auth (401/403, not logged in) · 4 not found ·
+5 partial failure (some ids/rows failed) · 130 interrupted.
+Environment: ROSTER_BASE_URL, ROSTER_TOKEN, ROSTER_PROFILE, ROSTER_VENDOR, ROSTER_CONFIG_DIR,
+ROSTER_DATA_DIR, NO_COLOR.`;
 
 export async function buildProgram(deps: Deps): Promise<Command> {
   const program = new Command('roster')
@@ -34,10 +44,13 @@ export async function buildProgram(deps: Deps): Promise<Command> {
     )
     .option('--profile <name>', 'CLI profile to use (default: $ROSTER_PROFILE or the current one)')
     .option('--base-url <url>', 'service base URL ending in /api (default: from the profile)')
-    .option('--region <region>', "'de' uses the profile's German base URL")
+    .addOption(
+      new Option('--region <region>', "'de' uses the profile's German base URL").choices(['de']),
+    )
     .option('--verbose', 'trace HTTP requests on stderr (token redacted), stacks on errors')
     .option('--no-color', 'no colours (also: NO_COLOR)')
     .option('-y, --yes', 'answer yes to confirmations (needed when not on a terminal)')
+    .addHelpText('after', EXIT_HELP)
     .showHelpAfterError('(run with --help for usage)')
     .showSuggestionAfterError()
     .exitOverride()
@@ -45,45 +58,99 @@ export async function buildProgram(deps: Deps): Promise<Command> {
       writeOut: (s) => deps.io.stdout.write(s),
       writeErr: (s) => deps.io.stderr.write(s),
     });
-  for (const load of COMMANDS) (await load()).register(program, deps);
-  for (const cmd of program.commands) cmd.exitOverride();
+  for (const load of COMMANDS) await (await load()).register(program, deps);
+  const override = (cmd: Command) => {
+    cmd.exitOverride();
+    cmd.commands.forEach(override);
+  };
+  override(program);
   program.hook('preAction', (_cmd, action) => {
-    if (action.optsWithGlobals().color === false) deps.io.color = false;
+    if (action.optsWithGlobals().color === false) {
+      deps.io.color = false;
+      deps.io.stderrColor = false;
+    }
   });
   return program;
 }
 
 /** The exit code of a failure, and prints what the user needs to read. */
-export function reportError(err: unknown, deps: Deps, verbose: boolean): ExitCode {
+export async function reportError(err: unknown, deps: Deps, verbose: boolean): Promise<ExitCode> {
+  const { io } = deps;
+  const error = (message: string) => note(io, `${paintErr(io, 'red', 'error:')} ${message}`);
   if (err instanceof CommanderError) {
-    if (
-      err.code === 'commander.helpDisplayed' ||
-      err.code === 'commander.version' ||
-      err.code === 'commander.help'
-    ) {
-      return EXIT.ok;
-    }
-    return EXIT.usage; // commander has already printed the message and the hint
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
+    // Anything else (unknown option or command, missing argument or subcommand, bad choice):
+    // commander has already printed the message and the hint.
+    return EXIT.usage;
   }
   if (err instanceof CliError) {
-    note(deps.io, `error: ${err.message}`);
+    error(err.message);
     return err.exitCode;
   }
+  if (isPromptExit(err)) {
+    note(io, 'interrupted');
+    return EXIT.interrupted;
+  }
+  // The client's errors carry their own actionable message; the status picks the code.
+  const { ApiError, ClientError } = await import('../client/errors.js');
+  if (err instanceof ApiError) {
+    error(err.message);
+    if (err.status === 401 || err.status === 403) return EXIT.auth;
+    return err.status === 404 ? EXIT.notFound : EXIT.error;
+  }
+  if (err instanceof ClientError) {
+    error(err.message);
+    if (verbose && err.cause instanceof Error) note(io, `cause: ${err.cause.stack}`);
+    return EXIT.error;
+  }
   const e = err as Error;
-  note(deps.io, `error: ${e?.message ?? String(err)}`);
-  if (verbose && e?.stack) note(deps.io, e.stack);
-  else note(deps.io, '(run with --verbose for details)');
+  error(e?.message ?? String(err));
+  if (verbose && e?.stack) note(io, e.stack);
+  else note(io, '(run with --verbose for details)');
   return EXIT.error;
+}
+
+async function runCleanups(deps: Deps) {
+  const cleanups = deps.cleanups?.splice(0) ?? [];
+  for (const fn of cleanups.reverse()) {
+    try {
+      await fn();
+    } catch {
+      // Closing a pool or a spinner must not hide the command's own outcome.
+    }
+  }
 }
 
 export async function main(argv: string[], deps: Deps = { io: processIO(), env: process.env }) {
   const verbose = argv.includes('--verbose');
+  // Ctrl-C ends the command at once with 130, unless the command listens for SIGINT itself
+  // (serve drains in-flight requests); a second Ctrl-C then forces the exit.
+  const onSigint = () => {
+    if (process.listenerCount('SIGINT') > 1) return;
+    for (const fn of deps.cleanups ?? []) {
+      try {
+        fn();
+      } catch {}
+    }
+    note(deps.io, 'interrupted');
+    process.exit(EXIT.interrupted);
+  };
+  // `roster users list | head -1`: a closed pipe ends the output, not with a stack trace.
+  const onStdoutError = (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+    throw err;
+  };
+  process.on('SIGINT', onSigint);
+  deps.io.stdout.on('error', onStdoutError);
   let code: ExitCode = EXIT.ok;
   try {
     const program = await buildProgram(deps);
     await program.parseAsync(argv);
   } catch (err) {
-    code = reportError(err, deps, verbose);
+    code = await reportError(err, deps, verbose);
+  } finally {
+    await runCleanups(deps);
+    process.off('SIGINT', onSigint);
   }
   process.exitCode = code;
   return code;

@@ -42,3 +42,10 @@ export function parsePositiveInt(value: string): number {
   }
   return Number(value);
 }
+
+export function parseNonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value)) {
+    throw new InvalidArgumentError(`expected a whole number of at least 0, got '${value}'`);
+  }
+  return Number(value);
+}

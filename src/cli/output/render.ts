@@ -1,9 +1,12 @@
 /**
  * Data on stdout in the chosen format: a table for people (on a TTY), JSON/NDJSON/CSV for
- * programs. JSON is the default when stdout is not a terminal.
+ * programs. JSON is the default when stdout is not a terminal. Lists stream row by row (except
+ * tables, which need every row to size their columns).
  */
+import { once } from 'node:events';
 import type { IO } from '../context.js';
 import { usageError } from '../errors.js';
+import { leaves, pathColumns, pickPaths } from './fields.js';
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -11,6 +14,13 @@ export type Format = (typeof FORMATS)[number];
 export interface Column<T> {
   header: string;
   value: (row: T) => unknown;
+}
+
+/** How rows of one kind print: columns for table/CSV, an object for JSON/NDJSON. */
+export interface View<T> {
+  format: Format;
+  columns: Column<T>[];
+  json: (row: T) => unknown;
 }
 
 export function resolveFormat(flag: string | undefined, io: IO): Format {
@@ -21,8 +31,73 @@ export function resolveFormat(flag: string | undefined, io: IO): Format {
   return flag as Format;
 }
 
+/** The view for `--fields` (one column / JSON key per path), else the defaults. */
+export function viewOf<T>(
+  format: Format,
+  columns: Column<T>[],
+  fields?: string[],
+  json: (row: T) => unknown = (row) => row,
+): View<T> {
+  if (!fields) return { format, columns, json };
+  return { format, columns: pathColumns(fields), json: (row) => pickPaths(json(row), fields) };
+}
+
 const cell = (v: unknown) =>
   v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+
+async function write(io: IO, text: string) {
+  if (!io.stdout.write(text)) await once(io.stdout, 'drain');
+}
+
+async function table(io: IO, head: string[], rows: unknown[][]) {
+  const { default: Table } = await import('cli-table3');
+  const t = new Table({ head, style: io.color ? {} : { head: [], border: [] } });
+  for (const row of rows) t.push(row.map(cell));
+  await write(io, `${t.toString()}\n`);
+}
+
+export interface ListWriter<T> {
+  write(row: T): Promise<void>;
+  /** Finishes the output (the closing bracket, or the whole table); returns the row count. */
+  end(): Promise<number>;
+}
+
+/** Writes rows as they come: for lists that follow every page (`--all`). */
+export async function listWriter<T>(io: IO, view: View<T>): Promise<ListWriter<T>> {
+  const { format, columns, json } = view;
+  const buffered: T[] = [];
+  let count = 0;
+  const stringify = format === 'csv' ? (await import('csv-stringify/sync')).stringify : () => '';
+  const csvRow = (values: unknown[]) => stringify([values.map(cell)]);
+  return {
+    async write(row) {
+      count++;
+      if (format === 'json') {
+        const item = JSON.stringify(json(row), null, 2).replace(/\n/g, '\n  ');
+        await write(io, `${count === 1 ? '[\n' : ',\n'}  ${item}`);
+      } else if (format === 'ndjson') {
+        await write(io, `${JSON.stringify(json(row))}\n`);
+      } else if (format === 'csv') {
+        if (count === 1) await write(io, csvRow(columns.map((c) => c.header)));
+        await write(io, csvRow(columns.map((c) => c.value(row))));
+      } else {
+        buffered.push(row);
+      }
+    },
+    async end() {
+      if (format === 'json') await write(io, count === 0 ? '[]\n' : '\n]\n');
+      if (format === 'csv' && count === 0) await write(io, csvRow(columns.map((c) => c.header)));
+      if (format === 'table') {
+        await table(
+          io,
+          columns.map((c) => c.header),
+          buffered.map((r) => columns.map((c) => c.value(r))),
+        );
+      }
+      return count;
+    },
+  };
+}
 
 /** Renders a list; `json` gives each row's machine shape (default: the row itself). */
 export async function renderList<T>(
@@ -32,27 +107,9 @@ export async function renderList<T>(
   columns: Column<T>[],
   json: (row: T) => unknown = (row) => row,
 ): Promise<void> {
-  if (format === 'json') {
-    io.stdout.write(`${JSON.stringify(rows.map(json), null, 2)}\n`);
-  } else if (format === 'ndjson') {
-    for (const row of rows) io.stdout.write(`${JSON.stringify(json(row))}\n`);
-  } else if (format === 'csv') {
-    const { stringify } = await import('csv-stringify/sync');
-    io.stdout.write(
-      stringify([
-        columns.map((c) => c.header),
-        ...rows.map((r) => columns.map((c) => cell(c.value(r)))),
-      ]),
-    );
-  } else {
-    const { default: Table } = await import('cli-table3');
-    const table = new Table({
-      head: columns.map((c) => c.header),
-      style: io.color ? {} : { head: [], border: [] },
-    });
-    for (const row of rows) table.push(columns.map((c) => cell(c.value(row))));
-    io.stdout.write(`${table.toString()}\n`);
-  }
+  const out = await listWriter(io, { format, columns, json });
+  for (const row of rows) await out.write(row);
+  await out.end();
 }
 
 /** Renders one object: JSON unless a table was asked for (then one row). */
@@ -63,6 +120,18 @@ export async function renderOne<T>(
   columns: Column<T>[],
   json = (r: T): unknown => r,
 ) {
-  if (format === 'json') io.stdout.write(`${JSON.stringify(json(row), null, 2)}\n`);
+  if (format === 'json') await write(io, `${JSON.stringify(json(row), null, 2)}\n`);
   else await renderList(io, format, [row], columns, json);
+}
+
+/**
+ * Renders one record: as a two-column field/value table on a terminal (a user has too many
+ * fields for one row), else like `renderOne` with the view's JSON shape or columns.
+ */
+export async function renderRecord<T>(io: IO, view: View<T>, row: T) {
+  if (view.format !== 'table') {
+    await renderOne(io, view.format, row, view.columns, view.json);
+    return;
+  }
+  await table(io, ['field', 'value'], leaves(view.json(row)));
 }

@@ -1,0 +1,161 @@
+/**
+ * The API client a command talks through, built from flags, environment and the config file:
+ *
+ *   base URL: --base-url > --region de (the profile's German URL) > --profile's > ROSTER_BASE_URL
+ *             > the profile (ROSTER_PROFILE, else the current one)
+ *   token:    --profile's > ROSTER_TOKEN > the profile
+ *   vendor:   ROSTER_VENDOR > the profile's > `service`
+ *
+ * The config file is opened only when a profile is needed, so a CI job with ROSTER_BASE_URL and
+ * ROSTER_TOKEN never reads it. undici (and conf) load here, on first use, not at start-up.
+ */
+import type { ApiClient, RetryInfo } from '../client/index.js';
+import type { Config, Profile } from './config.js';
+import { type Deps, type GlobalOptions, note, onCleanup } from './context.js';
+import { CliError, EXIT, usageError } from './errors.js';
+import { paintErr } from './output/style.js';
+import { version } from './version.js';
+
+export interface ClientSettings {
+  baseUrl: string;
+  token: string;
+  vendor?: string;
+  /** The profile that supplied something, if any. */
+  profile?: string;
+  /** Where the base URL and token came from, for --verbose and error messages. */
+  sources: { baseUrl: string; token: string };
+}
+
+type Source = { value: string; from: string };
+
+function checkUrl({ value, from }: Source): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {}
+  if (!url || !/^https?:$/.test(url.protocol)) {
+    throw usageError(
+      `the base URL '${value}' (${from}) is not an http(s) URL; it looks like https://tenant.example.com/api`,
+    );
+  }
+  return value;
+}
+
+const loginHint = (profile?: string) =>
+  `run \`roster login${profile && profile !== 'default' ? ` --profile ${profile}` : ''}\``;
+
+/** Resolves where to connect and with which token; throws exit 3 when not logged in. */
+export async function resolveSettings(
+  globals: GlobalOptions,
+  env: NodeJS.ProcessEnv,
+  openConfig: () => Promise<Config> = async () => (await import('./config.js')).openConfig(env),
+): Promise<ClientSettings> {
+  const explicit = globals.profile ?? env.ROSTER_PROFILE;
+  const needProfile =
+    explicit !== undefined ||
+    globals.region !== undefined ||
+    !(globals.baseUrl ?? env.ROSTER_BASE_URL) ||
+    !env.ROSTER_TOKEN;
+
+  let config: Config | undefined;
+  let name: string | undefined;
+  let profile: Profile | undefined;
+  if (needProfile) {
+    config = await openConfig();
+    name = explicit ?? config.currentProfile();
+    profile = config.profile(name);
+    if (explicit !== undefined && !profile) {
+      const known = Object.keys(config.profiles());
+      throw new CliError(
+        `no profile '${name}' in ${config.path} (${known.length ? `profiles: ${known.join(', ')}` : 'no profiles yet'}); ${loginHint(name)}`,
+        EXIT.auth,
+      );
+    }
+  }
+  const fromProfile = (value: string | undefined): Source | undefined =>
+    value ? { value, from: `profile '${name}'` } : undefined;
+  const flagProfile = globals.profile !== undefined;
+
+  let regional: Source | undefined;
+  if (globals.region === 'de') {
+    regional = fromProfile(profile?.baseUrlDe);
+    if (!regional) {
+      throw usageError(
+        `--region de: profile '${name}' has no German base URL; add one with \`roster login --profile ${name} --base-url-de <url>\``,
+      );
+    }
+  }
+  const baseUrl =
+    (globals.baseUrl ? { value: globals.baseUrl, from: '--base-url' } : undefined) ??
+    regional ??
+    (flagProfile ? fromProfile(profile?.baseUrl) : undefined) ??
+    (env.ROSTER_BASE_URL ? { value: env.ROSTER_BASE_URL, from: 'ROSTER_BASE_URL' } : undefined) ??
+    fromProfile(profile?.baseUrl);
+  const token =
+    (flagProfile ? fromProfile(profile?.token) : undefined) ??
+    (env.ROSTER_TOKEN ? { value: env.ROSTER_TOKEN, from: 'ROSTER_TOKEN' } : undefined) ??
+    fromProfile(profile?.token);
+
+  const where = config ? ` (profile '${name}' in ${config.path})` : '';
+  if (!baseUrl) {
+    throw new CliError(
+      `no service base URL${where}: ${loginHint(name)}, or pass --base-url / set ROSTER_BASE_URL`,
+      EXIT.auth,
+    );
+  }
+  if (!token) {
+    throw new CliError(`no API token${where}: ${loginHint(name)}, or set ROSTER_TOKEN`, EXIT.auth);
+  }
+  const usedProfile = [baseUrl.from, token.from].some((f) => f.startsWith('profile'))
+    ? name
+    : explicit;
+  return {
+    baseUrl: checkUrl(baseUrl),
+    token: token.value,
+    vendor: env.ROSTER_VENDOR || (usedProfile ? profile?.vendor : undefined),
+    profile: usedProfile,
+    sources: { baseUrl: baseUrl.from, token: token.from },
+  };
+}
+
+export function retryNotice(info: RetryInfo): string {
+  const seconds = (info.delayMs / 1000).toFixed(1);
+  return `retrying ${info.method} ${info.url} in ${seconds} s (${info.reason}; retry ${info.retry} of ${info.maxRetries})`;
+}
+
+/** Builds the client for explicit settings (login checks a token before saving it). */
+export async function clientFor(
+  settings: Pick<ClientSettings, 'baseUrl' | 'token' | 'vendor'>,
+  globals: GlobalOptions,
+  deps: Deps,
+): Promise<ApiClient> {
+  const { io } = deps;
+  const options = {
+    baseUrl: settings.baseUrl,
+    token: settings.token,
+    vendor: settings.vendor,
+    userAgent: `roster/${version()}`,
+    onTrace: globals.verbose ? (line: string) => note(io, paintErr(io, 'dim', line)) : undefined,
+    onRetry: (info: RetryInfo) => note(io, paintErr(io, 'yellow', retryNotice(info))),
+  };
+  const connect = deps.connect ?? (await import('../client/index.js')).createApiClient;
+  const client = await connect(options);
+  onCleanup(deps, () => client.close());
+  return client;
+}
+
+/** The client for this command's flags, environment and profile. */
+export async function apiClient(globals: GlobalOptions, deps: Deps): Promise<ApiClient> {
+  const settings = await resolveSettings(globals, deps.env);
+  if (globals.verbose) {
+    note(
+      deps.io,
+      paintErr(
+        deps.io,
+        'dim',
+        `using ${settings.baseUrl} (${settings.sources.baseUrl}), token from ${settings.sources.token} (redacted), vendor ${settings.vendor ?? 'service'}`,
+      ),
+    );
+  }
+  return clientFor(settings, globals, deps);
+}

@@ -1,0 +1,137 @@
+/**
+ * `roster login`: checks a base URL + token with one request and saves them as a profile.
+ * Asks for what is missing on a terminal; scripts pass flags (`--token -` reads stdin).
+ */
+import type { Command } from 'commander';
+import { type Deps, type GlobalOptions, interactive, note } from '../context.js';
+import { CliError, EXIT, usageError } from '../errors.js';
+import { withSpinner } from '../output/progress.js';
+import { prompterOf } from '../prompt.js';
+import { globalsOf } from './options.js';
+
+export const DEFAULT_LOGIN_PROFILE = 'default';
+
+export interface LoginOptions {
+  token?: string;
+  baseUrlDe?: string;
+  vendor?: string;
+  globals: GlobalOptions;
+}
+
+export function register(program: Command, deps: Deps, runFn = runLogin) {
+  program
+    .command('login')
+    .description('check an API token against the service and save it as a profile')
+    .option('--token <token>', "the API token ('-' reads it from stdin; default: ROSTER_TOKEN)")
+    .option('--base-url-de <url>', 'the German base URL of the same tenant (for --region de)')
+    .option('--vendor <word>', 'vendor word of the media types (default: asked from GET /api)')
+    .addHelpText(
+      'after',
+      `
+Takes --base-url and --profile (default profile: '${DEFAULT_LOGIN_PROFILE}') from the global options, e.g.
+  roster login --base-url https://acme.example.com/api --token "$TOKEN" --profile acme
+On a terminal it asks for a missing base URL or token. The saved profile becomes the current one.`,
+    )
+    .action((opts: Omit<LoginOptions, 'globals'>, cmd: Command) =>
+      runFn({ ...opts, globals: globalsOf(cmd) }, deps),
+    );
+}
+
+const normalizeUrl = (url: string, flag: string) => {
+  const trimmed = url.trim().replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]/i.test(trimmed)) {
+    throw usageError(`${flag}: '${url}' is not an http(s) URL, e.g. https://acme.example.com/api`);
+  }
+  return trimmed;
+};
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) text += chunk.toString();
+  return text.trim();
+}
+
+async function tokenOf(opts: LoginOptions, deps: Deps): Promise<string> {
+  if (opts.token === '-') return readAll(deps.io.stdin);
+  const token = opts.token ?? deps.env.ROSTER_TOKEN;
+  if (token) return token;
+  if (!interactive(deps.io)) {
+    throw usageError('--token is required when not on a terminal (or --token - to read stdin)');
+  }
+  return prompterOf(deps).password({ message: 'API token', required: true });
+}
+
+export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
+  const { openConfig } = await import('../config.js');
+  const config = openConfig(deps.env);
+  const name = opts.globals.profile ?? deps.env.ROSTER_PROFILE ?? DEFAULT_LOGIN_PROFILE;
+  const existing = config.profile(name);
+
+  let baseUrl = opts.globals.baseUrl ?? deps.env.ROSTER_BASE_URL ?? existing?.baseUrl;
+  if (!opts.globals.baseUrl && interactive(deps.io)) {
+    baseUrl = await prompterOf(deps).input({
+      message: 'Service base URL (ending in /api)',
+      default: baseUrl,
+      required: true,
+    });
+  }
+  if (!baseUrl) {
+    throw usageError(
+      '--base-url is required when not on a terminal, e.g. --base-url https://acme.example.com/api',
+    );
+  }
+  baseUrl = normalizeUrl(baseUrl, '--base-url');
+  const baseUrlDe = opts.baseUrlDe
+    ? normalizeUrl(opts.baseUrlDe, '--base-url-de')
+    : existing?.baseUrlDe;
+  const token = await tokenOf(opts, deps);
+  if (!token) throw usageError('the token is empty');
+
+  const { clientFor } = await import('../client.js');
+  const { ApiError, NetworkError } = await import('../../client/errors.js');
+  let vendor = opts.vendor ?? existing?.vendor;
+  const client = await clientFor({ baseUrl, token, vendor }, opts.globals, deps);
+  await withSpinner(deps, `checking the token with ${baseUrl}`, async () => {
+    if (!vendor) {
+      // The service names its vendor word in GET /api; a deployment without it keeps the default.
+      try {
+        const about = await client.http.json<{ vendor?: unknown }>({ method: 'GET', url: '' });
+        if (typeof about.data?.vendor === 'string' && about.data.vendor !== 'service') {
+          vendor = about.data.vendor;
+        }
+      } catch (err) {
+        if (err instanceof NetworkError) throw err;
+      }
+    }
+    const checked = vendor
+      ? await clientFor({ baseUrl, token, vendor }, opts.globals, deps)
+      : client;
+    try {
+      await checked.listUsers({ limit: 1 });
+    } catch (err) {
+      // 403: the token is genuine but may not read users (a media-only token): still usable.
+      if (!(err instanceof ApiError && err.status === 403)) throw err;
+      note(deps.io, `note: the token may not list users (${err.serverMessage})`);
+    }
+  }).catch((err: unknown) => {
+    if (err instanceof ApiError && err.status === 401) {
+      throw new CliError(
+        `the service rejected the token, nothing was saved: ${err.serverMessage} (${baseUrl})`,
+        EXIT.auth,
+      );
+    }
+    throw err;
+  });
+
+  config.setProfile(name, {
+    baseUrl,
+    token,
+    ...(baseUrlDe ? { baseUrlDe } : {}),
+    ...(vendor && vendor !== 'service' ? { vendor } : {}),
+  });
+  config.useProfile(name);
+  note(
+    deps.io,
+    `logged in to ${baseUrl}; saved as profile '${name}' (now current) in ${config.path}`,
+  );
+}

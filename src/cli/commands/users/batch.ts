@@ -1,0 +1,80 @@
+/**
+ * Verbs over several ids (activate, deactivate, remove): each id is tried in turn and reported
+ * on its own. A rejected token or a lost connection stops the run (every other id would fail
+ * the same way); a missing user or a conflict is that id's failure only.
+ *
+ * Exit: 0 all done · 5 some failed · 4 none done, all not found · 1 none done otherwise ·
+ * 3 the token was rejected (the remaining ids were not tried).
+ */
+import type { Deps, GlobalOptions } from '../../context.js';
+import { note } from '../../context.js';
+import { CliError, EXIT } from '../../errors.js';
+import { renderList, resolveFormat } from '../../output/render.js';
+import { paintErr } from '../../output/style.js';
+
+export interface BatchRow {
+  /** The id or externalId as given. */
+  id: string;
+  ok: boolean;
+  /** The user's status afterwards, when known. */
+  status?: string;
+  error?: string;
+}
+
+export const BATCH_EXIT_HELP = `
+Several ids are processed one by one; each gets a result row (JSON: {id, ok, status, error}).
+Exit codes: 0 all done, 5 some failed, 4 none done because none was found, 1 none done for
+other reasons, 3 the token was rejected (remaining ids are not tried).`;
+
+export async function runBatch(
+  ids: string[],
+  action: (id: string) => Promise<string>,
+  verb: string,
+  globals: GlobalOptions,
+  deps: Deps,
+): Promise<void> {
+  const { io } = deps;
+  const format = resolveFormat(globals.output, io);
+  const { ApiError } = await import('../../../client/errors.js');
+  const rows: BatchRow[] = [];
+  const notFound: string[] = [];
+  let stop: unknown;
+  for (const id of [...new Set(ids)]) {
+    try {
+      rows.push({ id, ok: true, status: await action(id) });
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status === 401 || err.status === 403) {
+        stop = err;
+        break;
+      }
+      if (err.status === 404) notFound.push(id);
+      rows.push({ id, ok: false, error: err.serverMessage });
+      if (format !== 'table')
+        note(io, `${paintErr(io, 'red', 'failed')} ${id}: ${err.serverMessage}`);
+    }
+  }
+  if (stop && rows.length === 0) throw stop;
+  await renderList(
+    io,
+    format,
+    rows,
+    [
+      { header: 'id', value: (r) => r.id },
+      { header: 'result', value: (r) => (r.ok ? verb : 'failed') },
+      { header: 'status', value: (r) => r.status },
+      { header: 'error', value: (r) => r.error },
+    ],
+    (r) => ({ id: r.id, ok: r.ok, status: r.status ?? null, error: r.error ?? null }),
+  );
+  if (stop) throw stop;
+
+  const done = rows.filter((r) => r.ok).length;
+  const failed = rows.length - done;
+  note(io, `${done} ${verb}, ${failed} failed`);
+  if (failed === 0) return;
+  if (done > 0) throw new CliError(`${failed} of ${rows.length} failed`, EXIT.partial);
+  if (notFound.length === rows.length) {
+    throw new CliError(`no user found for ${notFound.join(', ')}`, EXIT.notFound);
+  }
+  throw new CliError(`none of the ${rows.length} users could be ${verb}`);
+}

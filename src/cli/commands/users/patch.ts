@@ -1,0 +1,53 @@
+/**
+ * `--set key=value` / `--unset key` → a nested v3 body. Keys are dotted paths
+ * (`profile.position=CTO`); a bare profile field (`firstName`) means `profile.firstName` and
+ * `locale` means `config.locale`. Values are strings; `--unset` sends null (clears the field).
+ */
+import { PROFILE_FIELDS } from '../../../contract/user.js';
+import { usageError } from '../../errors.js';
+
+export type Body = Record<string, unknown>;
+
+export function resolveKey(key: string): string {
+  if ((PROFILE_FIELDS as readonly string[]).includes(key)) return `profile.${key}`;
+  if (key === 'locale') return 'config.locale';
+  return key;
+}
+
+function assign(body: Body, path: string, value: unknown, flag: string) {
+  const keys = path.split('.');
+  if (keys.some((k) => k === '')) throw usageError(`${flag}: '${path}' is not a field path`);
+  let target = body;
+  for (const [i, key] of keys.slice(0, -1).entries()) {
+    const next = target[key];
+    if (next === undefined) target[key] = {};
+    else if (next === null || typeof next !== 'object') {
+      throw usageError(`${flag}: '${path}' conflicts with '${keys.slice(0, i + 1).join('.')}'`);
+    }
+    target = target[key] as Body;
+  }
+  const last = keys.at(-1)!;
+  if (target[last] !== null && typeof target[last] === 'object') {
+    throw usageError(`${flag}: '${path}' conflicts with the fields under it`);
+  }
+  target[last] = value;
+}
+
+/** Merges `--set`/`--unset` into `body` (which may hold values from other flags). */
+export function applySets(body: Body, sets: string[] = [], unsets: string[] = []): Body {
+  const seen = new Set<string>();
+  for (const pair of sets) {
+    const at = pair.indexOf('=');
+    if (at <= 0)
+      throw usageError(`--set expects key=value, e.g. profile.position=CTO; got '${pair}'`);
+    const key = resolveKey(pair.slice(0, at).trim());
+    seen.add(key);
+    assign(body, key, pair.slice(at + 1), '--set');
+  }
+  for (const raw of unsets) {
+    const key = resolveKey(raw.trim());
+    if (seen.has(key)) throw usageError(`--unset ${raw}: the same field is also given to --set`);
+    assign(body, key, null, '--unset');
+  }
+  return body;
+}

@@ -1,0 +1,44 @@
+/** activate and deactivate: the same PUT of `status` over several ids. */
+import type { Command } from 'commander';
+import type { Deps, GlobalOptions } from '../../context.js';
+import { globalsOf } from '../options.js';
+import { BATCH_EXIT_HELP, runBatch } from './batch.js';
+
+export interface SetStatusOptions {
+  ids: string[];
+  status: 'activated' | 'deactivated';
+  globals: GlobalOptions;
+}
+
+export function registerStatusVerb(
+  users: Command,
+  deps: Deps,
+  verb: 'activate' | 'deactivate',
+  runFn: (opts: SetStatusOptions, deps: Deps) => Promise<void>,
+) {
+  const status = verb === 'activate' ? 'activated' : 'deactivated';
+  users
+    .command(verb)
+    .description(
+      verb === 'activate'
+        ? 'activate users (deactivated or pending) by id or externalId'
+        : 'deactivate users by id or externalId (they can no longer sign in)',
+    )
+    .argument('<ids...>', 'user ids or externalIds')
+    .addHelpText('after', BATCH_EXIT_HELP)
+    .action((ids: string[], _opts: unknown, cmd: Command) =>
+      runFn({ ids, status, globals: globalsOf(cmd) }, deps),
+    );
+}
+
+export async function runSetStatus(opts: SetStatusOptions, deps: Deps): Promise<void> {
+  const { apiClient } = await import('../../client.js');
+  const client = await apiClient(opts.globals, deps);
+  await runBatch(
+    opts.ids,
+    async (id) => (await client.updateUser(id, { status: opts.status })).status,
+    opts.status,
+    opts.globals,
+    deps,
+  );
+}

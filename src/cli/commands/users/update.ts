@@ -1,0 +1,56 @@
+/** `roster users update <id> --set key=value… --unset key…`: an incremental change. */
+import type { Command } from 'commander';
+import { type Deps, type GlobalOptions, note } from '../../context.js';
+import { usageError } from '../../errors.js';
+import { renderRecord } from '../../output/render.js';
+import { collect, fieldsOption, globalsOf } from '../options.js';
+import { describeUser, userView } from './format.js';
+import { applySets } from './patch.js';
+import { validateUserBody } from './validate.js';
+
+export interface UpdateOptions {
+  id: string;
+  set?: string[];
+  unset?: string[];
+  fields?: string;
+  globals: GlobalOptions;
+}
+
+export function register(users: Command, deps: Deps, runFn = runUpdate) {
+  fieldsOption(
+    users
+      .command('update')
+      .description('change fields of a user (JSON: the updated v3 user)')
+      .argument('<id>', 'the user id, or an externalId')
+      .option('--set <key=value>', 'set a field, e.g. profile.position=CTO (repeatable)', collect)
+      .option(
+        '--unset <key>',
+        'clear an optional field, e.g. profile.phoneNumber (repeatable)',
+        collect,
+      ),
+  )
+    .addHelpText(
+      'after',
+      `
+Keys are dotted paths into the v3 user: email, userName, externalId, role, config.locale,
+profile.<field or custom field id>, status (activated|deactivated). Bare profile fields
+(firstName, position, …) mean profile.<field>; locale means config.locale.`,
+    )
+    .action((id: string, opts: Omit<UpdateOptions, 'id' | 'globals'>, cmd: Command) =>
+      runFn({ id, ...opts, globals: globalsOf(cmd) }, deps),
+    );
+}
+
+export async function runUpdate(opts: UpdateOptions, deps: Deps): Promise<void> {
+  const view = userView(opts.globals, opts.fields, deps);
+  if (!opts.set?.length && !opts.unset?.length) {
+    throw usageError('nothing to change: pass --set key=value or --unset key');
+  }
+  const patch = applySets({}, opts.set, opts.unset);
+  await validateUserBody('update', patch);
+  const { apiClient } = await import('../../client.js');
+  const client = await apiClient(opts.globals, deps);
+  const user = await client.updateUser(opts.id, patch);
+  note(deps.io, `updated ${describeUser(user)} (${user.id})`);
+  await renderRecord(deps.io, view, user);
+}

@@ -1,0 +1,32 @@
+/**
+ * Checks a user body with the contract's own schemas before it is sent, so a bad email or
+ * role is a usage error naming the flag (exit 2) instead of a 400 from the service.
+ */
+import type { FieldIssue } from '../../../contract/errors.js';
+import { usageError } from '../../errors.js';
+import { getPath } from '../../output/fields.js';
+import type { Body } from './patch.js';
+
+/** Values never echoed back in a message. */
+const SECRET_FIELDS = new Set(['secret', 'recoveryCode.plain']);
+
+function describe(issue: FieldIssue, body: Body, flagOf: (field: string) => string): string {
+  if (issue.message === 'email or userName is required') {
+    return `${flagOf('email')} or ${flagOf('userName')} is required`;
+  }
+  const value = getPath(body, issue.field);
+  const shown = typeof value === 'string' && !SECRET_FIELDS.has(issue.field) ? ` '${value}'` : '';
+  return `${flagOf(issue.field)}${shown}: ${issue.message}`;
+}
+
+export async function validateUserBody(
+  operation: 'create' | 'update',
+  body: Body,
+  flagOf: (field: string) => string = (field) => `--set ${field}`,
+): Promise<void> {
+  const { parseUserBody } = await import('../../../contract/user-input.js');
+  const result = parseUserBody('v3', operation, body);
+  if (result.ok) return;
+  const lines = result.issues.map((issue) => describe(issue, body, flagOf));
+  throw usageError(lines.join('; '));
+}
