@@ -15,6 +15,8 @@ export const VERBS: (() => Promise<VerbModule>)[] = [
   () => import('./activate.js'),
   () => import('./deactivate.js'),
   () => import('./remove.js'),
+  () => import('./import.js'),
+  () => import('./export.js'),
 ];
 
 export async function register(program: Command, deps: Deps): Promise<void> {

@@ -1,0 +1,51 @@
+/** `roster users export`: the branch's users as CSV in the import's columns. */
+import type { Command } from 'commander';
+import type { ListableStatus } from '../../../contract/user.js';
+import { parseDelimiter, parseStatuses } from '../../../import/flags.js';
+import { type Deps, type GlobalOptions, note } from '../../context.js';
+import { globalsOf } from '../options.js';
+
+export interface ExportFlags {
+  status?: ListableStatus[];
+  to?: string;
+  delimiter?: string;
+  bom?: boolean;
+  globals: GlobalOptions;
+}
+
+export function register(users: Command, deps: Deps, runFn = runExport) {
+  users
+    .command('export')
+    .description(
+      'write users as CSV in the columns `users import` reads (export → import changes nothing)',
+    )
+    .option(
+      '--status <list>',
+      'activated, pending, deactivated (comma-separated) or all (default: activated,pending)',
+      parseStatuses,
+    )
+    .option('--to <file>', 'write to this file (default: stdout)')
+    .option('--delimiter <char>', "',' (default), ';' or 'tab'", parseDelimiter)
+    .option('--bom', 'start with a UTF-8 BOM (for Excel)')
+    .action((opts: Omit<ExportFlags, 'globals'>, cmd: Command) =>
+      runFn({ ...opts, globals: globalsOf(cmd) }, deps),
+    );
+}
+
+export async function runExport(opts: ExportFlags, deps: Deps) {
+  const { io } = deps;
+  const { apiClient } = await import('../../client.js');
+  const { exportUsers, exportToFile } = await import('../../../import/export.js');
+  const client = await apiClient(opts.globals, deps);
+  const options = { statuses: opts.status, delimiter: opts.delimiter, bom: opts.bom };
+  const result = opts.to
+    ? await exportToFile(client, opts.to, options)
+    : await exportUsers(client, { ...options, out: io.stdout });
+  if (opts.to) note(io, `exported ${result.users} users to ${opts.to}`);
+  if (result.withoutExternalId > 0) {
+    note(
+      io,
+      `note: ${result.withoutExternalId} of them have no externalId; to import this file again, give them one or use --match email`,
+    );
+  }
+}

@@ -1,0 +1,124 @@
+/** `roster users import <csv>`: flags → the import engine (src/import) → plan or summary. */
+import { type Command, Option } from 'commander';
+import {
+  parseConcurrency,
+  parseDelimiter,
+  parseEncoding,
+  parseMaxDeactivate,
+} from '../../../import/flags.js';
+import type { DeactivateLimit } from '../../../import/sync.js';
+import type { MatchField } from '../../../import/types.js';
+import { type Deps, type GlobalOptions, note } from '../../context.js';
+import { CliError, EXIT, usageError } from '../../errors.js';
+import { collect, globalsOf } from '../options.js';
+
+export interface ImportFlags {
+  template?: boolean;
+  dryRun?: boolean;
+  match: MatchField;
+  encoding?: string;
+  delimiter?: string;
+  map: string[];
+  ignoreUnknown?: boolean;
+  emptyClears?: boolean;
+  concurrency: number;
+  sendMail?: boolean;
+  report?: string;
+  resume?: string;
+  sync?: boolean;
+  maxDeactivate?: DeactivateLimit;
+  globals: GlobalOptions;
+}
+
+const COLUMNS_HELP = `
+Columns (names compared without case, spaces, "_" and "-"; aliases such as "First Name",
+"E-Mail", "Identifier" work): externalId, email, userName, firstName, lastName, role, locale,
+position, department, location, phoneNumber, publicEmailAddress, secret, recoveryCode,
+profile.<customFieldId>. secret and recoveryCode are used only when a user is created.
+An empty cell leaves the field as it is (--empty-clears clears it). Exit 5 when rows failed.`;
+
+export function register(users: Command, deps: Deps, runFn = runImport) {
+  users
+    .command('import')
+    .description('create and update users from a CSV file (an HR or Excel export)')
+    .argument('[csv]', 'the CSV file: a header row of field names, then one user per row')
+    .option('--template', 'print the header row with every known column, and exit')
+    .option('--dry-run', 'print the plan (create / update / unchanged / error); change nothing')
+    .addOption(
+      new Option('--match <field>', 'the column that says which row is which user')
+        .choices(['externalId', 'email'])
+        .default('externalId'),
+    )
+    .option('--encoding <name>', 'utf-8 (default), windows-1252, latin1, utf-16le', parseEncoding)
+    .option('--delimiter <char>', "',' ';' or 'tab' (default: detected)", parseDelimiter)
+    .option(
+      '--map <header=field>',
+      'read a column as a field, e.g. "Personalnummer=externalId"; repeatable',
+      collect,
+      [],
+    )
+    .option('--ignore-unknown', 'skip columns that are not fields instead of stopping')
+    .option('--empty-clears', 'an empty cell clears the field')
+    .option('--concurrency <n>', 'requests at a time, 1-64', parseConcurrency, 8)
+    .option('--send-mail', 'send new users with an email an invitation (default)')
+    .option('--no-send-mail', 'create new users without sending invitations')
+    .option('--report <file>', "write every row's outcome to this CSV as it completes")
+    .option('--resume <report>', 'skip rows this report marks done, and append to it')
+    .option('--sync', 'also deactivate users of the branch that the file does not list')
+    .option(
+      '--max-deactivate <n|n%>',
+      'with --sync: refuse beyond this (default 10%)',
+      parseMaxDeactivate,
+    )
+    .addHelpText('after', COLUMNS_HELP)
+    .action((csv: string | undefined, opts: Omit<ImportFlags, 'globals'>, cmd: Command) =>
+      runFn(csv, { ...opts, globals: globalsOf(cmd) }, deps),
+    );
+}
+
+export async function runImport(csv: string | undefined, opts: ImportFlags, deps: Deps) {
+  const { io } = deps;
+  if (opts.template) {
+    const { templateHeader } = await import('../../../import/export.js');
+    io.stdout.write(templateHeader());
+    return;
+  }
+  if (!csv) throw usageError('users import needs a CSV file (or --template to start one)');
+  if (opts.maxDeactivate && !opts.sync) throw usageError('--max-deactivate works with --sync only');
+  const { resolveFormat } = await import('../../output/render.js');
+  const format = resolveFormat(opts.globals.output, io);
+  const { apiClient } = await import('../../client.js');
+  const { spinner } = await import('../../output/progress.js');
+  const { importCsv } = await import('../../../import/run.js');
+  const show = await import('../../../import/format.js');
+  const { progress } = await import('../../../import/progress.js');
+
+  const client = await apiClient(opts.globals, deps);
+  const spin = await spinner(deps, `reading ${csv} and the branch's users…`);
+  const result = await importCsv(
+    client,
+    { ...opts, file: csv, maps: opts.map, sendMail: opts.sendMail ?? true },
+    {
+      onWarning: (w) => note(io, `warning: ${w}`),
+      onPlan: (plan) => {
+        spin.stop();
+        if (!opts.dryRun || format !== 'table') show.noteDeactivations(io, plan, opts.match);
+      },
+      progress: (total) => progress(io, 'importing', total),
+    },
+  ).finally(() => spin.stop());
+
+  if (opts.dryRun) await show.renderPlan(io, format, result.plan, result.summary, opts.match);
+  else await show.renderSummary(io, format, result.summary);
+  const report = opts.report ?? (opts.dryRun ? undefined : opts.resume);
+  show.noteFailures(io, result.failures, report);
+  if (result.refusal) throw result.refusal;
+  const { failed, rows } = result.summary;
+  if (failed > 0) {
+    const where = report ? `; every row's outcome is in ${report}` : '';
+    throw new CliError(
+      `${failed} of ${rows} rows failed${opts.dryRun ? ' the checks' : ''}${where}`,
+      EXIT.partial,
+    );
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * `users export`: the branch's users in the import's columns, so that importing the file again
+ * changes nothing. Custom profile fields become `profile.<id>` columns (all of them, sorted),
+ * which is why the users are read before the header is written.
+ */
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { stringify } from 'csv-stringify/sync';
+import type { ListableStatus } from '../contract/user.js';
+import { CREATE_ONLY, CUSTOM_PREFIX, FIELDS } from './columns.js';
+import { currentValues, type Values } from './fields.js';
+import type { ImportClient } from './types.js';
+
+export const DEFAULT_EXPORT_STATUSES: ListableStatus[] = ['activated', 'pending'];
+
+/** The columns of an export (and of a template without custom fields). */
+export const EXPORT_FIELDS = FIELDS.filter((f) => !CREATE_ONLY.has(f));
+
+export interface ExportOptions {
+  statuses?: ListableStatus[];
+  out: Writable;
+  delimiter?: string;
+  /** A UTF-8 BOM first, for Excel. */
+  bom?: boolean;
+}
+
+export interface ExportResult {
+  users: number;
+  /** Users without an externalId / email: a re-import cannot match them by that key. */
+  withoutExternalId: number;
+  withoutEmail: number;
+}
+
+export async function exportUsers(
+  client: ImportClient,
+  opts: ExportOptions,
+): Promise<ExportResult> {
+  const rows: Values[] = [];
+  const custom = new Set<string>();
+  const statuses = opts.statuses ?? DEFAULT_EXPORT_STATUSES;
+  for await (const user of client.iterateUsers(
+    { status: statuses, sort: 'externalId_ASC_email_ASC' },
+    1000,
+  )) {
+    const values = currentValues(user);
+    for (const f of Object.keys(values)) if (f.startsWith(CUSTOM_PREFIX)) custom.add(f);
+    rows.push(values);
+  }
+  const columns = [...EXPORT_FIELDS, ...[...custom].sort()];
+  const line = (cells: unknown[]) => stringify([cells], { delimiter: opts.delimiter ?? ',' });
+  const write = async (text: string) => {
+    if (!opts.out.write(text)) await once(opts.out, 'drain');
+  };
+  await write(`${opts.bom ? '\ufeff' : ''}${line(columns)}`);
+  for (const values of rows) await write(line(columns.map((c) => values[c] ?? '')));
+  return {
+    users: rows.length,
+    withoutExternalId: rows.filter((r) => !r.externalId).length,
+    withoutEmail: rows.filter((r) => !r.email).length,
+  };
+}
+
+/**
+ * Exports to a file through a temporary one, renamed when complete: a failed export never leaves
+ * a truncated file for a scheduled import to pick up.
+ */
+export async function exportToFile(
+  client: ImportClient,
+  path: string,
+  opts: Omit<ExportOptions, 'out'>,
+): Promise<ExportResult> {
+  const temp = `${path}.${process.pid}.tmp`;
+  const out = createWriteStream(temp);
+  try {
+    const result = await exportUsers(client, { ...opts, out });
+    out.end();
+    await finished(out);
+    await rename(temp, path);
+    return result;
+  } catch (err) {
+    out.destroy();
+    await rm(temp, { force: true });
+    throw err;
+  }
+}
+
+/** `users import --template`: the header row with every known column. */
+export const templateHeader = (delimiter = ',') => stringify([[...FIELDS]], { delimiter });

@@ -1,0 +1,113 @@
+/**
+ * How a plan and a run's summary print: counts and the first changes as tables on a terminal,
+ * the summary object for programs; failed rows with their line on stderr.
+ */
+import { type IO, note, print } from '../cli/context.js';
+import { type Column, type Format, renderList, renderOne } from '../cli/output/render.js';
+import type { Outcome } from './apply.js';
+import { CREATE_ONLY } from './columns.js';
+import type { Change, Values } from './fields.js';
+import type { Entry, Plan } from './plan.js';
+import type { MatchField, Summary } from './types.js';
+
+/** Rows of the "first changes" table, and of listed failures, before "… and N more". */
+export const SHOWN = 20;
+export const FAILURES_SHOWN = 100;
+
+const SUMMARY_KEYS = [
+  'created',
+  'updated',
+  'unchanged',
+  'deactivated',
+  'failed',
+  'rows',
+  'skipped',
+] as const;
+
+const short = (v: string | null) =>
+  v === null ? '(empty)' : v.length > 40 ? `${v.slice(0, 37)}…` : v;
+
+export function describeCreate(values: Values): string {
+  return Object.entries(values)
+    .filter(([, v]) => v !== null)
+    .map(([f, v]) => `${f}=${CREATE_ONLY.has(f) ? '***' : short(v)}`)
+    .join(', ');
+}
+
+export const describeChanges = (changes: Change[]) =>
+  changes.map((c) => `${c.field}: ${short(c.from)} → ${short(c.to)}`).join(', ');
+
+/** The summary: a one-row table on a terminal, else the scripting shape. */
+export async function renderSummary(io: IO, format: Format, summary: Summary) {
+  const keys = SUMMARY_KEYS.filter((k) => summary[k] !== undefined);
+  const columns: Column<Summary>[] = keys.map((k) => ({ header: k, value: (s) => s[k] }));
+  await renderOne(io, format, summary, columns);
+}
+
+/** A dry run's plan: summary counts, then (on a terminal) the first changes and deactivations. */
+export async function renderPlan(
+  io: IO,
+  format: Format,
+  plan: Plan,
+  summary: Summary,
+  match: MatchField,
+) {
+  if (format !== 'table') return renderSummary(io, format, summary);
+  print(io, `Plan for ${plan.file} (${plan.rows} rows; nothing has been changed):`);
+  await renderSummary(io, format, summary);
+  const changes = plan.entries.filter((e) => e.action === 'create' || e.action === 'update');
+  if (changes.length > 0) {
+    print(io, `First changes${changes.length > SHOWN ? ` (${SHOWN} of ${changes.length})` : ''}:`);
+    await renderList(io, 'table', changes.slice(0, SHOWN), [
+      { header: 'line', value: (e: Entry) => e.line },
+      { header: 'action', value: (e) => e.action },
+      { header: match, value: (e) => e.key },
+      {
+        header: 'changes',
+        value: (e) =>
+          e.action === 'create' ? describeCreate(e.values!) : describeChanges(e.changes!),
+      },
+    ]);
+  }
+  if (plan.deactivate.length > 0) {
+    print(
+      io,
+      `Deactivate (absent from the file)${plan.deactivate.length > SHOWN ? `, ${SHOWN} of ${plan.deactivate.length}` : ''}:`,
+    );
+    await renderList(io, 'table', plan.deactivate.slice(0, SHOWN), [
+      { header: 'id', value: (u) => u.id },
+      { header: match, value: (u) => u.values[match] },
+      { header: 'email', value: (u) => u.values.email },
+      { header: 'status', value: (u) => u.status },
+    ]);
+  }
+}
+
+/** Before a `--sync` run (or its refusal): who would be deactivated, on stderr. */
+export function noteDeactivations(io: IO, plan: Plan, match: MatchField) {
+  const n = plan.deactivate.length;
+  if (n === 0) return;
+  note(
+    io,
+    `--sync: ${n} user${n === 1 ? '' : 's'} of the branch ${n === 1 ? 'is' : 'are'} absent from ${plan.file}:`,
+  );
+  for (const u of plan.deactivate.slice(0, SHOWN)) {
+    note(io, `  ${u.id} ${u.values[match] ?? `(no ${match})`} ${u.values.email ?? ''}`.trimEnd());
+  }
+  if (n > SHOWN) note(io, `  … and ${n - SHOWN} more`);
+}
+
+/** Failed rows, with line and reason, on stderr. */
+export function noteFailures(io: IO, failures: Outcome[], report?: string) {
+  for (const f of failures.slice(0, FAILURES_SHOWN)) {
+    const where = f.line !== undefined ? `line ${f.line}` : `${f.action} ${f.id}`;
+    note(io, `${where}${f.key ? ` (${f.key})` : ''}: ${f.error}`);
+  }
+  if (failures.length > FAILURES_SHOWN) {
+    const more = failures.length - FAILURES_SHOWN;
+    note(
+      io,
+      `… and ${more} more failed rows${report ? `: see ${report}` : ' (--report out.csv lists every row)'}`,
+    );
+  }
+}

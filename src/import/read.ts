@@ -1,0 +1,174 @@
+/**
+ * Streaming CSV reading: file checks, decoding (decode.ts), delimiter detection among `,` `;`
+ * and tab, and csv-parse — with the line each record starts on, so every later message can
+ * point at the file's line (quoted fields may span lines; CRLF and LF both work).
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { type CsvError, type Info, parse } from 'csv-parse';
+import { CliError } from '../cli/errors.js';
+import { type DecodeOptions, decodeText } from './decode.js';
+
+export const DELIMITERS = [',', ';', '\t'] as const;
+
+/** One data row: `row` counts data rows from 1 (the header is row 0), `line` is the file's line. */
+export interface CsvRecord {
+  row: number;
+  line: number;
+  fields: string[];
+}
+
+export interface CsvFile {
+  file: string;
+  header: string[];
+  delimiter: string;
+  records: AsyncGenerator<CsvRecord>;
+}
+
+export interface ReadOptions extends Omit<DecodeOptions, 'file'> {
+  /** An explicit delimiter; without it the header line decides. */
+  delimiter?: string;
+}
+
+/** The most frequent of `,` `;` tab outside quotes in the header line; `,` when none. */
+export function detectDelimiter(headerLine: string): string {
+  const counts = new Map<string, number>(DELIMITERS.map((d) => [d, 0]));
+  let quoted = false;
+  for (const ch of headerLine) {
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && counts.has(ch)) counts.set(ch, counts.get(ch)! + 1);
+  }
+  let best = ',';
+  for (const [d, n] of counts) if (n > counts.get(best)!) best = d;
+  return best;
+}
+
+async function checkFile(file: string) {
+  try {
+    const s = await stat(file);
+    if (s.isDirectory()) throw new CliError(`${file} is a directory, not a CSV file`);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new CliError(`${file}: no such file`);
+    if (code === 'EACCES') throw new CliError(`${file}: permission denied`);
+    throw err;
+  }
+}
+
+const lineBreaks = (s: string) => s.match(/\r\n|\r|\n/g)?.length ?? 0;
+const crlfs = (s: string) => s.match(/\r\n/g)?.length ?? 0;
+
+/** csv-parse's error as one actionable line. `line` is where the failing record starts. */
+function csvFailure(
+  file: string,
+  err: CsvError,
+  line: number,
+  lineOfError: number,
+  header?: string[],
+) {
+  const field = typeof err.column === 'number' ? err.column : undefined;
+  const col =
+    field === undefined
+      ? ''
+      : `, column ${field + 1}${header?.[field] ? ` (${header[field]})` : ''}`;
+  switch (err.code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return new CliError(
+        `${file} line ${line}${col}: a quoted field is never closed (unterminated ")`,
+      );
+    case 'CSV_MAX_RECORD_SIZE':
+      return new CliError(
+        `${file} line ${line}: the record is larger than 1 MiB; is a quote left open?`,
+      );
+    case 'CSV_INVALID_CLOSING_QUOTE':
+    case 'INVALID_OPENING_QUOTE':
+      return new CliError(
+        `${file} line ${lineOfError}${col}: a quote (") inside a field; quote the whole field and double the inner quote ("")`,
+      );
+    default:
+      return new CliError(`${file} line ${lineOfError}${col}: ${err.message}`);
+  }
+}
+
+async function* records(
+  parser: AsyncIterable<{ record: string[]; info: Info }>,
+  file: string,
+  onHeader: (fields: string[]) => void,
+): AsyncGenerator<CsvRecord> {
+  let row = -1;
+  let lastEnd = 0;
+  // csv-parse counts a CRLF inside a quoted field as two lines; undo that as we go.
+  let extra = 0;
+  let header: string[] | undefined;
+  try {
+    for await (const { record, info } of parser) {
+      const text = record.join('');
+      extra += crlfs(text);
+      const end = info.lines - extra;
+      const line = end - lineBreaks(text);
+      lastEnd = end;
+      if (record.every((f) => f.trim() === '')) continue; // blank line, or only delimiters
+      row++;
+      if (row === 0) {
+        header = record;
+        onHeader(record);
+      } else yield { row, line, fields: record };
+    }
+  } catch (err) {
+    const csvErr = err as CsvError & { lines?: number };
+    if (csvErr.code && typeof csvErr.lines === 'number') {
+      throw csvFailure(file, csvErr, lastEnd + 1, csvErr.lines - extra, header);
+    }
+    throw err;
+  }
+}
+
+/** Opens a CSV file for streaming: reads up to the header, then yields data rows. */
+export async function openCsv(file: string, opts: ReadOptions = {}): Promise<CsvFile> {
+  await checkFile(file);
+  const text = decodeText(createReadStream(file), { ...opts, file });
+  // Peek at the first line to pick the delimiter, then replay it.
+  let head = '';
+  let done = false;
+  while (!head.includes('\n') && head.length < 65_536) {
+    const next = await text.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    head += next.value;
+  }
+  const delimiter = opts.delimiter ?? detectDelimiter(head.split('\n', 1)[0] ?? '');
+  async function* replay() {
+    if (head) yield Buffer.from(head);
+    if (!done) for await (const t of text) yield Buffer.from(t);
+  }
+  const source = Readable.from(replay(), { objectMode: false });
+  const parser = parse({
+    delimiter,
+    record_delimiter: ['\r\n', '\n', '\r'],
+    relax_column_count: true,
+    info: true,
+    max_record_size: 1 << 20,
+  });
+  source.on('error', (err) => parser.destroy(err));
+  source.pipe(parser);
+
+  let header: string[] | undefined;
+  const rows = records(parser, file, (h) => {
+    header = h;
+  });
+  // Pull the header now, so an empty file fails before anything else happens.
+  const first = await rows.next();
+  if (!header) {
+    throw new CliError(
+      `${file} is empty: expected a header row such as 'externalId,email,firstName,lastName' (see \`roster users import --template\`)`,
+    );
+  }
+  async function* all(): AsyncGenerator<CsvRecord> {
+    if (!first.done) yield first.value;
+    yield* rows;
+  }
+  return { file, header: header.map((h) => h.trim()), delimiter, records: all() };
+}

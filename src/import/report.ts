@@ -1,0 +1,108 @@
+/**
+ * The `--report` CSV, one line per row as it completes, written straight to the file
+ * descriptor (no buffer in this process), so a run killed with -9 leaves every finished row on
+ * disk; and its reading back for `--resume`.
+ */
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeSync,
+} from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import { CliError } from '../cli/errors.js';
+import type { Action } from './types.js';
+
+export const REPORT_COLUMNS = ['row', 'line', 'key', 'action', 'id', 'status', 'error'] as const;
+
+export interface ReportLine {
+  row?: number;
+  line?: number;
+  key?: string;
+  action: Action;
+  id?: string;
+  /** ok / failed after a change was tried; `planned` in a --dry-run report. */
+  status: 'ok' | 'failed' | 'planned';
+  error?: string;
+}
+
+/** A row an earlier run finished, as its report says. */
+export interface DoneRow {
+  key: string;
+  action: Action;
+  id: string;
+}
+
+function endsWithNewline(fd: number, size: number): boolean {
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] === 0x0a;
+}
+
+export class ReportWriter {
+  private constructor(
+    private readonly fd: number,
+    readonly path: string,
+  ) {}
+
+  /** Opens (append: continues an existing report) and writes the header when the file is new. */
+  static open(path: string, append = false): ReportWriter {
+    let fd: number;
+    try {
+      fd = openSync(path, append ? 'a+' : 'w');
+    } catch (err) {
+      throw new CliError(`--report ${path}: ${(err as Error).message}`);
+    }
+    const size = fstatSync(fd).size;
+    if (size === 0) writeSync(fd, stringify([[...REPORT_COLUMNS]]));
+    else if (!endsWithNewline(fd, size)) writeSync(fd, '\n'); // a line cut short by a kill
+    return new ReportWriter(fd, path);
+  }
+
+  write(l: ReportLine) {
+    writeSync(
+      this.fd,
+      stringify([
+        [l.row ?? '', l.line ?? '', l.key ?? '', l.action, l.id ?? '', l.status, l.error ?? ''],
+      ]),
+    );
+  }
+
+  close() {
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+  }
+}
+
+/** The rows a report marks done (status ok), by row number. */
+export function readDone(path: string): Map<number, DoneRow> {
+  if (!existsSync(path)) throw new CliError(`--resume ${path}: no such file`);
+  let text = readFileSync(path, 'utf8');
+  // A run killed mid-write may leave half a line: drop it, that row is simply not done.
+  if (!text.endsWith('\n')) text = text.slice(0, text.lastIndexOf('\n') + 1);
+  let records: Record<string, string>[];
+  try {
+    records = parse(text, { columns: true, relax_column_count: true, skip_empty_lines: true });
+  } catch (err) {
+    throw new CliError(`--resume ${path}: not a readable report (${(err as Error).message})`);
+  }
+  const header = text.slice(0, text.indexOf('\n')).trim();
+  if (header !== REPORT_COLUMNS.join(',')) {
+    throw new CliError(
+      `--resume ${path}: not a roster import report (its header should be ${REPORT_COLUMNS.join(',')})`,
+    );
+  }
+  const done = new Map<number, DoneRow>();
+  for (const r of records) {
+    const row = Number(r.row);
+    if (r.status === 'ok' && Number.isInteger(row) && row > 0 && r.key) {
+      done.set(row, { key: r.key, action: r.action as Action, id: r.id ?? '' });
+    }
+  }
+  return done;
+}

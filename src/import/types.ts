@@ -1,0 +1,27 @@
+/** Types shared by the import engine's stages. */
+import type { ApiClient } from '../client/index.js';
+
+/** The client calls the engine makes (a real ApiClient in use, the same against a test app). */
+export type ImportClient = Pick<
+  ApiClient,
+  'iterateUsers' | 'listUsers' | 'getUser' | 'createUser' | 'updateUser'
+>;
+
+/** The field that says which file row is which user. */
+export const MATCH_FIELDS = ['externalId', 'email'] as const;
+export type MatchField = (typeof MATCH_FIELDS)[number];
+
+/** What a row (or a user absent from the file) leads to. */
+export type Action = 'create' | 'update' | 'unchanged' | 'deactivate' | 'error' | 'skip';
+
+/** The scripting shape of `users import -o json`. */
+export interface Summary {
+  created: number;
+  updated: number;
+  unchanged: number;
+  deactivated: number;
+  failed: number;
+  rows: number;
+  /** Rows a `--resume` report marked done (present only with --resume). */
+  skipped?: number;
+}
