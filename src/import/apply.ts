@@ -7,7 +7,7 @@
  * only their row.
  */
 import { ApiError } from '../client/index.js';
-import { LISTABLE_STATUSES, type UserV3 } from '../contract/user.js';
+import { LISTABLE_STATUSES } from '../contract/user.js';
 import { createBody, currentValues, diff, updateBody } from './fields.js';
 import type { Entry, Plan } from './plan.js';
 import type { KnownUser } from './snapshot.js';
@@ -57,97 +57,72 @@ async function findByKey(client: ImportClient, match: MatchField, key: string) {
   return page.data.find((u) => u.email?.value.toLowerCase() === key.toLowerCase());
 }
 
+/** One request's worth of work: who it is about, and how to send it. */
+interface Task {
+  about: Omit<Outcome, 'status'>;
+  send(): Promise<{ action: Action; id: string }>;
+}
+
 export async function applyPlan(client: ImportClient, plan: Plan, opts: ApplyOptions) {
   const { match } = opts;
-  const done = (e: Entry, action: Action, user: { id: string }): Outcome => ({
-    row: e.row,
-    line: e.line,
-    key: e.key,
-    action,
-    status: 'ok',
-    id: user.id,
-  });
 
-  /** The user already exists (409 on the match key): converge on the row's values instead. */
-  async function alreadyThere(e: Entry, conflict: ApiError): Promise<Outcome> {
-    const existing: UserV3 | undefined = await findByKey(client, match, e.key!);
-    if (!existing) {
-      return {
-        ...done(e, 'create', { id: '' }),
-        id: undefined,
-        status: 'failed',
-        error: `${reason(conflict)}; the user is not in this branch`,
-      };
-    }
+  /** After a 409 on create: if the match key is taken in this branch, converge on the row. */
+  async function alreadyThere(e: Entry, conflict: ApiError) {
+    const existing = await findByKey(client, match, e.key!);
+    if (!existing) throw conflict;
     const changes = diff(e.values!, currentValues(existing));
-    if (changes.length === 0) return done(e, 'unchanged', existing);
-    return done(e, 'update', await client.updateUser(existing.id, updateBody(changes)));
+    if (changes.length === 0) return { action: 'unchanged' as const, id: existing.id };
+    const user = await client.updateUser(existing.id, updateBody(changes));
+    return { action: 'update' as const, id: user.id };
   }
 
-  async function create(e: Entry): Promise<Outcome> {
+  async function create(e: Entry) {
     try {
       const { user } = await client.createUser(createBody(e.values!, opts.sendMail));
-      return done(e, 'create', user);
+      return { action: 'create' as const, id: user.id };
     } catch (err) {
-      const onKey =
-        err instanceof ApiError && err.status === 409 && err.details.some((d) => d.field === match);
-      if (!onKey) throw err;
-      return alreadyThere(e, err as ApiError);
+      // The service names one violated unique field (whichever index fired first), so any 409
+      // is checked against the match key.
+      if (!(err instanceof ApiError && err.status === 409)) throw err;
+      return alreadyThere(e, err);
     }
   }
 
-  const update = async (e: Entry) =>
-    done(e, 'update', await client.updateUser(e.id!, updateBody(e.changes!)));
+  const rowTask = (e: Entry): Task => ({
+    about: { row: e.row, line: e.line, key: e.key, action: e.action, id: e.id },
+    send: async () =>
+      e.action === 'create'
+        ? create(e)
+        : { action: 'update', id: (await client.updateUser(e.id!, updateBody(e.changes!))).id },
+  });
+  const deactivateTask = (u: KnownUser): Task => ({
+    about: { key: u.values[match] ?? undefined, action: 'deactivate', id: u.id },
+    send: async () => {
+      await client.updateUser(u.id, { status: 'deactivated' });
+      return { action: 'deactivate', id: u.id };
+    },
+  });
 
-  const deactivate = async (u: KnownUser): Promise<Outcome> => {
-    await client.updateUser(u.id, { status: 'deactivated' });
-    return { key: u.values[match] ?? undefined, action: 'deactivate', status: 'ok', id: u.id };
-  };
-
-  type Task = { entry: Entry } | { user: KnownUser };
   const tasks: Task[] = [
-    ...plan.entries
-      .filter((e) => e.action === 'create' || e.action === 'update')
-      .map((entry) => ({ entry })),
-    ...plan.deactivate.map((user) => ({ user })),
+    ...plan.entries.filter((e) => e.action === 'create' || e.action === 'update').map(rowTask),
+    ...plan.deactivate.map(deactivateTask),
   ];
   let next = 0;
   let fatal: unknown;
-  const run = async (task: Task): Promise<Outcome> => {
-    try {
-      if ('user' in task) return await deactivate(task.user);
-      return await (task.entry.action === 'create' ? create(task.entry) : update(task.entry));
-    } catch (err) {
-      if (isFatal(err)) throw err;
-      if ('user' in task) {
-        return {
-          key: task.user.values[match] ?? undefined,
-          action: 'deactivate',
-          status: 'failed',
-          id: task.user.id,
-          error: reason(err),
-        };
-      }
-      const e = task.entry;
-      return {
-        row: e.row,
-        line: e.line,
-        key: e.key,
-        action: e.action,
-        status: 'failed',
-        id: e.id,
-        error: reason(err),
-      };
-    }
-  };
   const worker = async () => {
     while (fatal === undefined && next < tasks.length) {
       const task = tasks[next++]!;
+      let outcome: Outcome;
       try {
-        opts.onOutcome(await run(task));
+        outcome = { ...task.about, ...(await task.send()), status: 'ok' };
       } catch (err) {
-        fatal ??= err;
+        if (isFatal(err)) {
+          fatal ??= err;
+          return;
+        }
+        outcome = { ...task.about, status: 'failed', error: reason(err) };
       }
+      opts.onOutcome(outcome);
     }
   };
   await Promise.all(Array.from({ length: Math.min(opts.concurrency, tasks.length) }, worker));

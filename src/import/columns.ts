@@ -96,9 +96,26 @@ export function parseMaps(values: string[]): Map<string, string | null> {
         `--map ${value}: '${target}' is not a field; use one of ${FIELDS.join(', ')} or profile.<customFieldId> (an empty target ignores the column)`,
       );
     }
-    maps.set(normalize(source), field);
+    maps.set(source, field);
   }
   return maps;
+}
+
+/** Column index → field for `--map`: a source names the header spelled so, else written alike. */
+function mapsByColumn(header: string[], maps: Map<string, string | null>, file: string) {
+  const byColumn = new Map<number, string | null>();
+  for (const [source, field] of maps) {
+    let at = header.flatMap((h, i) => (h.trim() === source ? [i] : []));
+    if (at.length === 0)
+      at = header.flatMap((h, i) => (normalize(h) === normalize(source) ? [i] : []));
+    if (at.length === 0) {
+      throw new CliError(
+        `--map ${source}=…: ${file} has no column '${source}' (its columns: ${header.join(', ')})`,
+      );
+    }
+    for (const i of at) byColumn.set(i, field);
+  }
+  return byColumn;
 }
 
 export interface HeaderOptions {
@@ -111,9 +128,9 @@ export interface HeaderOptions {
 export function resolveHeader(header: string[], opts: HeaderOptions): (string | null)[] {
   const unknown: string[] = [];
   const seen = new Map<string, string[]>();
+  const mapped = mapsByColumn(header, opts.maps ?? new Map(), opts.file);
   const fields = header.map((name, i) => {
-    const key = normalize(name);
-    const field = opts.maps?.has(key) ? opts.maps.get(key)! : fieldOf(name);
+    const field = mapped.has(i) ? mapped.get(i)! : fieldOf(name);
     if (field === undefined) {
       unknown.push(name === '' ? `(column ${i + 1} has no name)` : `'${name}'`);
       return null;

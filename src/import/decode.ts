@@ -70,6 +70,21 @@ function hint(bad: number, nul: boolean): string {
   return `byte 0x${hex} is not valid UTF-8; the file is probably windows-1252/latin1 (Excel, many HR systems): try --encoding windows-1252`;
 }
 
+/** The source with a first chunk long enough to hold any BOM. */
+async function* withHead(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  let head = Buffer.alloc(0);
+  let started = false;
+  for await (const chunk of source) {
+    if (started) yield chunk;
+    else {
+      head = Buffer.concat([head, chunk]);
+      started = head.length >= 4;
+      if (started) yield head;
+    }
+  }
+  if (!started && head.length > 0) yield head;
+}
+
 /** Yields the file's text chunk by chunk; throws a CliError naming line and column on bad bytes. */
 export async function* decodeText(
   source: AsyncIterable<Buffer>,
@@ -87,7 +102,7 @@ export async function* decodeText(
       column = text.length - nl;
     }
   };
-  for await (const chunk of source) {
+  for await (const chunk of withHead(source)) {
     if (!decoder) {
       const label = opts.encoding ? encodingLabel(opts.encoding) : sniff(chunk);
       decoder = new TextDecoder(label);

@@ -86,8 +86,12 @@ export function currentValues(user: UserV3): Values {
   return values;
 }
 
-const same = (from: string | null, to: string | null) =>
-  to === null ? from === null : from !== null && (from === to || from.trim() === to);
+/** Equal for an import: padding aside, and emails without case (as the service compares them). */
+function same(field: string, from: string | null, to: string | null): boolean {
+  if (to === null || from === null) return to === from;
+  const a = from.trim();
+  return field === 'email' ? a.toLowerCase() === to.toLowerCase() : from === to || a === to;
+}
 
 /** The fields a row would change on a user; create-only fields never count. */
 export function diff(values: Values, current: Values): Change[] {
@@ -95,7 +99,7 @@ export function diff(values: Values, current: Values): Change[] {
   for (const [field, to] of Object.entries(values)) {
     if (CREATE_ONLY.has(field)) continue;
     const from = current[field] ?? null;
-    if (!same(from, to)) changes.push({ field, from, to });
+    if (!same(field, from, to)) changes.push({ field, from, to });
   }
   return changes;
 }

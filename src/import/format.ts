@@ -27,15 +27,16 @@ const SUMMARY_KEYS = [
 const short = (v: string | null) =>
   v === null ? '(empty)' : v.length > 40 ? `${v.slice(0, 37)}…` : v;
 
-export function describeCreate(values: Values): string {
-  return Object.entries(values)
-    .filter(([, v]) => v !== null)
-    .map(([f, v]) => `${f}=${CREATE_ONLY.has(f) ? '***' : short(v)}`)
-    .join(', ');
+const clip = (text: string, max = 100) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/** A new user's fields (the match key is in its own column; secrets are masked). */
+export function describeCreate(values: Values, match: MatchField): string {
+  const set = Object.entries(values).filter(([f, v]) => v !== null && f !== match);
+  return clip(set.map(([f, v]) => `${f}=${CREATE_ONLY.has(f) ? '***' : short(v)}`).join(', '));
 }
 
 export const describeChanges = (changes: Change[]) =>
-  changes.map((c) => `${c.field}: ${short(c.from)} → ${short(c.to)}`).join(', ');
+  clip(changes.map((c) => `${c.field}: ${short(c.from)} → ${short(c.to)}`).join(', '));
 
 /** The summary: a one-row table on a terminal, else the scripting shape. */
 export async function renderSummary(io: IO, format: Format, summary: Summary) {
@@ -54,7 +55,21 @@ export async function renderPlan(
 ) {
   if (format !== 'table') return renderSummary(io, format, summary);
   print(io, `Plan for ${plan.file} (${plan.rows} rows; nothing has been changed):`);
-  await renderSummary(io, format, summary);
+  const counts: [string, number | undefined][] = [
+    ['create', summary.created],
+    ['update', summary.updated],
+    ['unchanged', summary.unchanged],
+    ['deactivate', summary.deactivated],
+    ['error', summary.failed],
+    ['skip (--resume)', summary.skipped],
+  ];
+  const shown = counts.filter(([, n]) => n !== undefined);
+  await renderList(
+    io,
+    'table',
+    [summary],
+    shown.map(([header], i) => ({ header, value: () => shown[i]![1] })),
+  );
   const changes = plan.entries.filter((e) => e.action === 'create' || e.action === 'update');
   if (changes.length > 0) {
     print(io, `First changes${changes.length > SHOWN ? ` (${SHOWN} of ${changes.length})` : ''}:`);
@@ -65,7 +80,7 @@ export async function renderPlan(
       {
         header: 'changes',
         value: (e) =>
-          e.action === 'create' ? describeCreate(e.values!) : describeChanges(e.changes!),
+          e.action === 'create' ? describeCreate(e.values!, match) : describeChanges(e.changes!),
       },
     ]);
   }

@@ -75,7 +75,7 @@ export async function buildPlan(
   }
   const entries: Entry[] = [];
   const fileKeys = new Set<string>();
-  const firstSeen = new Map<string, number>();
+  const firstSeen = new Map<string, { at: number; value: string }>();
   const duplicates = new Map<string, { field: string; value: string; at: number[] }>();
 
   const classify = (rec: CsvRecord, values: Values, key: string): Omit<Entry, 'row' | 'line'> => {
@@ -123,9 +123,9 @@ export async function buildPlan(
       if (!value) continue;
       const id = `${field}\0${norm(value)}`;
       const first = firstSeen.get(id);
-      if (first === undefined) firstSeen.set(id, at);
+      if (first === undefined) firstSeen.set(id, { at, value });
       else {
-        const dup = duplicates.get(id) ?? { field, value, at: [first] };
+        const dup = duplicates.get(id) ?? { field, value: first.value, at: [first.at] };
         dup.at.push(at);
         duplicates.set(id, dup);
       }

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { fieldOf, parseMaps, resolveHeader } from '../../src/import/columns.js';
+
+describe('fieldOf', () => {
+  it('takes field paths and aliases without case, spaces, _ and -', () => {
+    const names: [string, string | undefined][] = [
+      ['externalId', 'externalId'],
+      ['Identifier', 'externalId'],
+      ['EXTERNAL_ID', 'externalId'],
+      ['E-Mail', 'email'],
+      ['Email Address', 'email'],
+      ['First Name', 'firstName'],
+      ['first_name', 'firstName'],
+      ['profile.firstName', 'firstName'],
+      ['Config.Locale', 'locale'],
+      ['locale', 'locale'],
+      ['Phone', 'phoneNumber'],
+      ['User Name', 'userName'],
+      ['profile.costCenter', 'profile.costCenter'],
+      ['profile.cost center', undefined],
+      ['Shoe Size', undefined],
+      ['id', undefined],
+    ];
+    for (const [name, field] of names) expect([name, fieldOf(name)]).toEqual([name, field]);
+  });
+});
+
+describe('parseMaps', () => {
+  it('maps a header to a field, or to nothing', () => {
+    const maps = parseMaps(['Personalnummer=externalId', 'Vorname = First Name', 'Notizen=']);
+    expect([...maps]).toEqual([
+      ['Personalnummer', 'externalId'],
+      ['Vorname', 'firstName'],
+      ['Notizen', null],
+    ]);
+  });
+
+  it('refuses malformed values and unknown targets as usage errors', () => {
+    expect(() => parseMaps(['Personalnummer'])).toThrow(/expects "Header=field"/);
+    expect(() => parseMaps(['A=shoeSize'])).toThrow(/'shoeSize' is not a field/);
+    try {
+      parseMaps(['=email']);
+    } catch (err) {
+      expect((err as { exitCode: number }).exitCode).toBe(2);
+    }
+  });
+});
+
+describe('resolveHeader', () => {
+  const file = 'people.csv';
+
+  it('resolves every column', () => {
+    expect(
+      resolveHeader(['Identifier', 'E-Mail', 'First Name', 'profile.costCenter'], { file }),
+    ).toEqual(['externalId', 'email', 'firstName', 'profile.costCenter']);
+  });
+
+  it('lists unknown columns, unless told to ignore them', () => {
+    const header = ['externalId', 'Shoe Size', '', 'Favourite Colour'];
+    expect(() => resolveHeader(header, { file })).toThrow(
+      /people\.csv: unknown columns 'Shoe Size', \(column 3 has no name\), 'Favourite Colour'.*--map.*--ignore-unknown/,
+    );
+    expect(resolveHeader(header, { file, ignoreUnknown: true })).toEqual([
+      'externalId',
+      null,
+      null,
+      null,
+    ]);
+  });
+
+  it('refuses two columns for one field', () => {
+    expect(() => resolveHeader(['externalId', 'Email', 'E-Mail'], { file })).toThrow(
+      /several columns map to the same field: email \('Email', 'E-Mail'\)/,
+    );
+  });
+
+  it('--map wins over names and can drop a column', () => {
+    const maps = parseMaps(['Personalnummer=externalId', 'E-Mail=']);
+    expect(resolveHeader(['Personalnummer', 'E-Mail', 'Email'], { file, maps })).toEqual([
+      'externalId',
+      null,
+      'email',
+    ]);
+    expect(() =>
+      resolveHeader(['a'], { file, maps: parseMaps(['Personalnumer=externalId']) }),
+    ).toThrow(/--map Personalnumer=…: people\.csv has no column 'Personalnumer'/);
+  });
+});

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import type { UserV3 } from '../../src/contract/user.js';
+import {
+  createBody,
+  currentValues,
+  diff,
+  rowValues,
+  toBody,
+  updateBody,
+  validate,
+} from '../../src/import/fields.js';
+
+const columns = [
+  'externalId',
+  'email',
+  'firstName',
+  'role',
+  'locale',
+  'secret',
+  'profile.costCenter',
+  null,
+];
+
+describe('rowValues', () => {
+  it('trims cells, lower-cases roles, and leaves empty cells out', () => {
+    expect(
+      rowValues(
+        [' E-1 ', 'a@example.com', '', 'Admin', 'de_DE', '', 'CC-1', 'ignored'],
+        columns,
+        false,
+      ),
+    ).toEqual({
+      externalId: 'E-1',
+      email: 'a@example.com',
+      role: 'admin',
+      locale: 'de_DE',
+      'profile.costCenter': 'CC-1',
+    });
+  });
+
+  it('--empty-clears turns empty cells into null, except create-only fields', () => {
+    const values = rowValues(['E-1', '', '', '', '', '', '', ''], columns, true);
+    expect(values).toEqual({
+      externalId: 'E-1',
+      email: null,
+      firstName: null,
+      role: null,
+      locale: null,
+      'profile.costCenter': null,
+    });
+  });
+});
+
+describe('validate', () => {
+  it('uses the contract schemas and names import fields', () => {
+    const issues = validate({
+      email: 'x@',
+      role: 'boss',
+      locale: 'german',
+      firstName: 'A',
+      'profile.costCenter': 'x',
+    });
+    expect(issues.map((i) => i.field).sort()).toEqual(['email', 'locale', 'role']);
+    expect(issues.find((i) => i.field === 'locale')!.message).toMatch(/xx_YY/);
+    expect(validate({ secret: 'short' })[0]).toMatchObject({ field: 'secret' });
+    expect(validate({ recoveryCode: 'ab' })[0]).toMatchObject({ field: 'recoveryCode' });
+    expect(validate({ email: 'ok@example.com', locale: 'de_DE', role: 'reader' })).toEqual([]);
+  });
+});
+
+const user: UserV3 = {
+  id: 'u1',
+  status: 'activated',
+  role: 'reader',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  activatedAt: null,
+  externalId: 'E-1',
+  email: { value: 'a@example.com', source: 'system' },
+  userName: null,
+  config: { locale: 'de_DE' },
+  profile: { firstName: 'Ann', lastName: null, avatar: null, costCenter: 'CC-1' },
+};
+
+describe('currentValues and diff', () => {
+  it('reads a v3 user as import values', () => {
+    expect(currentValues(user)).toEqual({
+      externalId: 'E-1',
+      email: 'a@example.com',
+      role: 'reader',
+      locale: 'de_DE',
+      firstName: 'Ann',
+      'profile.costCenter': 'CC-1',
+    });
+  });
+
+  it('lists changed fields; equal, padded and create-only values do not count', () => {
+    const current = { ...currentValues(user), lastName: 'Lee ' };
+    expect(
+      diff(
+        { externalId: 'E-1', firstName: 'Ann', lastName: 'Lee', secret: 'new-secret-1' },
+        current,
+      ),
+    ).toEqual([]);
+    expect(
+      diff({ firstName: 'Anna', lastName: null, 'profile.costCenter': null }, current),
+    ).toEqual([
+      { field: 'firstName', from: 'Ann', to: 'Anna' },
+      { field: 'lastName', from: 'Lee ', to: null },
+      { field: 'profile.costCenter', from: 'CC-1', to: null },
+    ]);
+    expect(diff({ position: null }, current)).toEqual([]);
+  });
+});
+
+describe('bodies', () => {
+  it('builds nested v3 bodies', () => {
+    expect(
+      toBody({
+        email: 'a@example.com',
+        locale: 'de_DE',
+        firstName: 'Ann',
+        'profile.costCenter': 'CC',
+        recoveryCode: 'abcd',
+      }),
+    ).toEqual({
+      email: 'a@example.com',
+      config: { locale: 'de_DE' },
+      profile: { firstName: 'Ann', costCenter: 'CC' },
+      recoveryCode: { plain: 'abcd' },
+    });
+  });
+
+  it('a create sends set values and sendMail; an update the changes and a status', () => {
+    expect(createBody({ email: 'a@example.com', firstName: null }, false)).toEqual({
+      email: 'a@example.com',
+      sendMail: false,
+    });
+    expect(
+      updateBody([
+        { field: 'firstName', from: 'A', to: 'B' },
+        { field: 'status', from: 'deactivated', to: 'activated' },
+      ]),
+    ).toEqual({ profile: { firstName: 'B' }, status: 'activated' });
+  });
+});

@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { resolveHeader } from '../../src/import/columns.js';
+import { buildPlan, type PlanOptions } from '../../src/import/plan.js';
+import { openCsv } from '../../src/import/read.js';
+import type { KnownUser, Snapshot } from '../../src/import/snapshot.js';
+import { fixture, tempCsv } from './helpers.js';
+
+function snapshotOf(users: KnownUser[], match: 'externalId' | 'email' = 'externalId'): Snapshot {
+  const byKey = new Map<string, KnownUser>();
+  for (const u of users) {
+    const v = u.values[match];
+    if (v) byKey.set(match === 'email' ? v.toLowerCase() : v, u);
+  }
+  return { users, byKey };
+}
+
+async function plan(path: string, users: KnownUser[] = [], opts: Partial<PlanOptions> = {}) {
+  const match = opts.match ?? 'externalId';
+  const csv = await openCsv(path);
+  const columns = resolveHeader(csv.header, { file: path });
+  return buildPlan(csv, columns, snapshotOf(users, match), { match, ...opts });
+}
+
+const known = (
+  id: string,
+  values: Record<string, string>,
+  status: KnownUser['status'] = 'activated',
+): KnownUser => ({
+  id,
+  status,
+  values,
+});
+
+describe('buildPlan', () => {
+  it('classifies create / update (with changes) / unchanged', async () => {
+    const p = await plan(
+      tempCsv(
+        'externalId,email,firstName\nE-1,a@example.com,Ann\nE-2,b@example.com,Bob\nE-3,c@example.com,Cem\n',
+      ),
+      [
+        known('u1', { externalId: 'E-1', email: 'a@example.com', firstName: 'Ann' }),
+        known('u2', { externalId: 'E-2', email: 'b@example.com', firstName: 'Robert' }),
+      ],
+    );
+    expect(p.entries.map((e) => [e.line, e.action, e.id])).toEqual([
+      [2, 'unchanged', 'u1'],
+      [3, 'update', 'u2'],
+      [4, 'create', undefined],
+    ]);
+    expect(p.entries[1]!.changes).toEqual([{ field: 'firstName', from: 'Robert', to: 'Bob' }]);
+  });
+
+  it('reports invalid values by line and column name, and keeps going', async () => {
+    const p = await plan(fixture('bad/invalid-values.csv'));
+    expect(p.entries.map((e) => [e.line, e.action])).toEqual([
+      [2, 'error'],
+      [3, 'error'],
+      [4, 'error'],
+      [5, 'create'],
+    ]);
+    expect(p.entries[0]!.error).toBe("email 'not-an-email' is not a valid email address");
+    expect(p.entries[1]!.error).toMatch(/^role 'boss' must be one of admin/);
+    expect(p.entries[2]!.error).toMatch(/^locale 'english' must have the form xx_YY/);
+  });
+
+  it('rows with too few or too many fields are errors; trailing empty fields are fine', async () => {
+    const p = await plan(fixture('bad/field-count.csv'));
+    expect(p.entries.map((e) => [e.line, e.action, e.error])).toEqual([
+      [2, 'create', undefined],
+      [3, 'error', 'has 2 fields, the header has 3'],
+      [4, 'error', 'has 4 fields, the header has 3 (a delimiter inside an unquoted value?)'],
+      [5, 'create', undefined],
+    ]);
+  });
+
+  it('duplicates of the match key (and of emails) fail every row involved', async () => {
+    const p = await plan(fixture('bad/duplicate-keys.csv'));
+    expect(p.entries.map((e) => [e.line, e.action])).toEqual([
+      [2, 'error'],
+      [3, 'error'],
+      [4, 'error'],
+      [5, 'error'],
+    ]);
+    expect(p.entries[0]!.error).toBe("externalId 'A-1' appears on several lines (2, 4)");
+    expect(p.entries[1]!.error).toBe("email 'b@example.com' appears on several lines (3, 5)");
+  });
+
+  it('needs the match-key column, and a key in every row', async () => {
+    await expect(plan(fixture('bad/no-key-column.csv'))).rejects.toThrow(
+      /has no externalId column.*--match email/,
+    );
+    const p = await plan(tempCsv('externalId,email\n,a@example.com\n'));
+    expect(p.entries[0]!.error).toBe('externalId is empty; it is the match key');
+  });
+
+  it('a new user needs an email or a userName', async () => {
+    const p = await plan(tempCsv('externalId,firstName\nE-1,Ann\n'));
+    expect(p.entries[0]!.error).toBe('a new user needs an email or a userName');
+  });
+
+  it('--match email matches without case', async () => {
+    const p = await plan(
+      tempCsv('email,firstName\nANN@example.com,Ann\n'),
+      [known('u1', { email: 'ann@example.com', firstName: 'Ann' })],
+      {
+        match: 'email',
+      },
+    );
+    expect(p.entries[0]).toMatchObject({ action: 'unchanged', id: 'u1' });
+  });
+
+  it('--sync lists live users absent from the file, protects rows with errors, reactivates', async () => {
+    const users = [
+      known('u1', { externalId: 'E-1', email: 'a@example.com' }),
+      known('u2', { externalId: 'E-2', email: 'b@example.com' }, 'deactivated'),
+      known('u3', { externalId: 'E-3' }, 'pending'),
+      known('u4', { email: 'no-key@example.com' }),
+      known('u5', { externalId: 'E-5' }),
+      known('u6', { externalId: 'E-6' }, 'deactivated'),
+    ];
+    const p = await plan(
+      tempCsv('externalId,email\nE-1,a@example.com\nE-2,b@example.com\nE-5,bad-email\n'),
+      users,
+      { sync: true },
+    );
+    expect(p.deactivate.map((u) => u.id)).toEqual(['u3', 'u4']);
+    expect(p.active).toBe(4);
+    expect(p.entries[1]).toMatchObject({
+      action: 'update',
+      changes: [{ field: 'status', to: 'activated' }],
+    });
+    expect(p.entries[2]!.action).toBe('error');
+  });
+
+  it('--resume skips done rows, and refuses a report of another file', async () => {
+    const path = tempCsv('externalId,email\nE-1,a@example.com\nE-2,b@example.com\n');
+    const p = await plan(path, [], { done: new Map([[1, { key: 'E-1' }]]) });
+    expect(p.entries.map((e) => e.action)).toEqual(['skip', 'create']);
+    await expect(plan(path, [], { done: new Map([[2, { key: 'E-9' }]]) })).rejects.toThrow(
+      /written for another file: row 2 has externalId 'E-9' there and 'E-2'/,
+    );
+  });
+});

@@ -1,0 +1,298 @@
+/** The whole pipeline against the real app in-process: import, re-run, updates, conflicts, sync. */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ApiClient, createApiClient } from '../../src/client/index.js';
+import { applyPlan, type Outcome } from '../../src/import/apply.js';
+import { resolveHeader } from '../../src/import/columns.js';
+import { exportUsers } from '../../src/import/export.js';
+import { buildPlan } from '../../src/import/plan.js';
+import { openCsv } from '../../src/import/read.js';
+import { type ImportOptions, importCsv } from '../../src/import/run.js';
+import { takeSnapshot } from '../../src/import/snapshot.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { fixture, tempCsv } from './helpers.js';
+
+let server: TestServer;
+let client: ApiClient;
+
+// A fresh service per test: uniqueness is per tenant, so tests must not share one.
+beforeEach(async () => {
+  server = await startServer();
+  client = createApiClient({ baseUrl: `${server.url}/api`, token: server.adminToken });
+});
+afterEach(async () => {
+  await client.close();
+  await server.close();
+});
+
+const run = (opts: Omit<ImportOptions, 'file'> & { file?: string }, csv?: string) =>
+  importCsv(client, { file: opts.file ?? tempCsv(csv ?? ''), sendMail: false, ...opts });
+
+async function users() {
+  const all = [];
+  for await (const u of client.iterateUsers({ status: ['activated', 'pending', 'deactivated'] }))
+    all.push(u);
+  return all;
+}
+
+const PEOPLE =
+  'externalId,email,firstName,lastName,department\nE-1,a@example.com,Ann,Lee,Sales\nE-2,b@example.com,Bob,Stone,Sales\nE-3,c@example.com,Cem,Kaya,IT\n';
+
+describe('importCsv', () => {
+  it('creates, then a re-run changes nothing, then changed rows update', async () => {
+    const first = await run({}, PEOPLE);
+    expect(first.summary).toEqual({
+      created: 3,
+      updated: 0,
+      unchanged: 0,
+      deactivated: 0,
+      failed: 0,
+      rows: 3,
+    });
+    expect((await users()).map((u) => u.externalId).sort()).toEqual(['E-1', 'E-2', 'E-3']);
+
+    const again = await run({}, PEOPLE);
+    expect(again.summary).toMatchObject({ created: 0, updated: 0, unchanged: 3 });
+
+    const changed = await run({}, PEOPLE.replace('Bob,Stone,Sales', 'Bob,Stone,Marketing'));
+    expect(changed.summary).toMatchObject({ updated: 1, unchanged: 2 });
+    const bob = (await users()).find((u) => u.externalId === 'E-2')!;
+    expect(bob.profile.department).toBe('Marketing');
+    expect(bob.profile.firstName).toBe('Bob');
+  });
+
+  it('empty cells leave fields alone; --empty-clears clears them', async () => {
+    await run({}, PEOPLE);
+    const blank = 'externalId,email,firstName,lastName,department\nE-1,a@example.com,Ann,,\n';
+    expect((await run({}, blank)).summary).toMatchObject({ unchanged: 1 });
+    expect((await run({ emptyClears: true }, blank)).summary).toMatchObject({ updated: 1 });
+    const ann = (await users()).find((u) => u.externalId === 'E-1')!;
+    expect([ann.profile.lastName, ann.profile.department]).toEqual([null, null]);
+  });
+
+  it('reads every dialect and alias fixture into the same users', async () => {
+    await run({ file: fixture('aliases.csv') });
+    await run({
+      file: fixture('semicolon-bom-crlf.csv'),
+      maps: [
+        'Personalnummer=externalId',
+        'Vorname=firstName',
+        'Nachname=lastName',
+        'Abteilung=department',
+      ],
+    });
+    await run({ file: fixture('windows-1252.csv'), encoding: 'windows-1252' });
+    await run({ file: fixture('utf16le-tab.txt') });
+    await run({ file: fixture('tab.tsv') });
+    await run({ file: fixture('quoted-newlines.csv') });
+    const byId = new Map((await users()).map((u) => [u.externalId, u]));
+    expect(byId.size).toBe(2 + 2 + 2 + 2 + 2 + 4);
+    expect(byId.get('X-1')!.profile).toMatchObject({
+      firstName: 'Xena',
+      position: 'Analyst',
+      costCenter: 'CC-100',
+    });
+    expect(byId.get('X-1')!.config.locale).toBe('fr_FR');
+    expect(byId.get('P-002')!.profile.department).toBe('Forschung; Entwicklung');
+    expect(byId.get('W-1')!.profile.lastName).toBe('Ærø');
+    expect(byId.get('U-2')!.profile.firstName).toBe('李');
+    expect(byId.get('Q-3')!.profile.location).toBe('three\nline\naddress');
+  });
+
+  it('partial failure: bad rows and rejected rows fail alone, with lines; the rest is applied', async () => {
+    await client.createUser({ email: 'taken@example.com', externalId: 'OTHER', sendMail: false });
+    const csv =
+      'externalId,email,firstName\nE-1,a@example.com,Ann\nE-2,not-an-email,Bob\nE-3,taken@example.com,Cem\nE-4,d@example.com,Dan\n';
+    const report = tempCsv('', 'partial-report.csv');
+    const result = await run({ report }, csv);
+    expect(result.summary).toEqual({
+      created: 2,
+      updated: 0,
+      unchanged: 0,
+      deactivated: 0,
+      failed: 2,
+      rows: 4,
+    });
+    expect(result.failures.map((f) => [f.line, f.key])).toEqual([
+      [3, 'E-2'],
+      [4, 'E-3'],
+    ]);
+    expect(result.failures[1]!.error).toMatch(/email 'taken@example.com' is already used.*\(409\)/);
+    const lines = readFileSync(report, 'utf8').trim().split('\n');
+    expect(lines[0]).toBe('row,line,key,action,id,status,error');
+    expect(lines.slice(1).sort()).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^2,3,E-2,error,,failed,/),
+        expect.stringMatching(/^3,4,E-3,create,,failed,/),
+      ]),
+    );
+    expect(lines).toHaveLength(5);
+  });
+
+  it('a 409 on the match key when creating means "already there": read back and converge', async () => {
+    const csv = tempCsv(
+      'externalId,email,firstName\nE-1,a@example.com,Ann\nE-2,b@example.com,Bob\n',
+    );
+    const file = await openCsv(csv);
+    const plan = await buildPlan(
+      file,
+      resolveHeader(file.header, { file: csv }),
+      await takeSnapshot(client, 'externalId'),
+      {
+        match: 'externalId',
+      },
+    );
+    // Someone (or a run killed after its POST) created them after the snapshot.
+    await client.createUser({
+      externalId: 'E-1',
+      email: 'a@example.com',
+      profile: { firstName: 'Ann' },
+      sendMail: false,
+    });
+    await client.createUser({
+      externalId: 'E-2',
+      email: 'b@example.com',
+      profile: { firstName: 'Robert' },
+      sendMail: false,
+    });
+    const outcomes: Outcome[] = [];
+    await applyPlan(client, plan, {
+      match: 'externalId',
+      concurrency: 2,
+      sendMail: false,
+      onOutcome: (o) => outcomes.push(o),
+    });
+    expect(outcomes.map((o) => [o.key, o.action, o.status]).sort()).toEqual([
+      ['E-1', 'unchanged', 'ok'],
+      ['E-2', 'update', 'ok'],
+    ]);
+    expect((await users()).find((u) => u.externalId === 'E-2')!.profile.firstName).toBe('Bob');
+  });
+
+  it('--match email, and secrets only on create', async () => {
+    const csv = 'email,firstName,secret\nann@example.com,Ann,first-secret-1\n';
+    expect((await run({ match: 'email' }, csv)).summary).toMatchObject({ created: 1 });
+    expect((await users())[0]!.status).toBe('activated'); // a secret activates
+    const again = await run(
+      { match: 'email' },
+      csv.replace('ann@', 'ANN@').replace('first-secret-1', 'other-secret-2'),
+    );
+    expect(again.summary).toMatchObject({ unchanged: 1 });
+  });
+
+  it('invitations: sent by default, not with sendMail false', async () => {
+    const outbox = join(server.dataDir, 'outbox');
+    const count = () => (existsSync(outbox) ? readdirSync(outbox).length : 0);
+    const before = count();
+    await run({ sendMail: false }, 'externalId,email\nM-1,m1@example.com\n');
+    expect(count()).toBe(before);
+    await run({ sendMail: true }, 'externalId,email\nM-2,m2@example.com\n');
+    expect(count()).toBe(before + 1);
+  });
+
+  it('stops at an auth failure instead of failing every row', async () => {
+    const readOnly = createApiClient({
+      baseUrl: `${server.url}/api`,
+      token: server.token({ scopes: ['users:read'] }),
+    });
+    try {
+      await expect(
+        importCsv(readOnly, { file: tempCsv(PEOPLE), concurrency: 1 }),
+      ).rejects.toMatchObject({ status: 401 });
+    } finally {
+      await readOnly.close();
+    }
+  });
+
+  it('--resume skips rows the report marks done', async () => {
+    const report = tempCsv(
+      'row,line,key,action,id,status,error\n1,2,E-1,create,x,ok,\n2,3,E-2,create,,failed,boom\n',
+      'resume.csv',
+    );
+    const result = await run({ resume: report }, PEOPLE);
+    expect(result.summary).toEqual({
+      created: 2,
+      updated: 0,
+      unchanged: 0,
+      deactivated: 0,
+      failed: 0,
+      rows: 3,
+      skipped: 1,
+    });
+    expect((await users()).map((u) => u.externalId).sort()).toEqual(['E-2', 'E-3']);
+    // The report is continued: now every row is done.
+    expect(
+      [...(await import('../../src/import/report.js')).readDone(report).keys()].sort(),
+    ).toEqual([1, 2, 3]);
+  });
+});
+
+describe('--sync', () => {
+  const roster = (n: number) =>
+    `externalId,email\n${Array.from({ length: n }, (_, i) => `S-${i},s${i}@example.com`).join('\n')}\n`;
+
+  it('deactivates users absent from the file, within the limit', async () => {
+    await run({}, roster(20));
+    const result = await run({ sync: true }, roster(18));
+    expect(result.plan.deactivate.map((u) => u.values.externalId).sort()).toEqual(['S-18', 'S-19']);
+    expect(result.summary).toMatchObject({ unchanged: 18, deactivated: 2 });
+    const statuses = Object.fromEntries((await users()).map((u) => [u.externalId, u.status]));
+    expect([statuses['S-18'], statuses['S-19'], statuses['S-0']]).toEqual([
+      'deactivated',
+      'deactivated',
+      'pending',
+    ]);
+    // Back in the file: reactivated.
+    const back = await run({ sync: true }, roster(20));
+    expect(back.summary).toMatchObject({ updated: 2, unchanged: 18, deactivated: 0 });
+  });
+
+  it('refuses beyond --max-deactivate and changes nothing', async () => {
+    await run({}, roster(20));
+    const file = tempCsv(`${roster(5)}NEW-1,new@example.com\n`);
+    await expect(importCsv(client, { file, sync: true, sendMail: false })).rejects.toThrow(
+      /--sync would deactivate 15 users \(75\.0% of 20\), more than --max-deactivate 10% allows \(2\); nothing was changed/,
+    );
+    await expect(
+      importCsv(client, { file, sync: true, maxDeactivate: { count: 14 } }),
+    ).rejects.toThrow(/more than --max-deactivate 14/);
+    const all = await users();
+    expect(all).toHaveLength(20);
+    expect(all.every((u) => u.status === 'pending')).toBe(true);
+    const dry = await importCsv(client, { file, sync: true, dryRun: true });
+    expect(dry.refusal?.message).toMatch(/would deactivate 15/);
+    const allowed = await importCsv(client, {
+      file,
+      sync: true,
+      maxDeactivate: { percent: 75 },
+      sendMail: false,
+    });
+    expect(allowed.summary).toMatchObject({ created: 1, unchanged: 5, deactivated: 15 });
+  });
+});
+
+describe('export', () => {
+  it('writes the import columns, so export → import changes nothing', async () => {
+    await run(
+      {},
+      'externalId,email,userName,firstName,lastName,role,locale,location,profile.costCenter\n' +
+        'R-1,r1@example.com,r.one,"Ann ""Nan""","Lee, Jr.",admin,de_DE,"Floor 2\nRoom 7",CC-1\n' +
+        'R-2,r2@example.com,,Bob,,reader,,,\n',
+    );
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (c: Buffer) => chunks.push(c));
+    const result = await exportUsers(client, { out });
+    expect(result).toEqual({ users: 2, withoutExternalId: 0, withoutEmail: 0 });
+    const text = Buffer.concat(chunks).toString();
+    expect(text.split('\n')[0]).toBe(
+      'externalId,email,userName,firstName,lastName,role,locale,position,department,location,phoneNumber,publicEmailAddress,profile.costCenter',
+    );
+    const again = await run({}, text);
+    expect(again.summary).toMatchObject({ unchanged: 2, created: 0, updated: 0, failed: 0 });
+    const withSync = await run({ sync: true }, text);
+    expect(withSync.summary).toMatchObject({ unchanged: 2, deactivated: 0 });
+  });
+});
