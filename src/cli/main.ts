@@ -10,19 +10,38 @@ import { paintErr } from './output/style.js';
 import { isPromptExit } from './prompt.js';
 import { version } from './version.js';
 
-/** Each module exports `register(program, deps)`; modules keep heavy imports inside actions. */
-const COMMANDS = [
-  () => import('./commands/serve.js'),
-  () => import('./commands/tokens.js'),
-  () => import('./commands/tenants.js'),
-  () => import('./commands/branches.js'),
-  () => import('./commands/login.js'),
-  () => import('./commands/logout.js'),
-  () => import('./commands/profiles.js'),
-  () => import('./commands/users/index.js'),
-  () => import('./commands/check.js'),
-  () => import('./commands/completion.js'),
-];
+/**
+ * Each module exports `register(program, deps)` and keeps heavy imports inside its actions.
+ * Only the module of the command being run is loaded (start-up time); help, completion and
+ * unknown commands load them all.
+ */
+type CommandModule = { register(program: Command, deps: Deps): unknown };
+const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  serve: () => import('./commands/serve.js'),
+  tokens: () => import('./commands/tokens.js'),
+  tenants: () => import('./commands/tenants.js'),
+  branches: () => import('./commands/branches.js'),
+  login: () => import('./commands/login.js'),
+  logout: () => import('./commands/logout.js'),
+  profiles: () => import('./commands/profiles.js'),
+  users: () => import('./commands/users/index.js'),
+  check: () => import('./commands/check.js'),
+  completion: () => import('./commands/completion.js'),
+};
+const ALL = Object.keys(COMMANDS);
+/** Global options followed by a value, which is not a command name. */
+const VALUE_FLAGS = new Set(['-o', '--output', '--profile', '--base-url', '--region']);
+
+/** The command modules `args` (argv without node and script) needs. */
+export function commandsFor(args: string[]): string[] {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') break;
+    if (VALUE_FLAGS.has(arg)) i++;
+    else if (!arg.startsWith('-')) return arg !== 'completion' && arg in COMMANDS ? [arg] : ALL;
+  }
+  return args.includes('-V') || args.includes('--version') ? [] : ALL;
+}
 
 const EXIT_HELP = `
 Exit codes: 0 ok · 1 error · 2 usage · 3 auth (401/403, not logged in) · 4 not found ·
@@ -30,8 +49,9 @@ Exit codes: 0 ok · 1 error · 2 usage · 3 auth (401/403, not logged in) · 4 n
 Environment: ROSTER_BASE_URL, ROSTER_TOKEN, ROSTER_PROFILE, ROSTER_VENDOR, ROSTER_CONFIG_DIR,
 ROSTER_DATA_DIR, NO_COLOR.`;
 
-export async function buildProgram(deps: Deps): Promise<Command> {
-  const program = new Command('roster')
+/** The program with its global options and settings, before any command is registered. */
+export function createRoot(deps: Deps): Command {
+  return new Command('roster')
     .description(
       'Administer the users and media of an employee-app platform, or run the service itself.',
     )
@@ -58,7 +78,11 @@ export async function buildProgram(deps: Deps): Promise<Command> {
       writeOut: (s) => deps.io.stdout.write(s),
       writeErr: (s) => deps.io.stderr.write(s),
     });
-  for (const load of COMMANDS) await (await load()).register(program, deps);
+}
+
+export async function buildProgram(deps: Deps, only: string[] = ALL): Promise<Command> {
+  const program = createRoot(deps);
+  for (const name of only) await (await COMMANDS[name]!()).register(program, deps);
   const override = (cmd: Command) => {
     cmd.exitOverride();
     cmd.commands.forEach(override);
@@ -121,7 +145,8 @@ async function runCleanups(deps: Deps) {
   }
 }
 
-export async function main(argv: string[], deps: Deps = { io: processIO(), env: process.env }) {
+/** Runs one command line (argv with node and script) and returns its exit code. */
+export async function run(argv: string[], deps: Deps): Promise<ExitCode> {
   const verbose = argv.includes('--verbose');
   // Ctrl-C ends the command at once with 130, unless the command listens for SIGINT itself
   // (serve drains in-flight requests); a second Ctrl-C then forces the exit.
@@ -144,14 +169,20 @@ export async function main(argv: string[], deps: Deps = { io: processIO(), env: 
   deps.io.stdout.on('error', onStdoutError);
   let code: ExitCode = EXIT.ok;
   try {
-    const program = await buildProgram(deps);
+    const program = await buildProgram(deps, commandsFor(argv.slice(2)));
     await program.parseAsync(argv);
   } catch (err) {
     code = await reportError(err, deps, verbose);
   } finally {
     await runCleanups(deps);
     process.off('SIGINT', onSigint);
+    deps.io.stdout.off('error', onStdoutError);
   }
+  return code;
+}
+
+export async function main(argv: string[], deps: Deps = { io: processIO(), env: process.env }) {
+  const code = await run(argv, deps);
   process.exitCode = code;
   return code;
 }

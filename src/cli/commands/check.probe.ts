@@ -101,3 +101,14 @@ export async function negotiate<T>(
 /** `${status} ${type}` for a pass detail. */
 export const answered = (res: JsonResponse<unknown>, stage: string) =>
   `${res.status}, ${baseType(res.headers['content-type']) ?? 'no body'} (${stage})`;
+
+/** Passes when `fn` fails with 404 (a removed user or medium). */
+export async function expect404(fn: () => Promise<unknown>): Promise<string> {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return '404 NotFoundException';
+    throw err;
+  }
+  throw new Mismatch('still answers 2xx');
+}

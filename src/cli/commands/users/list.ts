@@ -83,7 +83,10 @@ export async function runList(opts: ListOptions, deps: Deps): Promise<void> {
   for (const user of page.data) await out.write(user);
   await out.end();
   const shown = page.offset + page.data.length;
-  if (view.format === 'table' && shown < page.total) {
+  if (view.format === 'table' && page.total === 0) {
+    const filter = opts.status ? `status ${opts.status}` : 'status activated (the default)';
+    note(deps.io, `no users with ${filter}${opts.query ? ` matching '${opts.query}'` : ''}`);
+  } else if (view.format === 'table' && shown < page.total) {
     note(
       deps.io,
       `showing ${page.offset + 1}–${shown} of ${page.total}; --all for every page, or --offset ${shown}`,

@@ -15,7 +15,10 @@ function describe(issue: FieldIssue, body: Body, flagOf: (field: string) => stri
     return `${flagOf('email')} or ${flagOf('userName')} is required`;
   }
   const value = getPath(body, issue.field);
-  const shown = typeof value === 'string' && !SECRET_FIELDS.has(issue.field) ? ` '${value}'` : '';
+  // The value helps when it is wrong, not when the key is (unknown or read-only field).
+  const aboutKey = /is read-only|is not a known field/.test(issue.message);
+  const shown =
+    typeof value === 'string' && !aboutKey && !SECRET_FIELDS.has(issue.field) ? ` '${value}'` : '';
   return `${flagOf(issue.field)}${shown}: ${issue.message}`;
 }
 

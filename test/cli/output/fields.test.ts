@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { getPath, leaves, parseFields, pickPaths } from '../../../src/cli/output/fields.js';
+import { user } from '../helpers.js';
+
+describe('--fields', () => {
+  it('parses, dedupes and checks the first segment', () => {
+    expect(parseFields(' id, email.value ,id', ['id', 'email'])).toEqual(['id', 'email.value']);
+    expect(() => parseFields('emial', ['id', 'email'])).toThrow(
+      /unknown field 'emial'; fields are id, email/,
+    );
+    expect(() => parseFields(',', ['id'])).toThrow(/at least one field/);
+    expect(() => parseFields('profile..x')).toThrow(/not a field path/);
+  });
+
+  it('reads dotted paths', () => {
+    const u = user();
+    expect(getPath(u, 'email.value')).toBe('ann@example.com');
+    expect(getPath(u, 'profile.position')).toBe('CTO');
+    expect(getPath(u, 'userName.value')).toBeUndefined();
+    expect(getPath(u, 'id.x')).toBeUndefined();
+  });
+
+  it('cuts an object down to paths, keeping the nesting', () => {
+    expect(
+      pickPaths(user(), [
+        'id',
+        'email.value',
+        'profile.firstName',
+        'profile.lastName',
+        'userName.value',
+      ]),
+    ).toEqual({
+      id: '65f000000000000000000001',
+      email: { value: 'ann@example.com' },
+      profile: { firstName: 'Ann', lastName: 'Smith' },
+      userName: { value: null },
+    });
+  });
+
+  it('lists leaves for a one-record table', () => {
+    expect(leaves({ a: 1, b: { c: null, d: {} }, e: [1] })).toEqual([
+      ['a', 1],
+      ['b.c', null],
+      ['b.d', null],
+      ['e', [1]],
+    ]);
+  });
+});
