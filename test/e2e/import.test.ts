@@ -1,0 +1,352 @@
+/**
+ * `roster users import` / `users export` as a user runs them: the built CLI against a real
+ * `roster serve` in its own process. Each test works in its own branch, with its own keys.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { BIN, type CliServer, startCliServer } from '../helpers/cli-server.js';
+
+let server: CliServer;
+const dir = mkdtempSync(join(tmpdir(), 'roster-e2e-import-'));
+let branches = 0;
+
+beforeAll(async () => {
+  server = await startCliServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const file = (name: string, content: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+};
+
+/** A CSV of `n` people with keys `<prefix>-<i>`. */
+const people = (prefix: string, n: number, department = 'Sales') =>
+  `externalId,email,firstName,lastName,department\n${Array.from(
+    { length: n },
+    (_, i) =>
+      `${prefix}-${i},${prefix.toLowerCase()}${i}@example.com,First${i},Last${i},${department}`,
+  ).join('\n')}\n`;
+
+/** The CLI with a token of a fresh branch (ROSTER_TOKEN wins over the profile's). */
+function inBranch() {
+  const token = server.token({ branch: `import-${++branches}` });
+  const env = { ...server.env, ROSTER_TOKEN: token };
+  const run = (args: string[]) => {
+    const r = server.cli(args, { env: { ROSTER_TOKEN: token } });
+    return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
+  };
+  const json = (args: string[]) => JSON.parse(run([...args, '-o', 'json']).stdout);
+  const users = () =>
+    json(['users', 'list', '--all', '--status', 'activated,pending,deactivated']) as {
+      externalId: string;
+      status: string;
+      profile: Record<string, string>;
+    }[];
+  return { token, env, run, json, users };
+}
+
+describe('users import', () => {
+  test('--template prints every known column', () => {
+    const { run } = inBranch();
+    // (execa strips the final newline)
+    expect(run(['users', 'import', '--template']).stdout).toBe(
+      'externalId,email,userName,firstName,lastName,role,locale,position,department,location,phoneNumber,publicEmailAddress,secret,recoveryCode',
+    );
+  });
+
+  test('dry run, import, idempotent re-run, updates', () => {
+    const { run, json, users } = inBranch();
+    const csv = file('dry.csv', people('D', 5));
+    const dry = run(['users', 'import', csv, '--dry-run', '-o', 'table']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('Plan for');
+    expect(dry.stdout).toMatch(/│ create\s+│ update\s+│ unchanged/);
+    expect(dry.stdout).toMatch(/│ 2\s+│ create │ D-0\s+│ email=d0@example.com, firstName=First0/);
+    expect(json(['users', 'import', csv, '--dry-run'])).toEqual({
+      created: 5,
+      updated: 0,
+      unchanged: 0,
+      deactivated: 0,
+      failed: 0,
+      rows: 5,
+    });
+    expect(users()).toEqual([]);
+
+    expect(json(['users', 'import', csv, '--no-send-mail'])).toMatchObject({
+      created: 5,
+      failed: 0,
+    });
+    expect(users()).toHaveLength(5);
+    expect(json(['users', 'import', csv])).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 5,
+      deactivated: 0,
+      failed: 0,
+      rows: 5,
+    });
+
+    const moved = file(
+      'moved.csv',
+      people('D', 6).replace(
+        'D-1,d1@example.com,First1,Last1,Sales',
+        'D-1,d1@example.com,First1,Last1,Marketing',
+      ),
+    );
+    const plan = run(['users', 'import', moved, '--dry-run', '-o', 'table']).stdout;
+    expect(plan).toMatch(/update │ D-1\s+│ department: Sales → Marketing/);
+    expect(json(['users', 'import', moved])).toMatchObject({
+      created: 1,
+      updated: 1,
+      unchanged: 4,
+    });
+    expect(users().find((u) => u.externalId === 'D-1')!.profile.department).toBe('Marketing');
+  });
+
+  test('partial failure: exit 5, failed rows with lines on stderr, a report of every row', () => {
+    const { run, users } = inBranch();
+    const csv = file(
+      'partial.csv',
+      'externalId,email,firstName\nP-1,p1@example.com,Ann\nP-2,not-an-email,Bob\nP-3,p3@example.com,Cem\nP-4,p1@example.com,Dup\n',
+    );
+    const report = join(dir, 'partial-report.csv');
+    const r = run(['users', 'import', csv, '--report', report, '-o', 'json']);
+    expect(r.code).toBe(5);
+    expect(JSON.parse(r.stdout)).toEqual({
+      created: 1,
+      updated: 0,
+      unchanged: 0,
+      deactivated: 0,
+      failed: 3,
+      rows: 4,
+    });
+    expect(r.stderr).toContain("line 3 (P-2): email 'not-an-email' is not a valid email address");
+    expect(r.stderr).toContain(
+      "line 2 (P-1): email 'p1@example.com' appears on several lines (2, 5)",
+    );
+    expect(r.stderr).toMatch(
+      /error: 3 of 4 rows failed; every row's outcome is in .*partial-report\.csv/,
+    );
+    expect(users().map((u) => u.externalId)).toEqual(['P-3']);
+    const lines = readFileSync(report, 'utf8').trim().split('\n');
+    expect(lines[0]).toBe('row,line,key,action,id,status,error');
+    expect(
+      lines
+        .slice(1)
+        .map((l) => l.split(',').slice(0, 4).join(','))
+        .sort(),
+    ).toEqual(['1,2,P-1,error', '2,3,P-2,error', '3,4,P-3,create', '4,5,P-4,error']);
+  });
+
+  test('bad input: each reported with its file, line or column, nothing sent', () => {
+    const { run, users } = inBranch();
+    const cases: [string[], number, RegExp][] = [
+      [['users', 'import', join(dir, 'nope.csv')], 1, /nope\.csv: no such file/],
+      [['users', 'import', dir], 1, /is a directory, not a CSV file/],
+      [['users', 'import', file('empty.csv', '')], 1, /empty\.csv is empty: expected a header row/],
+      [
+        [
+          'users',
+          'import',
+          file('unknown.csv', 'externalId,email,Shoe Size\nU-1,u@example.com,42\n'),
+        ],
+        1,
+        /unknown column 'Shoe Size'.*--ignore-unknown/,
+      ],
+      [
+        ['users', 'import', file('dupcol.csv', 'externalId,Email,E-Mail\n')],
+        1,
+        /several columns map to the same field: email/,
+      ],
+      [
+        ['users', 'import', file('quote.csv', 'externalId,email\nQ-1,"q@example.com\n')],
+        1,
+        /quote\.csv line 2, column 2 \(email\): a quoted field is never closed/,
+      ],
+      [
+        [
+          'users',
+          'import',
+          file(
+            'latin1.csv',
+            Buffer.from(
+              'externalId,email,firstName\nL-1,l@example.com,Jos\xe9\n',
+              'latin1',
+            ) as unknown as string,
+          ),
+        ],
+        1,
+        /latin1\.csv line 2, column 22: byte 0xE9 is not valid UTF-8.*--encoding windows-1252/,
+      ],
+      [['users', 'import', 'x.csv', '--delimiter', ';;'], 2, /--delimiter.*one character/],
+      [
+        ['users', 'import', 'x.csv', '--max-deactivate', '5'],
+        2,
+        /--max-deactivate works with --sync only/,
+      ],
+      [['users', 'import'], 2, /needs a CSV file/],
+    ];
+    for (const [args, code, message] of cases) {
+      const r = run(args);
+      expect([args.join(' '), r.code]).toEqual([args.join(' '), code]);
+      expect(r.stderr).toMatch(message);
+    }
+    const headerOnly = run([
+      'users',
+      'import',
+      file('header.csv', 'externalId,email\n'),
+      '-o',
+      'json',
+    ]);
+    expect(headerOnly.code).toBe(0);
+    expect(headerOnly.stderr).toContain('has a header but no rows');
+    expect(users()).toEqual([]);
+  });
+
+  test('kill -9 mid-import, then --resume: every row exactly once', async () => {
+    const { env, run, users } = inBranch();
+    const n = 400;
+    const csv = file('big.csv', people('K', n));
+    const report = join(dir, 'kill-report.csv');
+    const child = execa(
+      process.execPath,
+      [BIN, 'users', 'import', csv, '--report', report, '--concurrency', '1', '--no-send-mail'],
+      {
+        env,
+        reject: false,
+      },
+    );
+    const linesOf = () => {
+      try {
+        return readFileSync(report, 'utf8').split('\n').length - 2;
+      } catch {
+        return 0;
+      }
+    };
+    while (linesOf() < 40 && child.exitCode === null) await new Promise((r) => setTimeout(r, 2));
+    child.kill('SIGKILL');
+    const killed = await child;
+    expect(killed.signal).toBe('SIGKILL'); // it did not finish before the kill
+    const before = linesOf();
+    expect(before).toBeLessThan(n);
+
+    const resumed = run([
+      'users',
+      'import',
+      csv,
+      '--resume',
+      report,
+      '--no-send-mail',
+      '-o',
+      'json',
+    ]);
+    expect(resumed.code).toBe(0);
+    const summary = JSON.parse(resumed.stdout);
+    expect(summary.skipped).toBeGreaterThanOrEqual(40);
+    expect(summary.skipped + summary.created + summary.unchanged).toBe(n);
+    expect(summary.failed).toBe(0);
+
+    const keys = users()
+      .map((u) => u.externalId)
+      .sort();
+    expect(keys).toHaveLength(n);
+    expect(new Set(keys).size).toBe(n);
+    // The report now names each row once, all done.
+    const rows = readFileSync(report, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
+    expect(rows.map((r) => Number(r[0])).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: n }, (_, i) => i + 1),
+    );
+    expect(rows.every((r) => r[5] === 'ok')).toBe(true);
+    // And a re-run after success changes nothing.
+    expect(JSON.parse(run(['users', 'import', csv, '-o', 'json']).stdout)).toMatchObject({
+      unchanged: n,
+      created: 0,
+      updated: 0,
+    });
+  });
+
+  test('--sync deactivates the absent, after showing who; refuses beyond --max-deactivate', () => {
+    const { run, json, users } = inBranch();
+    json(['users', 'import', file('sync-all.csv', people('S', 20)), '--no-send-mail']);
+    const most = file('sync-most.csv', people('S', 18));
+    const synced = run(['users', 'import', most, '--sync', '-o', 'json']);
+    expect(synced.code).toBe(0);
+    expect(JSON.parse(synced.stdout)).toMatchObject({ unchanged: 18, deactivated: 2 });
+    expect(synced.stderr).toMatch(
+      /--sync: 2 users of the branch are absent from .*sync-most\.csv:\n\s+\w{24} S-18 s18@example\.com/,
+    );
+    const status = () => Object.fromEntries(users().map((u) => [u.externalId, u.status]));
+    expect(status()['S-19']).toBe('deactivated');
+
+    const few = file('sync-few.csv', people('S', 5));
+    const refused = run(['users', 'import', few, '--sync', '-o', 'json']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /--sync would deactivate 13 users \(72\.2% of 18\), more than --max-deactivate 10% allows \(1\); nothing was changed/,
+    );
+    expect(refused.stdout).toBe('');
+    expect(Object.values(status()).filter((s) => s === 'deactivated')).toHaveLength(2);
+    const dry = run([
+      'users',
+      'import',
+      few,
+      '--sync',
+      '--dry-run',
+      '-o',
+      'table',
+      '--max-deactivate',
+      '13',
+    ]);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/Deactivate \(absent from the file\)/);
+    expect(Object.values(status()).filter((s) => s === 'deactivated')).toHaveLength(2);
+  });
+});
+
+describe('users export', () => {
+  test('export → import is a no-op, to a file or stdout', () => {
+    const { run, json } = inBranch();
+    const csv = file(
+      'rich.csv',
+      'externalId,email,userName,firstName,lastName,role,locale,location,profile.costCenter\n' +
+        'X-1,x1@example.com,x.one,"Ann ""Nan""","Lee, Jr.",admin,de_DE,"Floor 2\nRoom 7",CC-1\n' +
+        'X-2,x2@example.com,,Bob,,reader,,,\n',
+    );
+    expect(json(['users', 'import', csv, '--no-send-mail'])).toMatchObject({ created: 2 });
+    const out = join(dir, 'export.csv');
+    const exported = run(['users', 'export', '--to', out]);
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toContain(`exported 2 users to ${out}`);
+    const text = readFileSync(out, 'utf8');
+    expect(text.split('\n')[0]).toBe(
+      'externalId,email,userName,firstName,lastName,role,locale,position,department,location,phoneNumber,publicEmailAddress,profile.costCenter',
+    );
+    expect(`${run(['users', 'export']).stdout}\n`).toBe(text);
+    expect(json(['users', 'import', out])).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+      deactivated: 0,
+      failed: 0,
+      rows: 2,
+    });
+    expect(json(['users', 'import', out, '--sync'])).toMatchObject({
+      unchanged: 2,
+      deactivated: 0,
+    });
+    const semi = run(['users', 'export', '--delimiter', ';', '--bom']).stdout;
+    expect(semi.startsWith('\ufeffexternalId;email;')).toBe(true);
+    expect(json(['users', 'import', file('semi.csv', semi)])).toMatchObject({ unchanged: 2 });
+  });
+});
