@@ -41,8 +41,9 @@ function checkUrl({ value, from }: Source): string {
   return value;
 }
 
-const loginHint = (profile?: string) =>
-  `run \`roster login${profile && profile !== 'default' ? ` --profile ${profile}` : ''}\``;
+/** `roster login` saves to the profile named by --profile/ROSTER_PROFILE, else 'default'. */
+const loginHint = (explicit?: string) =>
+  `run \`roster login${explicit ? ` --profile ${explicit}` : ''}\``;
 
 /** Resolves where to connect and with which token; throws exit 3 when not logged in. */
 export async function resolveSettings(
@@ -99,12 +100,12 @@ export async function resolveSettings(
   const where = config ? ` (profile '${name}' in ${config.path})` : '';
   if (!baseUrl) {
     throw new CliError(
-      `no service base URL${where}: ${loginHint(name)}, or pass --base-url / set ROSTER_BASE_URL`,
+      `no service base URL${where}: ${loginHint(explicit)}, or pass --base-url / set ROSTER_BASE_URL`,
       EXIT.auth,
     );
   }
   if (!token) {
-    throw new CliError(`no API token${where}: ${loginHint(name)}, or set ROSTER_TOKEN`, EXIT.auth);
+    throw new CliError(`no API token${where}: ${loginHint(explicit)}, or set ROSTER_TOKEN`, EXIT.auth);
   }
   const usedProfile = [baseUrl.from, token.from].some((f) => f.startsWith('profile'))
     ? name

@@ -1,0 +1,79 @@
+/** `roster check` end to end: the CI gate against a real `roster serve`. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { roster, type Served, serve } from './helpers/cli.js';
+
+let srv: Served;
+beforeAll(async () => {
+  srv = await serve();
+});
+afterAll(async () => {
+  await srv?.close();
+});
+
+describe('roster check', () => {
+  it('passes: exit 0, one line per step', async () => {
+    const r = await srv.run(['check']);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /^roster check of http:\/\/127\.0\.0\.1:\d+\/api \(vendor service\)\n/,
+    );
+    expect(r.stdout).toContain('✓ authenticate: GET /users?limit=1');
+    expect(r.stdout).toContain('✓ GET /users (an unknown version) answers 406');
+    expect(r.stdout).not.toContain('✗');
+  });
+
+  it('--write --json: every version of every user endpoint, throwaways removed', async () => {
+    const r = await srv.run(['check', '--write', '--json']);
+    expect(r.exitCode, r.stdout + r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({
+      ok: true,
+      write: true,
+      vendor: 'service',
+      baseUrl: srv.baseUrl,
+    });
+    const passed = report.steps.filter((s: any) => s.result === 'pass').map((s: any) => s.name);
+    expect(passed).toEqual(
+      expect.arrayContaining([
+        'POST /users (application/vnd.service.accessors.user.v3+json)',
+        'PUT /users/{id} (application/json)',
+        'GET /users/{id} (application/vnd.service.accessors.user.v2+json)',
+      ]),
+    );
+    expect(passed.filter((n: string) => n.startsWith('DELETE /users/'))).toHaveLength(3);
+    // Media steps pass once the service has media routes; until then they are skipped, not failed.
+    for (const s of report.steps.filter((x: any) => x.name.includes('/media'))) {
+      expect(['pass', 'skip']).toContain(s.result);
+    }
+    const left = await srv.run([
+      'users',
+      'list',
+      '--status',
+      'activated,pending,deactivated',
+      '--query',
+      'roster',
+    ]);
+    expect(JSON.parse(left.stdout)).toEqual([]);
+  });
+
+  it('a revoked token: exit 3', async () => {
+    const { id, token } = await srv.newToken();
+    await srv.run(['tokens', 'revoke', id]);
+    const r = await srv.run(['check', '-o', 'csv'], { env: { ROSTER_TOKEN: token } });
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toMatch(/^step,result,detail,ms\n/);
+    expect(r.stdout).toMatch(/authenticate: GET \/users\?limit=1,fail,"?401 NotLoggedInException/);
+    expect(r.stderr).toContain('check failed');
+  });
+
+  it('an unreachable service: exit 1, the rest skipped', async () => {
+    const r = await roster(['check', '--json', '--base-url', 'http://127.0.0.1:9/api'], {
+      env: { ROSTER_TOKEN: 'dA==' },
+    });
+    expect(r.exitCode).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report.steps[0]).toMatchObject({ result: 'fail' });
+    expect(report.steps[0].detail).toContain('127.0.0.1:9');
+    expect(report.steps.slice(1).every((s: any) => s.result === 'skip')).toBe(true);
+  });
+});

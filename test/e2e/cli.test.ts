@@ -1,0 +1,331 @@
+/**
+ * The CLI around the commands, end to end: configuration and its precedence, login/profiles,
+ * failures on the way to the service (unreachable, dropped, throttled, not the API), exit
+ * codes, --verbose, completion.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BIN,
+  EMPTY_PAGE,
+  httpServer,
+  roster,
+  type Served,
+  sendJson,
+  serve,
+} from './helpers/cli.js';
+
+let srv: Served;
+beforeAll(async () => {
+  srv = await serve();
+});
+afterAll(async () => {
+  await srv?.close();
+});
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as { port: number };
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+describe('basics', () => {
+  it('--version, --help, and usage errors (exit 2 with a hint)', async () => {
+    const v = await roster(['--version']);
+    expect(v).toMatchObject({
+      exitCode: 0,
+      stdout: `${JSON.parse(readFileSync('package.json', 'utf8')).version}\n`,
+    });
+    const help = await roster(['--help']);
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('Exit codes: 0 ok');
+    const typo = await roster(['user', 'list']);
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr).toContain('(Did you mean users?)');
+    const flag = await roster(['users', 'list', '--colour']);
+    expect(flag.exitCode).toBe(2);
+    expect(flag.stderr).toContain("unknown option '--colour'");
+  });
+
+  it('completion scripts come out of the command tree; bash parses', async () => {
+    const bash = await roster(['completion', 'bash']);
+    expect(bash.exitCode).toBe(0);
+    execFileSync('bash', ['-n'], { input: bash.stdout });
+    expect(bash.stdout).toContain(
+      "'users') echo 'list show invite update activate deactivate remove",
+    );
+    for (const shell of ['zsh', 'fish'])
+      expect((await roster(['completion', shell])).exitCode).toBe(0);
+  });
+});
+
+describe('configuration', () => {
+  it('serve saved profile `local`: commands work with no flags', async () => {
+    const r = await srv.run(['users', 'list']);
+    expect(r).toMatchObject({ exitCode: 0, stdout: '[]\n' });
+  });
+
+  it('precedence: --base-url > ROSTER_BASE_URL > profile; --profile > ROSTER_TOKEN', async () => {
+    const other = await httpServer((_n, _req, res) => sendJson(res, 200, EMPTY_PAGE));
+    try {
+      const envUrl = `${other.url}/api`;
+      // env beats the profile
+      const env = await srv.run(['users', 'list', '--verbose'], {
+        env: { ROSTER_BASE_URL: envUrl },
+      });
+      expect(env.exitCode).toBe(0);
+      expect(other.hits()).toBe(1);
+      expect(env.stderr).toContain(`using ${envUrl} (ROSTER_BASE_URL), token from profile 'local'`);
+      // the flag beats env
+      const flag = await srv.run(['users', 'list', '--verbose', '--base-url', srv.baseUrl], {
+        env: { ROSTER_BASE_URL: envUrl },
+      });
+      expect(flag.exitCode).toBe(0);
+      expect(other.hits()).toBe(1);
+      expect(flag.stderr).toContain(`using ${srv.baseUrl} (--base-url)`);
+      // ROSTER_TOKEN beats the profile's token; --profile beats ROSTER_TOKEN
+      const badToken = await srv.run(['users', 'list'], { env: { ROSTER_TOKEN: 'bm9wZTpub3Bl' } });
+      expect(badToken.exitCode).toBe(3);
+      const named = await srv.run(['--profile', 'local', 'users', 'list'], {
+        env: { ROSTER_TOKEN: 'bm9wZTpub3Bl' },
+      });
+      expect(named.exitCode).toBe(0);
+      // ROSTER_PROFILE names a profile; an unknown one is exit 3 with a hint
+      const unknown = await srv.run(['users', 'list'], { env: { ROSTER_PROFILE: 'ci' } });
+      expect(unknown.exitCode).toBe(3);
+      expect(unknown.stderr).toContain("no profile 'ci'");
+      expect(unknown.stderr).toContain('roster login --profile ci');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a fresh machine: exit 3 with a hint to log in', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'roster-e2e-empty-'));
+    try {
+      const r = await roster(['users', 'list'], { env: { ROSTER_CONFIG_DIR: empty } });
+      expect(r.exitCode).toBe(3);
+      expect(r.stderr).toContain('run `roster login`');
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('a malformed config file: the message names the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roster-e2e-bad-'));
+    try {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'config.json'), '{"profiles": {');
+      const r = await roster(['users', 'list'], { env: { ROSTER_CONFIG_DIR: dir } });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain(join(dir, 'config.json'));
+      expect(r.stderr).not.toContain('    at ');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('login checks and saves a profile (0600); profiles list never shows tokens; logout', async () => {
+    const { token } = await srv.newToken();
+    const bad = await srv.run([
+      'login',
+      '--base-url',
+      srv.baseUrl,
+      '--token',
+      'bm9wZTpub3Bl',
+      '--profile',
+      'e2e',
+    ]);
+    expect(bad.exitCode).toBe(3);
+    expect(bad.stderr).toContain('nothing was saved');
+    const ok = await srv.run(
+      ['login', '--base-url', srv.baseUrl, '--token', '-', '--profile', 'e2e'],
+      { input: `${token}\n` },
+    );
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    const file = join(srv.configDir, 'config.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const list = await srv.run(['profiles', 'list']);
+    expect(JSON.parse(list.stdout)).toEqual([
+      { name: 'local', current: false, baseUrl: srv.baseUrl, baseUrlDe: null, vendor: null },
+      { name: 'e2e', current: true, baseUrl: srv.baseUrl, baseUrlDe: null, vendor: null },
+    ]);
+    for (const format of ['json', 'table', 'csv', 'ndjson']) {
+      const out = await srv.run(['profiles', 'list', '-o', format]);
+      expect(out.stdout).not.toContain(token);
+      expect(out.stdout).not.toContain(srv.token);
+    }
+    expect((await srv.run(['users', 'list'])).exitCode).toBe(0);
+    expect((await srv.run(['profiles', 'use', 'nope'])).exitCode).toBe(4);
+    expect((await srv.run(['logout'])).exitCode).toBe(0);
+    expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')).profiles)).toEqual(['local']);
+    expect((await srv.run(['profiles', 'use', 'local'])).exitCode).toBe(0);
+  });
+
+  it('--region de uses the profile German URL; without one it is a usage error', async () => {
+    const r = await srv.run(['--region', 'de', 'users', 'list']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('--base-url-de');
+    const ok = await srv.run([
+      'login',
+      '--base-url',
+      srv.baseUrl,
+      '--base-url-de',
+      srv.baseUrl,
+      '--token',
+      srv.token,
+      '--profile',
+      'local',
+    ]);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    expect((await srv.run(['--region', 'de', 'users', 'list', '--verbose'])).stderr).toContain(
+      "(profile 'local')",
+    );
+  });
+});
+
+describe('on the way to the service', () => {
+  it('a revoked token: exit 3 with a hint to log in', async () => {
+    const { id, token } = await srv.newToken();
+    expect((await srv.run(['users', 'list'], { env: { ROSTER_TOKEN: token } })).exitCode).toBe(0);
+    expect((await srv.run(['tokens', 'revoke', id])).exitCode).toBe(0);
+    const r = await srv.run(['users', 'list'], { env: { ROSTER_TOKEN: token } });
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toMatch(/401 NotLoggedInException/);
+    expect(r.stderr).toContain('roster login');
+  });
+
+  it('--verbose traces requests with timing, never the token', async () => {
+    const r = await srv.run(['users', 'list', '--verbose']);
+    expect(r.stderr).toMatch(/→ GET http:\/\/127\.0\.0\.1:\d+\/api\/users\n← 200 OK \d+ ms/);
+    expect(r.stderr).toContain('(redacted)');
+    expect(r.stderr).not.toContain(srv.token);
+  });
+
+  it('an unreachable host: exit 1 naming the URL, after retries', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/api`;
+    const r = await roster(['users', 'list', '--base-url', url], { env: { ROSTER_TOKEN: 'dA==' } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain('connection refused');
+    expect(r.stderr).toContain(`${url}/users`);
+    expect(r.stderr).toContain('(ECONNREFUSED; retry 1 of 4)');
+  });
+
+  it('429 with Retry-After, then 200: waits as told and succeeds', async () => {
+    const s = await httpServer((n, _req, res) =>
+      n === 1
+        ? sendJson(
+            res,
+            429,
+            {
+              identifier: 42900,
+              statusCode: 429,
+              message: 'slow down',
+              type: 'TooManyRequestsException',
+            },
+            { 'retry-after': '1' },
+          )
+        : sendJson(res, 200, EMPTY_PAGE),
+    );
+    try {
+      const t0 = Date.now();
+      const r = await roster(['users', 'list', '--base-url', `${s.url}/api`], {
+        env: { ROSTER_TOKEN: 'dA==' },
+      });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toBe('[]\n');
+      expect(r.stderr).toContain('in 1.0 s (429 Too Many Requests; retry 1 of 4)');
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
+      expect(s.hits()).toBe(2);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a dropped connection is retried; one that always drops fails with a clear message', async () => {
+    const once = await httpServer((n, req, res) =>
+      n === 1 ? req.socket.destroy() : sendJson(res, 200, EMPTY_PAGE),
+    );
+    const always = await httpServer((_n, req) => req.socket.destroy());
+    try {
+      const ok = await roster(['users', 'list', '--base-url', `${once.url}/api`], {
+        env: { ROSTER_TOKEN: 'dA==' },
+      });
+      expect(ok.exitCode, ok.stderr).toBe(0);
+      expect(ok.stderr).toMatch(/retrying GET .* \((UND_ERR_SOCKET|ECONNRESET); retry 1 of 4\)/);
+      const bad = await roster(['users', 'list', '--base-url', `${always.url}/api`], {
+        env: { ROSTER_TOKEN: 'dA==' },
+      });
+      expect(bad.exitCode).toBe(1);
+      expect(bad.stderr).toContain('closed before the answer was complete');
+      expect(bad.stderr).toContain('(5 attempts)');
+    } finally {
+      await Promise.all([once.close(), always.close()]);
+    }
+  });
+
+  it('a 5xx is retried, then a clear error', async () => {
+    const s = await httpServer((_n, _req, res) =>
+      sendJson(
+        res,
+        503,
+        { identifier: 50000, statusCode: 503, message: 'maintenance', type: 'X' },
+        { 'retry-after': '0' },
+      ),
+    );
+    try {
+      const r = await roster(['users', 'show', 'x', '--base-url', `${s.url}/api`], {
+        env: { ROSTER_TOKEN: 'dA==' },
+      });
+      expect(r.exitCode).toBe(1);
+      expect(s.hits()).toBe(5);
+      expect(r.stderr).toContain('maintenance (503');
+      expect(r.stderr).toContain('try again later');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a base URL that is not the API (an HTML page): exit 1 saying so', async () => {
+    const s = await httpServer((_n, _req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><head><title>Welcome to nginx!</title></head></html>');
+    });
+    try {
+      const r = await roster(['users', 'list', '--base-url', s.url], {
+        env: { ROSTER_TOKEN: 'dA==' },
+      });
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain('("Welcome to nginx!")');
+      expect(r.stderr).toContain('This does not look like the Roster API');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('Ctrl-C (SIGINT) while waiting: exit 130', async () => {
+    const s = await httpServer(() => {}); // never answers
+    try {
+      const child = execa(process.execPath, [BIN, 'users', 'list', '--base-url', `${s.url}/api`], {
+        env: { PATH: process.env.PATH, ROSTER_TOKEN: 'dA==' },
+        extendEnv: false,
+        reject: false,
+      });
+      while (s.hits() === 0) await new Promise((r) => setTimeout(r, 20));
+      child.kill('SIGINT');
+      const r = await child;
+      expect(r.exitCode).toBe(130);
+      expect(String(r.stderr)).toContain('interrupted');
+    } finally {
+      await s.close();
+    }
+  });
+});
