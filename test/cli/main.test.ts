@@ -111,3 +111,27 @@ describe('commandsFor: load only the module of the command being run', () => {
     }
   });
 });
+
+describe('colour', () => {
+  it('only when allowed: --no-color turns it off for stdout and stderr', async () => {
+    const { tempConfigDir } = await import('./helpers.js');
+    const [dir, done] = tempConfigDir();
+    try {
+      const table = async (...flags: string[]) => {
+        const fake = fakeIO({ tty: true });
+        fake.io.color = true;
+        fake.io.stderrColor = true;
+        const code = await run(['node', 'roster', ...flags, 'profiles', 'list'], {
+          io: fake.io,
+          env: { ROSTER_CONFIG_DIR: dir },
+        });
+        expect(code).toBe(0);
+        return fake.out();
+      };
+      expect(await table()).toContain('\u001b[');
+      expect(await table('--no-color')).not.toContain('\u001b[');
+    } finally {
+      done();
+    }
+  });
+});
