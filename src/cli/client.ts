@@ -10,7 +10,7 @@
  * ROSTER_TOKEN never reads it. undici (and conf) load here, on first use, not at start-up.
  */
 import type { ApiClient, RetryInfo } from '../client/index.js';
-import type { Config, Profile } from './config.js';
+import type { ConfigView, Profile } from './config-read.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from './context.js';
 import { CliError, EXIT, usageError } from './errors.js';
 import { paintErr } from './output/style.js';
@@ -49,7 +49,8 @@ const loginHint = (explicit?: string) =>
 export async function resolveSettings(
   globals: GlobalOptions,
   env: NodeJS.ProcessEnv,
-  openConfig: () => Promise<Config> = async () => (await import('./config.js')).openConfig(env),
+  readConfig: () => Promise<ConfigView> = async () =>
+    (await import('./config-read.js')).readConfig(env),
 ): Promise<ClientSettings> {
   const explicit = globals.profile ?? env.ROSTER_PROFILE;
   const needProfile =
@@ -58,11 +59,11 @@ export async function resolveSettings(
     !(globals.baseUrl ?? env.ROSTER_BASE_URL) ||
     !env.ROSTER_TOKEN;
 
-  let config: Config | undefined;
+  let config: ConfigView | undefined;
   let name: string | undefined;
   let profile: Profile | undefined;
   if (needProfile) {
-    config = await openConfig();
+    config = await readConfig();
     name = explicit ?? config.currentProfile();
     profile = config.profile(name);
     if (explicit !== undefined && !profile) {
@@ -105,7 +106,10 @@ export async function resolveSettings(
     );
   }
   if (!token) {
-    throw new CliError(`no API token${where}: ${loginHint(explicit)}, or set ROSTER_TOKEN`, EXIT.auth);
+    throw new CliError(
+      `no API token${where}: ${loginHint(explicit)}, or set ROSTER_TOKEN`,
+      EXIT.auth,
+    );
   }
   const usedProfile = [baseUrl.from, token.from].some((f) => f.startsWith('profile'))
     ? name

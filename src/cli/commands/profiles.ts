@@ -29,8 +29,8 @@ export function register(program: Command, deps: Deps, run = { list: runList, us
 }
 
 export async function runList(opts: { globals: GlobalOptions }, deps: Deps): Promise<void> {
-  const { openConfig } = await import('../config.js');
-  const config = openConfig(deps.env);
+  const { readConfig } = await import('../config-read.js');
+  const config = readConfig(deps.env);
   const current = deps.env.ROSTER_PROFILE ?? config.currentProfile();
   const rows: ProfileRow[] = Object.entries(config.profiles()).map(([name, p]) => ({
     name,

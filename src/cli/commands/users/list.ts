@@ -50,6 +50,7 @@ export function register(users: Command, deps: Deps, runFn = runList) {
 
 /** Checks the query with the service's own schema, so a bad --sort fails before any request. */
 async function checkQuery(opts: ListOptions) {
+  if (opts.status === undefined && opts.sort === undefined && opts.query === undefined) return;
   const { userListQuerySchema } = await import('../../../contract/schemas.js');
   const query = { status: opts.status, sort: opts.sort, query: opts.query };
   const parsed = userListQuerySchema.safeParse(

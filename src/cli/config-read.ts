@@ -1,0 +1,84 @@
+/**
+ * Reading the config file without conf: commands that only need a profile (every API command)
+ * parse the JSON themselves, because loading conf (and its JSON-schema validator) costs more
+ * start-up time than the request. Writes go through conf (config.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { CliError } from './errors.js';
+
+export interface Profile {
+  baseUrl: string;
+  baseUrlDe?: string;
+  token: string;
+  vendor?: string;
+}
+
+export interface ConfigShape {
+  currentProfile?: string;
+  profiles: Record<string, Profile>;
+}
+
+export const DEFAULT_PROFILE = 'local';
+
+/** Where conf keeps the file (its env-paths rules), or under ROSTER_CONFIG_DIR. */
+export function configPath(env: NodeJS.ProcessEnv) {
+  if (env.ROSTER_CONFIG_DIR) return join(env.ROSTER_CONFIG_DIR, 'config.json');
+  const home = homedir();
+  if (process.platform === 'darwin')
+    return join(home, 'Library', 'Preferences', 'roster', 'config.json');
+  if (process.platform === 'win32') {
+    return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'roster', 'Config', 'config.json');
+  }
+  return join(env.XDG_CONFIG_HOME || join(home, '.config'), 'roster', 'config.json');
+}
+
+export const unreadable = (path: string, why: string) =>
+  new CliError(
+    `the config file ${path} cannot be read (${why}); fix or delete it, then run \`roster login\``,
+  );
+
+/** What reading needs: the profiles and which one is current. */
+export interface ConfigView {
+  path: string;
+  profiles(): Record<string, Profile>;
+  profile(name: string): Profile | undefined;
+  currentProfile(): string;
+}
+
+export function viewOf(path: string, data: ConfigShape): ConfigView {
+  return {
+    path,
+    profiles: () => data.profiles,
+    profile: (name) => (Object.hasOwn(data.profiles, name) ? data.profiles[name] : undefined),
+    currentProfile: () => data.currentProfile ?? DEFAULT_PROFILE,
+  };
+}
+
+/** The config file as it is on disk; a missing file is an empty config. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigView {
+  const path = configPath(env);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return viewOf(path, { profiles: {} });
+    throw unreadable(path, (err as Error).message);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw unreadable(path, (err as Error).message);
+  }
+  const shape = data as Partial<ConfigShape> | null;
+  if (typeof shape !== 'object' || shape === null || Array.isArray(shape)) {
+    throw unreadable(path, 'not a JSON object');
+  }
+  const profiles = shape.profiles ?? {};
+  if (typeof profiles !== 'object' || profiles === null) {
+    throw unreadable(path, '"profiles" is not an object');
+  }
+  return viewOf(path, { currentProfile: shape.currentProfile, profiles });
+}
