@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { type Deps, type GlobalOptions, print } from '../context.js';
 import { CliError, EXIT } from '../errors.js';
+import { withSpinner } from '../output/progress.js';
 import { type Format, renderList, renderOne, resolveFormat } from '../output/render.js';
 import { paint } from '../output/style.js';
 import type { Step } from './check.probe.js';
@@ -66,7 +67,9 @@ export async function runCheck(opts: CheckOptions, deps: Deps): Promise<CheckRep
   const { apiClient } = await import('../client.js');
   const client = await apiClient(opts.globals, deps);
   const { probeService } = await import('./check.run.js');
-  const steps = await probeService(client, client.http.vendor, opts.write ?? false);
+  const steps = await withSpinner(deps, `checking ${client.http.baseUrl}…`, () =>
+    probeService(client, client.http.vendor, opts.write ?? false),
+  );
   const failed = steps.filter((s) => s.result === 'fail');
   const report: CheckReport = {
     ok: failed.length === 0,

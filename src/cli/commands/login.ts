@@ -61,6 +61,28 @@ async function tokenOf(opts: LoginOptions, deps: Deps): Promise<string> {
   return prompterOf(deps).password({ message: 'API token', required: true });
 }
 
+/**
+ * The vendor word the service names in GET /api, when it is not the default; a deployment
+ * without GET /api (or a non-JSON answer) keeps the default and fails the token check instead.
+ */
+async function detectVendor(
+  settings: { baseUrl: string; token: string },
+  globals: GlobalOptions,
+  deps: Deps,
+): Promise<string | undefined> {
+  const { clientFor } = await import('../client.js');
+  const { NetworkError } = await import('../../client/errors.js');
+  const client = await clientFor(settings, globals, deps);
+  try {
+    const about = await client.http.json<{ vendor?: unknown }>({ method: 'GET', url: '' });
+    const vendor = about.data?.vendor;
+    return typeof vendor === 'string' && vendor !== 'service' ? vendor : undefined;
+  } catch (err) {
+    if (err instanceof NetworkError) throw err;
+    return undefined;
+  }
+}
+
 export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
   const { openConfig } = await import('../config.js');
   const config = openConfig(deps.env);
@@ -87,27 +109,14 @@ export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
   const token = await tokenOf(opts, deps);
   if (!token) throw usageError('the token is empty');
 
-  const { clientFor } = await import('../client.js');
-  const { ApiError, NetworkError } = await import('../../client/errors.js');
+  const { ApiError } = await import('../../client/errors.js');
   let vendor = opts.vendor ?? existing?.vendor;
-  const client = await clientFor({ baseUrl, token, vendor }, opts.globals, deps);
   await withSpinner(deps, `checking the token with ${baseUrl}`, async () => {
-    if (!vendor) {
-      // The service names its vendor word in GET /api; a deployment without it keeps the default.
-      try {
-        const about = await client.http.json<{ vendor?: unknown }>({ method: 'GET', url: '' });
-        if (typeof about.data?.vendor === 'string' && about.data.vendor !== 'service') {
-          vendor = about.data.vendor;
-        }
-      } catch (err) {
-        if (err instanceof NetworkError) throw err;
-      }
-    }
-    const checked = vendor
-      ? await clientFor({ baseUrl, token, vendor }, opts.globals, deps)
-      : client;
+    vendor ??= await detectVendor({ baseUrl, token }, opts.globals, deps);
+    const { clientFor } = await import('../client.js');
+    const client = await clientFor({ baseUrl, token, vendor }, opts.globals, deps);
     try {
-      await checked.listUsers({ limit: 1 });
+      await client.listUsers({ limit: 1 });
     } catch (err) {
       // 403: the token is genuine but may not read users (a media-only token): still usable.
       if (!(err instanceof ApiError && err.status === 403)) throw err;

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { note } from '../../context.js';
 import { usageError } from '../../errors.js';
+import { spinner } from '../../output/progress.js';
 import { listWriter } from '../../output/render.js';
 import { parseNonNegativeInt, parsePositiveInt } from '../../parse.js';
 import { fieldsOption, globalsOf } from '../options.js';
@@ -76,7 +77,14 @@ export async function runList(opts: ListOptions, deps: Deps): Promise<void> {
       pageSize: opts.limit ?? ALL_PAGE_SIZE,
       offset: opts.offset ?? 0,
     });
-    for await (const user of pages) await out.write(user);
+    // A table prints at the end: meanwhile a spinner on the terminal counts what arrived.
+    const progress = view.format === 'table' ? await spinner(deps, 'fetching users…') : undefined;
+    let count = 0;
+    for await (const user of pages) {
+      await out.write(user);
+      if (++count % 100 === 0) progress?.update(`fetching users… ${count}`);
+    }
+    progress?.stop();
     await out.end();
     return;
   }
