@@ -119,6 +119,8 @@ export async function reportError(err: unknown, deps: Deps, verbose: boolean): P
   const { ApiError, ClientError } = await import('../client/errors.js');
   if (err instanceof ApiError) {
     error(err.message);
+    if (err.status === 403)
+      note(io, 'Then save the new token with `roster login --token <token>`.');
     if (err.status === 401 || err.status === 403) return EXIT.auth;
     return err.status === 404 ? EXIT.notFound : EXIT.error;
   }
