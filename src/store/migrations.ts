@@ -90,4 +90,33 @@ export const MIGRATIONS: string[] = [
     VALUES (new.rowid, new.first_name, new.last_name, new.email, new.user_name, new.position, new.department, new.location, new.phone);
   END;
   `,
+  // 2: media. One row per stored file; the blob keys name the files in the BlobStore. A row is
+  // written only after its files are durable, and deleted before they are (see media.service).
+  `
+  CREATE TABLE media (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id INTEGER NOT NULL REFERENCES tenants(id),
+    branch_id INTEGER NOT NULL REFERENCES branches(id),
+    owner_id TEXT NOT NULL,
+    file_name TEXT NOT NULL,
+    blob_key TEXT NOT NULL,
+    type TEXT NOT NULL,
+    format TEXT NOT NULL,
+    mime_type TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    width INTEGER,
+    height INTEGER,
+    duration REAL,
+    preview_key TEXT,
+    preview_format TEXT,
+    preview_mime_type TEXT,
+    preview_bytes INTEGER,
+    preview_width INTEGER,
+    preview_height INTEGER,
+    created_at TEXT NOT NULL
+  ) STRICT;
+
+  CREATE INDEX media_by_branch ON media (branch_id, id);
+  `,
 ];
