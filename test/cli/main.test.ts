@@ -15,7 +15,7 @@ const apiError = (status: number) =>
 describe('reportError: the one place errors become exit codes', () => {
   it.each([
     [apiError(401), EXIT.auth, /roster login/],
-    [apiError(403), EXIT.auth, /m403[^]*roster login --token/],
+    [apiError(403), EXIT.auth, /m403[\s\S]*roster login --token/],
     [apiError(404), EXIT.notFound, /m404/],
     [apiError(409), EXIT.error, /m409/],
     [apiError(500), EXIT.error, /try again later/],
