@@ -3,45 +3,13 @@
  * one-line messages; commands throw, they never exit.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { ALL, COMMANDS, commandsFor } from './commands/index.js';
 import { type Deps, note, processIO } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { FORMATS } from './output/render.js';
 import { paintErr } from './output/style.js';
 import { isPromptExit } from './prompt.js';
 import { version } from './version.js';
-
-/**
- * Each module exports `register(program, deps)` and keeps heavy imports inside its actions.
- * Only the module of the command being run is loaded (start-up time); help, completion and
- * unknown commands load them all.
- */
-type CommandModule = { register(program: Command, deps: Deps): unknown };
-const COMMANDS: Record<string, () => Promise<CommandModule>> = {
-  serve: () => import('./commands/serve.js'),
-  tokens: () => import('./commands/tokens.js'),
-  tenants: () => import('./commands/tenants.js'),
-  branches: () => import('./commands/branches.js'),
-  login: () => import('./commands/login.js'),
-  logout: () => import('./commands/logout.js'),
-  profiles: () => import('./commands/profiles.js'),
-  users: () => import('./commands/users/index.js'),
-  check: () => import('./commands/check.js'),
-  completion: () => import('./commands/completion.js'),
-};
-const ALL = Object.keys(COMMANDS);
-/** Global options followed by a value, which is not a command name. */
-const VALUE_FLAGS = new Set(['-o', '--output', '--profile', '--base-url', '--region']);
-
-/** The command modules `args` (argv without node and script) needs. */
-export function commandsFor(args: string[]): string[] {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--') break;
-    if (VALUE_FLAGS.has(arg)) i++;
-    else if (!arg.startsWith('-')) return arg !== 'completion' && arg in COMMANDS ? [arg] : ALL;
-  }
-  return args.includes('-V') || args.includes('--version') ? [] : ALL;
-}
 
 const EXIT_HELP = `
 Exit codes: 0 ok · 1 error · 2 usage · 3 auth (401/403, not logged in) · 4 not found ·

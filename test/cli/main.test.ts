@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { commandsFor } from '../../src/cli/commands/index.js';
 import { CliError, EXIT } from '../../src/cli/errors.js';
-import { buildProgram, commandsFor, reportError, run } from '../../src/cli/main.js';
+import { buildProgram, reportError, run } from '../../src/cli/main.js';
 import { ApiError, NetworkError, ResponseFormatError } from '../../src/client/errors.js';
 import { fakeIO, testDeps } from './helpers.js';
 
@@ -106,7 +107,14 @@ describe('commandsFor: load only the module of the command being run', () => {
 
   it('loads all for help, completion, an unknown command or none', async () => {
     const all = (await buildProgram(testDeps(fakeIO()))).commands.map((c) => c.name());
-    for (const args of [[], ['--help'], ['help', 'users'], ['completion', 'bash'], ['nope']]) {
+    for (const args of [
+      [],
+      ['--help'],
+      ['help', 'users'],
+      ['completion', 'bash'],
+      ['nope'],
+      ['toString'],
+    ]) {
       expect(commandsFor(args)).toEqual(all);
     }
   });

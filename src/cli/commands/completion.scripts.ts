@@ -2,79 +2,19 @@
  * Shell completion scripts generated from the commander tree, so a new command or flag
  * completes without touching this file. Static: completing never runs roster itself.
  */
-import type { Command } from 'commander';
+import {
+  all,
+  HELP,
+  key,
+  type Node,
+  names,
+  type Opt,
+  sq,
+  valueOptions,
+  walk,
+} from './completion.tree.js';
 
-export interface Opt {
-  flags: string[];
-  description: string;
-  takesValue: boolean;
-  choices?: string[];
-}
-
-export interface Node {
-  /** Subcommand names from the root, e.g. ['users', 'list']; [] for the program. */
-  path: string[];
-  description: string;
-  subcommands: Node[];
-  options: Opt[];
-}
-
-const HELP: Opt = { flags: ['-h', '--help'], description: 'display help', takesValue: false };
-
-export function treeOf(cmd: Command, path: string[] = []): Node {
-  return {
-    path,
-    description: cmd.description(),
-    subcommands: cmd.commands
-      .filter((c) => c.name() !== 'help')
-      .map((c) => treeOf(c, [...path, c.name()])),
-    options: [
-      ...cmd.options
-        .filter((o) => !o.hidden)
-        .map((o) => ({
-          flags: [o.short, o.long].filter((f): f is string => Boolean(f)),
-          description: o.description,
-          takesValue: o.required || o.optional,
-          choices: o.argChoices,
-        })),
-      HELP,
-    ],
-  };
-}
-
-const all = (n: Node): Node[] => [n, ...n.subcommands.flatMap(all)];
-const key = (n: Node) => n.path.join(' ');
-const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-const names = (n: Node) => n.subcommands.map((s) => s.path.at(-1)!);
-
-/** Options whose next word is a value, and the choices of those that have them. */
-function valueOptions(root: Node) {
-  const takes = new Set<string>();
-  const choices = new Map<string, string[]>();
-  for (const n of all(root)) {
-    for (const o of n.options.filter((x) => x.takesValue)) {
-      for (const f of o.flags) {
-        takes.add(f);
-        if (o.choices) choices.set(f, o.choices);
-      }
-    }
-  }
-  return { takes: [...takes], choices };
-}
-
-/** The shell loop that walks the words typed so far to the current command path. */
-const walk = (from: string, subs: string, takes: string[]) => `  local cmdpath="" word i skip=0
-  for ((i = ${from}; i < ${subs}; i++)); do
-    word="\${words_[i]}"
-    if ((skip)); then skip=0; continue; fi
-    case "$word" in
-      ${takes.join('|')}) skip=1; continue ;;
-      -*) continue ;;
-    esac
-    case " $(_roster_subs "$cmdpath") " in
-      *" $word "*) cmdpath="\${cmdpath:+$cmdpath }$word" ;;
-    esac
-  done`;
+export { treeOf } from './completion.tree.js';
 
 export function bashScript(root: Node): string {
   const globals = root.options.flatMap((o) => o.flags);

@@ -1,0 +1,37 @@
+/** The command table: name → module, and which modules a command line needs. */
+import type { Command } from 'commander';
+import type { Deps } from '../context.js';
+
+/**
+ * Each module exports `register(program, deps)` and keeps heavy imports inside its actions.
+ * Only the module of the command being run is loaded (start-up time); help, completion and
+ * unknown commands load them all.
+ */
+export type CommandModule = { register(program: Command, deps: Deps): unknown };
+export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
+  serve: () => import('./serve.js'),
+  tokens: () => import('./tokens.js'),
+  tenants: () => import('./tenants.js'),
+  branches: () => import('./branches.js'),
+  login: () => import('./login.js'),
+  logout: () => import('./logout.js'),
+  profiles: () => import('./profiles.js'),
+  users: () => import('./users/index.js'),
+  check: () => import('./check.js'),
+  completion: () => import('./completion.js'),
+};
+export const ALL = Object.keys(COMMANDS);
+/** Global options followed by a value, which is not a command name. */
+const VALUE_FLAGS = new Set(['-o', '--output', '--profile', '--base-url', '--region']);
+
+/** The command modules `args` (argv without node and script) needs. */
+export function commandsFor(args: string[]): string[] {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') break;
+    if (VALUE_FLAGS.has(arg)) i++;
+    else if (!arg.startsWith('-'))
+      return arg !== 'completion' && Object.hasOwn(COMMANDS, arg) ? [arg] : ALL;
+  }
+  return args.includes('-V') || args.includes('--version') ? [] : ALL;
+}
