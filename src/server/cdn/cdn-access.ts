@@ -1,0 +1,46 @@
+/**
+ * Who may fetch a file from /cdn: anyone holding a valid signed URL for exactly that path, or a
+ * request with a live token of the file's branch that has media:read. A broken or expired
+ * signature is 403 and never falls back to "public"; other branches' files do not exist (404).
+ */
+import type { Context } from 'koa';
+import type { Store } from '../../store/store.js';
+import { AppError } from '../errors.js';
+import type { UrlSigner } from './signing.js';
+
+export type Access = { kind: 'signed'; expires: number } | { kind: 'token'; branchId: number };
+
+const REQUIRES_AUTH =
+  'this file is private: use the signed URL from the medium (resourceInfo.url) or send "Authorization: Basic <API token>"';
+
+export function cdnAccess(store: Store, signer: UrlSigner) {
+  return (ctx: Context, path: string): Access => {
+    const { expires, signature } = ctx.query;
+    const signed = expires !== undefined || signature !== undefined;
+    const verdict = signed ? signer.verify(path, expires, signature) : undefined;
+    if (verdict === 'valid') return { kind: 'signed', expires: Number(expires) };
+
+    const header = ctx.get('Authorization');
+    if (!header) {
+      if (!signed) throw new AppError('notLoggedIn', REQUIRES_AUTH);
+      throw new AppError(
+        'accessDenied',
+        verdict === 'expired'
+          ? 'this signed URL has expired; fetch the medium again for a fresh URL'
+          : 'the signature of this URL is not valid for this file',
+      );
+    }
+    const match = /^Basic +(\S+) *$/i.exec(header);
+    const token = match ? store.tokens.authenticate(match[1]!) : undefined;
+    if (!token) {
+      throw new AppError('notLoggedIn', 'the API token is invalid or revoked; check the token');
+    }
+    if (!token.scopes.includes('media:read')) {
+      throw new AppError(
+        'notLoggedIn',
+        `the token '${token.name}' lacks the media:read permission`,
+      );
+    }
+    return { kind: 'token', branchId: token.branchId };
+  };
+}
