@@ -9,8 +9,8 @@
 import { ApiError } from '../client/index.js';
 import { LISTABLE_STATUSES } from '../contract/user.js';
 import { createBody, currentValues, diff, updateBody } from './fields.js';
-import type { Entry, Plan } from './plan.js';
-import type { KnownUser } from './snapshot.js';
+import type { Entry } from './plan.js';
+import { type KnownUser, valuesOf } from './snapshot.js';
 import type { Action, ImportClient, MatchField } from './types.js';
 
 /** How one row (or one deactivation) ended. */
@@ -63,7 +63,16 @@ interface Task {
   send(): Promise<{ action: Action; id: string }>;
 }
 
-export async function applyPlan(client: ImportClient, plan: Plan, opts: ApplyOptions) {
+/**
+ * Sends `rows` (creates and updates, pulled as workers free up, so a 100,000-row file is never
+ * held in memory), then the deactivations.
+ */
+export async function applyPlan(
+  client: ImportClient,
+  rows: AsyncIterable<Entry>,
+  deactivate: KnownUser[],
+  opts: ApplyOptions,
+) {
   const { match } = opts;
 
   /** After a 409 on create: if the match key is taken in this branch, converge on the row. */
@@ -96,22 +105,30 @@ export async function applyPlan(client: ImportClient, plan: Plan, opts: ApplyOpt
         : { action: 'update', id: (await client.updateUser(e.id!, updateBody(e.changes!))).id },
   });
   const deactivateTask = (u: KnownUser): Task => ({
-    about: { key: u.values[match] ?? undefined, action: 'deactivate', id: u.id },
+    about: { key: valuesOf(u)[match] ?? undefined, action: 'deactivate', id: u.id },
     send: async () => {
       await client.updateUser(u.id, { status: 'deactivated' });
       return { action: 'deactivate', id: u.id };
     },
   });
 
-  const tasks: Task[] = [
-    ...plan.entries.filter((e) => e.action === 'create' || e.action === 'update').map(rowTask),
-    ...plan.deactivate.map(deactivateTask),
-  ];
-  let next = 0;
+  async function* tasks(): AsyncGenerator<Task> {
+    for await (const e of rows) yield rowTask(e);
+    for (const u of deactivate) yield deactivateTask(u);
+  }
+  const source = tasks();
   let fatal: unknown;
   const worker = async () => {
-    while (fatal === undefined && next < tasks.length) {
-      const task = tasks[next++]!;
+    while (fatal === undefined) {
+      let next: IteratorResult<Task>;
+      try {
+        next = await source.next();
+      } catch (err) {
+        fatal ??= err; // the file could not be read again
+        return;
+      }
+      if (next.done) return;
+      const task = next.value;
       let outcome: Outcome;
       try {
         outcome = { ...task.about, ...(await task.send()), status: 'ok' };
@@ -125,6 +142,10 @@ export async function applyPlan(client: ImportClient, plan: Plan, opts: ApplyOpt
       opts.onOutcome(outcome);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(opts.concurrency, tasks.length) }, worker));
+  try {
+    await Promise.all(Array.from({ length: opts.concurrency }, worker));
+  } finally {
+    await source.return(undefined);
+  }
   if (fatal !== undefined) throw fatal;
 }

@@ -8,6 +8,7 @@ import type { Outcome } from './apply.js';
 import { CREATE_ONLY } from './columns.js';
 import type { Change, Values } from './fields.js';
 import type { Entry, Plan } from './plan.js';
+import { valuesOf } from './snapshot.js';
 import type { MatchField, Summary } from './types.js';
 
 /** Rows of the "first changes" table, and of listed failures, before "… and N more". */
@@ -70,10 +71,13 @@ export async function renderPlan(
     [summary],
     shown.map(([header], i) => ({ header, value: () => shown[i]![1] })),
   );
-  const changes = plan.entries.filter((e) => e.action === 'create' || e.action === 'update');
-  if (changes.length > 0) {
-    print(io, `First changes${changes.length > SHOWN ? ` (${SHOWN} of ${changes.length})` : ''}:`);
-    await renderList(io, 'table', changes.slice(0, SHOWN), [
+  const changes = plan.counts.create + plan.counts.update;
+  if (changes > 0) {
+    print(
+      io,
+      `First changes${changes > plan.preview.length ? ` (${plan.preview.length} of ${changes})` : ''}:`,
+    );
+    await renderList(io, 'table', plan.preview, [
       { header: 'line', value: (e: Entry) => e.line },
       { header: 'action', value: (e) => e.action },
       { header: match, value: (e) => e.key },
@@ -89,7 +93,8 @@ export async function renderPlan(
       io,
       `Deactivate (absent from the file)${plan.deactivate.length > SHOWN ? `, ${SHOWN} of ${plan.deactivate.length}` : ''}:`,
     );
-    await renderList(io, 'table', plan.deactivate.slice(0, SHOWN), [
+    const shown = plan.deactivate.slice(0, SHOWN).map((u) => ({ ...u, values: valuesOf(u) }));
+    await renderList(io, 'table', shown, [
       { header: 'id', value: (u) => u.id },
       { header: match, value: (u) => u.values[match] },
       { header: 'email', value: (u) => u.values.email },
@@ -107,7 +112,8 @@ export function noteDeactivations(io: IO, plan: Plan, match: MatchField) {
     `--sync: ${n} user${n === 1 ? '' : 's'} of the branch ${n === 1 ? 'is' : 'are'} absent from ${plan.file}:`,
   );
   for (const u of plan.deactivate.slice(0, SHOWN)) {
-    note(io, `  ${u.id} ${u.values[match] ?? `(no ${match})`} ${u.values.email ?? ''}`.trimEnd());
+    const values = valuesOf(u);
+    note(io, `  ${u.id} ${values[match] ?? `(no ${match})`} ${values.email ?? ''}`.trimEnd());
   }
   if (n > SHOWN) note(io, `  … and ${n - SHOWN} more`);
 }

@@ -3,13 +3,18 @@
  * contract's schemas), the match key, duplicates inside the file, then create / update (with
  * the changed fields) / unchanged against the branch snapshot. `--sync` adds who would be
  * deactivated.
+ *
+ * Two passes over the file keep memory flat on 100,000 rows: `buildPlan` keeps a number per
+ * row (its action and its key), the errors and the first changes; `replayPlan`
+ * reads the file again and yields each row with what to send.
  */
 import { CliError } from '../cli/errors.js';
 import { type Change, diff, rowValues, type Values, validate } from './fields.js';
 import type { CsvFile, CsvRecord } from './read.js';
-import { type KnownUser, matchKey, type Snapshot } from './snapshot.js';
+import { type KnownUser, matchKey, type Snapshot, valuesOf } from './snapshot.js';
 import type { Action, MatchField } from './types.js';
 
+/** One row and what it leads to. */
 export interface Entry {
   row: number;
   line: number;
@@ -22,15 +27,26 @@ export interface Entry {
   error?: string;
 }
 
+type RowAction = 'create' | 'update' | 'unchanged' | 'error' | 'skip';
+const CODES: RowAction[] = ['create', 'update', 'unchanged', 'error', 'skip'];
+const ERROR = CODES.indexOf('error');
+
 export interface Plan {
   file: string;
   delimiter: string;
   rows: number;
-  entries: Entry[];
+  counts: Record<RowAction, number>;
+  /** The first creates and updates, with their values and changes (for a dry run's table). */
+  preview: Entry[];
+  /** Every row that fails the checks, in file order. */
+  errors: Entry[];
   /** `--sync`: users of the branch that the file does not name and that are not deactivated. */
   deactivate: KnownUser[];
   /** Activated and pending users of the branch before the import: the base of a % limit. */
   active: number;
+  /** Per row (index = row - 1): the action's code, and the key (to notice a changed file). */
+  actions: number[];
+  keys: (string | undefined)[];
 }
 
 export interface PlanOptions {
@@ -39,6 +55,8 @@ export interface PlanOptions {
   sync?: boolean;
   /** Rows a `--resume` report marks done, with the key they had then. */
   done?: Map<number, { key: string }>;
+  /** How many creates/updates to keep whole for the preview. Default 20. */
+  preview?: number;
 }
 
 /** The unique fields of a user, as the service compares them. */
@@ -60,12 +78,13 @@ function fieldCountError(rec: CsvRecord, width: number): string | undefined {
   return undefined;
 }
 
-export async function buildPlan(
+/** What both passes need to turn a row into an entry. */
+function classifier(
   csv: CsvFile,
   columns: (string | null)[],
   snapshot: Snapshot,
   opts: PlanOptions,
-): Promise<Plan> {
+) {
   const { match } = opts;
   const names = new Map(columns.flatMap((f, i) => (f ? [[f, csv.header[i]!] as const] : [])));
   if (!names.has(match)) {
@@ -73,19 +92,21 @@ export async function buildPlan(
       `${csv.file} has no ${match} column, the match key${match === 'externalId' ? ' (match by email with --match email)' : ''}`,
     );
   }
-  const entries: Entry[] = [];
-  const fileKeys = new Set<string>();
-  const firstSeen = new Map<string, { at: number; value: string }>();
-  const duplicates = new Map<string, { field: string; value: string; at: number[] }>();
+  const nameOf = (field: string) => names.get(field) ?? field;
 
-  const classify = (rec: CsvRecord, values: Values, key: string): Omit<Entry, 'row' | 'line'> => {
-    const issues = validate(values);
-    if (issues.length > 0) {
-      const what = issues.map(
-        (i) => `${names.get(i.field) ?? i.field} ${quoted(values[i.field] ?? null)} ${i.message}`,
-      );
-      return { key, action: 'error', error: what.join('; ') };
-    }
+  /** The row's values, or why the row cannot be used at all. */
+  const read = (rec: CsvRecord): { values: Values; key?: string; error?: string } => {
+    const countError = fieldCountError(rec, csv.header.length);
+    if (countError) return { values: {}, error: countError };
+    const values = rowValues(rec.fields, columns, opts.emptyClears ?? false);
+    const key = values[match] ?? undefined;
+    if (!key) return { values, error: `${nameOf(match)} is empty; it is the match key` };
+    return { values, key };
+  };
+
+  /** The action for a row whose values are valid. */
+  const decide = (rec: CsvRecord, values: Values, key: string): Entry => {
+    const at = { row: rec.row, line: rec.line, key };
     const done = opts.done?.get(rec.row);
     if (done !== undefined) {
       if (done.key !== key) {
@@ -93,86 +114,161 @@ export async function buildPlan(
           `the --resume report was written for another file: row ${rec.row} has ${match} '${done.key}' there and '${key}' in ${csv.file}`,
         );
       }
-      return { key, action: 'skip' };
+      return { ...at, action: 'skip' };
     }
     const known = snapshot.byKey.get(matchKey(match, key));
     if (!known) {
       if (!values.email && !values.userName) {
-        return { key, action: 'error', error: 'a new user needs an email or a userName' };
+        return { ...at, action: 'error', error: 'a new user needs an email or a userName' };
       }
-      return { key, action: 'create', values };
+      return { ...at, action: 'create', values };
     }
-    const changes = diff(values, known.values);
+    const changes = diff(values, valuesOf(known));
     if (opts.sync && known.status === 'deactivated') {
       changes.push({ field: 'status', from: 'deactivated', to: 'activated' });
     }
-    if (changes.length === 0) return { key, action: 'unchanged', id: known.id };
-    return { key, action: 'update', id: known.id, values, changes };
+    if (changes.length === 0) return { ...at, action: 'unchanged', id: known.id };
+    return { ...at, action: 'update', id: known.id, values, changes };
   };
 
+  const check = (values: Values) =>
+    validate(values)
+      .map((i) => `${nameOf(i.field)} ${quoted(values[i.field] ?? null)} ${i.message}`)
+      .join('; ');
+
+  return { read, decide, check, nameOf };
+}
+
+/** Pass one: reads every row and decides; keeps little per row. */
+export async function buildPlan(
+  csv: CsvFile,
+  columns: (string | null)[],
+  snapshot: Snapshot,
+  opts: PlanOptions,
+): Promise<Plan> {
+  const { match } = opts;
+  const { read, decide, check, nameOf } = classifier(csv, columns, snapshot, opts);
+  const actions: number[] = [];
+  const keys: (string | undefined)[] = [];
+  const lines: number[] = [];
+  const errors = new Map<number, Entry>();
+  const preview: Entry[] = [];
+  const fileKeys = new Set<string>();
+  const firstSeen = Object.fromEntries(
+    Object.keys(UNIQUE).map((f) => [f, new Map<string, number>()]),
+  );
+  const duplicates = new Map<string, { field: string; value: string; at: number[] }>();
+
   for await (const rec of csv.records) {
-    const at = entries.length;
-    const countError = fieldCountError(rec, csv.header.length);
-    if (countError) {
-      entries.push({ row: rec.row, line: rec.line, action: 'error', error: countError });
-      continue;
-    }
-    const values = rowValues(rec.fields, columns, opts.emptyClears ?? false);
+    const at = actions.length;
+    lines.push(rec.line);
+    const { values, key, error } = read(rec);
     for (const [field, norm] of Object.entries(UNIQUE)) {
-      const value = values[field];
+      const value = values[field] && norm(values[field]);
       if (!value) continue;
-      const id = `${field}\0${norm(value)}`;
-      const first = firstSeen.get(id);
-      if (first === undefined) firstSeen.set(id, { at, value });
+      const first = firstSeen[field]!.get(value);
+      if (first === undefined) firstSeen[field]!.set(value, at);
       else {
-        const dup = duplicates.get(id) ?? { field, value: first.value, at: [first.at] };
+        const id = `${field}\0${value}`;
+        const dup = duplicates.get(id) ?? { field, value, at: [first] };
         dup.at.push(at);
         duplicates.set(id, dup);
       }
     }
-    const key = values[match];
-    if (!key) {
-      entries.push({
-        row: rec.row,
-        line: rec.line,
-        action: 'error',
-        error: `${names.get(match)} is empty; it is the match key`,
-      });
-      continue;
+    if (key) fileKeys.add(matchKey(match, key));
+    keys.push(key);
+    const problem = error ?? check(values);
+    const entry: Entry = problem
+      ? { row: rec.row, line: rec.line, key, action: 'error', error: problem }
+      : decide(rec, values, key!);
+    actions.push(CODES.indexOf(entry.action as RowAction));
+    if (entry.action === 'error') errors.set(at, entry);
+    else if (
+      (entry.action === 'create' || entry.action === 'update') &&
+      preview.length < (opts.preview ?? 20)
+    ) {
+      preview.push(entry);
     }
-    fileKeys.add(matchKey(match, key));
-    entries.push({ row: rec.row, line: rec.line, ...classify(rec, values, key) });
   }
 
   // Two rows for one user (or one email): no way to tell which is right, so neither is applied.
   for (const { field, value, at } of duplicates.values()) {
-    const lines = at.map((i) => entries[i]!.line).join(', ');
+    const where = at.map((i) => lines[i]).join(', ');
+    const error = `${nameOf(field)} '${value}' appears on several lines (${where})`;
     for (const i of at) {
-      const e = entries[i]!;
-      const error = `${names.get(field) ?? field} '${value}' appears on several lines (${lines})`;
-      entries[i] = {
-        row: e.row,
-        line: e.line,
-        key: e.key,
+      const before = errors.get(i);
+      actions[i] = ERROR;
+      errors.set(i, {
+        row: i + 1,
+        line: lines[i]!,
+        key: keys[i],
         action: 'error',
-        error: e.error ? `${error}; ${e.error}` : error,
-      };
+        error: before?.error ? `${error}; ${before.error}` : error,
+      });
     }
   }
 
   const live = snapshot.users.filter((u) => u.status !== 'deactivated');
+  const seen = new Set<string>(); // a user met twice while paging is deactivated once
   const deactivate = opts.sync
     ? live.filter((u) => {
-        const value = u.values[match];
-        return !value || !fileKeys.has(matchKey(match, value));
+        const value = valuesOf(u)[match];
+        const absent = !value || !fileKeys.has(matchKey(match, value));
+        if (!absent || seen.has(u.id)) return false;
+        seen.add(u.id);
+        return true;
       })
     : [];
+  const counts = Object.fromEntries(CODES.map((c) => [c, 0])) as Record<RowAction, number>;
+  for (const code of actions) counts[CODES[code]!]++;
   return {
     file: csv.file,
     delimiter: csv.delimiter,
-    rows: entries.length,
-    entries,
+    rows: actions.length,
+    counts,
+    preview: preview.filter((e) => actions[e.row - 1] !== ERROR),
+    errors: [...errors.entries()].sort(([a], [b]) => a - b).map(([, e]) => e),
     deactivate,
     active: live.length,
+    actions,
+    keys,
   };
+}
+
+/**
+ * Pass two: the same file again, each row as an entry with what to send. Fails if the file
+ * no longer matches the plan (it changed in between).
+ */
+export async function* replayPlan(
+  plan: Plan,
+  csv: CsvFile,
+  columns: (string | null)[],
+  snapshot: Snapshot,
+  opts: PlanOptions,
+): AsyncGenerator<Entry> {
+  const { read, decide } = classifier(csv, columns, snapshot, opts);
+  const errors = new Map(plan.errors.map((e) => [e.row, e]));
+  let rows = 0;
+  for await (const rec of csv.records) {
+    rows++;
+    const { values, key } = read(rec);
+    const code = plan.actions[rec.row - 1];
+    if (code === undefined || plan.keys[rec.row - 1] !== key) {
+      throw new CliError(
+        `${csv.file} changed while it was being imported (row ${rec.row}); run the import again`,
+      );
+    }
+    const entry = code === ERROR ? errors.get(rec.row)! : decide(rec, values, key!);
+    if (entry.action !== CODES[code]) {
+      throw new CliError(
+        `${csv.file} changed while it was being imported (row ${rec.row}); run the import again`,
+      );
+    }
+    yield entry;
+  }
+  if (rows !== plan.rows) {
+    throw new CliError(
+      `${csv.file} changed while it was being imported (${rows} rows, planned ${plan.rows}); run the import again`,
+    );
+  }
 }

@@ -2,14 +2,14 @@
  * The import pipeline: read → map → plan → apply → report. Everything the file can be wrong
  * about is found before the first request; a refused `--sync` or a `--dry-run` sends nothing.
  */
-import type { CliError } from '../cli/errors.js';
+import { CliError } from '../cli/errors.js';
 import { applyPlan, type Outcome } from './apply.js';
 import { parseMaps, resolveHeader } from './columns.js';
-import { buildPlan, type Entry, type Plan } from './plan.js';
+import { buildPlan, type Entry, type Plan, type PlanOptions, replayPlan } from './plan.js';
 import type { Progress } from './progress.js';
-import { openCsv } from './read.js';
+import { type CsvFile, openCsv } from './read.js';
 import { type DoneRow, ReportWriter, readDone } from './report.js';
-import { takeSnapshot } from './snapshot.js';
+import { type Snapshot, takeSnapshot, valuesOf } from './snapshot.js';
 import { DEFAULT_MAX_DEACTIVATE, type DeactivateLimit, syncRefusal } from './sync.js';
 import type { ImportClient, MatchField, Summary } from './types.js';
 
@@ -56,48 +56,18 @@ const planned = (e: Entry): Outcome => ({
   error: e.error,
 });
 
-/** Counts outcomes as they come (a 100,000-row run keeps only its failures). */
-function tally(plan: Plan, resumed: boolean) {
-  const summary: Summary = {
-    created: 0,
-    updated: 0,
-    unchanged: 0,
-    deactivated: 0,
-    failed: 0,
-    rows: plan.rows,
-  };
-  if (resumed) summary.skipped = plan.entries.filter((e) => e.action === 'skip').length;
-  const key = {
-    create: 'created',
-    update: 'updated',
-    unchanged: 'unchanged',
-    deactivate: 'deactivated',
-  } as const;
-  const failures: Outcome[] = [];
-  return {
-    summary,
-    failures,
-    add(o: Outcome) {
-      if (o.status === 'failed') {
-        summary.failed++;
-        failures.push(o);
-      } else if (o.action in key) summary[key[o.action as keyof typeof key]]++;
-    },
-  };
-}
-
-/** What the plan would do, counted like a run's summary. */
+/** What the plan would do (or, for a run, what is known before sending), as a summary. */
 function plannedSummary(plan: Plan, resumed: boolean): Summary {
-  const n = (action: string) => plan.entries.filter((e) => e.action === action).length;
+  const { create, update, unchanged, error, skip } = plan.counts;
   const summary: Summary = {
-    created: n('create'),
-    updated: n('update'),
-    unchanged: n('unchanged'),
+    created: create,
+    updated: update,
+    unchanged,
     deactivated: plan.deactivate.length,
-    failed: n('error'),
+    failed: error,
     rows: plan.rows,
   };
-  if (resumed) summary.skipped = n('skip');
+  if (resumed) summary.skipped = skip;
   return summary;
 }
 
@@ -105,6 +75,15 @@ function openReport(opts: ImportOptions): ReportWriter | undefined {
   const path = opts.report ?? (opts.dryRun ? undefined : opts.resume);
   if (!path) return undefined;
   return ReportWriter.open(path, !opts.dryRun && path === opts.resume);
+}
+
+/** The file again, for the second pass; its header must not have changed. */
+async function reopen(first: CsvFile, opts: ImportOptions): Promise<CsvFile> {
+  const again = await openCsv(opts.file, { encoding: opts.encoding, delimiter: first.delimiter });
+  if (again.header.join('\n') !== first.header.join('\n')) {
+    throw new CliError(`${opts.file} changed while it was being imported; run the import again`);
+  }
+  return again;
 }
 
 export async function importCsv(
@@ -125,13 +104,9 @@ export async function importCsv(
     maps,
     ignoreUnknown: opts.ignoreUnknown,
   });
-  const snapshot = await takeSnapshot(client, match);
-  const plan = await buildPlan(csv, columns, snapshot, {
-    match,
-    emptyClears: opts.emptyClears,
-    sync: opts.sync,
-    done,
-  });
+  const snapshot: Snapshot = await takeSnapshot(client, match);
+  const planOptions: PlanOptions = { match, emptyClears: opts.emptyClears, sync: opts.sync, done };
+  const plan = await buildPlan(csv, columns, snapshot, planOptions);
   if (plan.rows === 0) hooks.onWarning?.(`${opts.file} has a header but no rows`);
   hooks.onPlan?.(plan);
   const refusal = opts.sync
@@ -139,63 +114,78 @@ export async function importCsv(
     : undefined;
   if (refusal && !opts.dryRun) throw refusal;
 
+  const summary = plannedSummary(plan, done !== undefined);
   const report = openReport(opts);
+  const replay = async () =>
+    replayPlan(plan, await reopen(csv, opts), columns, snapshot, planOptions);
   try {
     if (opts.dryRun) {
-      for (const e of plan.entries) report?.write({ ...planned(e), status: 'planned' });
-      for (const u of plan.deactivate)
-        report?.write({
-          key: u.values[match] ?? undefined,
-          action: 'deactivate',
-          id: u.id,
-          status: 'planned',
-        });
-      return {
-        plan,
-        summary: plannedSummary(plan, done !== undefined),
-        failures: plan.entries.filter((e) => e.action === 'error').map(planned),
-        refusal,
-      };
+      if (report) {
+        for await (const e of await replay()) report.write({ ...planned(e), status: 'planned' });
+        for (const u of plan.deactivate) {
+          report.write({
+            key: valuesOf(u)[match] ?? undefined,
+            action: 'deactivate',
+            id: u.id,
+            status: 'planned',
+          });
+        }
+      }
+      return { plan, summary, failures: plan.errors.map(planned), refusal };
     }
-    const counts = tally(plan, done !== undefined);
-    const record = (o: Outcome) => {
-      counts.add(o);
-      report?.write(o);
-    };
+
+    // What is sent is counted as it completes; what the plan settled is counted already.
+    Object.assign(summary, { created: 0, updated: 0, deactivated: 0 });
+    const failures: Outcome[] = plan.errors.map(planned);
     const appending = report !== undefined && report.path === opts.resume;
-    for (const e of plan.entries) {
-      if (e.action === 'error' || e.action === 'unchanged') record(planned(e));
-      else if (e.action === 'skip' && report && !appending) {
-        const before = done!.get(e.row)!;
-        report.write({
-          row: e.row,
-          line: e.line,
-          key: e.key,
-          action: before.action,
-          id: before.id,
-          status: 'ok',
-        });
+    const names = {
+      create: 'created',
+      update: 'updated',
+      unchanged: 'unchanged',
+      deactivate: 'deactivated',
+    } as const;
+    const sends = plan.counts.create + plan.counts.update;
+
+    /** Rows to send; the others only go to the report. */
+    async function* toSend(): AsyncGenerator<Entry> {
+      if (sends === 0 && !report) return;
+      for await (const e of await replay()) {
+        if (e.action === 'create' || e.action === 'update') yield e;
+        else if (e.action === 'skip') {
+          if (!report || appending) continue;
+          const before = done!.get(e.row)!;
+          report.write({
+            row: e.row,
+            line: e.line,
+            key: e.key,
+            action: before.action,
+            id: before.id,
+            status: 'ok',
+          });
+        } else report?.write(planned(e));
       }
     }
-    const total =
-      plan.entries.filter((e) => e.action === 'create' || e.action === 'update').length +
-      plan.deactivate.length;
-    const bar = hooks.progress?.(total);
+
+    const bar = hooks.progress?.(sends + plan.deactivate.length);
     try {
-      await applyPlan(client, plan, {
+      await applyPlan(client, toSend(), plan.deactivate, {
         match,
         concurrency: opts.concurrency ?? 8,
         sendMail: opts.sendMail ?? true,
         onOutcome: (o) => {
-          record(o);
+          report?.write(o);
           bar?.tick();
+          if (o.status === 'failed') {
+            summary.failed++;
+            failures.push(o);
+          } else if (o.action in names) summary[names[o.action as keyof typeof names]]++;
         },
       });
     } finally {
       bar?.end();
     }
-    counts.failures.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
-    return { plan, summary: counts.summary, failures: counts.failures };
+    failures.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+    return { plan, summary, failures };
   } finally {
     report?.close();
   }

@@ -143,3 +143,18 @@ describe('bodies', () => {
     ).toEqual({ profile: { firstName: 'B' }, status: 'activated' });
   });
 });
+
+describe('snapshot packing', () => {
+  it('packs and unpacks values, custom fields and odd characters', async () => {
+    const { pack, valuesOf } = await import('../../src/import/snapshot.js');
+    const cases: Record<string, string>[] = [
+      {},
+      { externalId: 'E-1', email: 'a@example.com', firstName: 'Zoë', 'profile.costCenter': 'CC' },
+      { externalId: 'E-\u0001', location: 'a\u0002b', 'profile.x': '\u0000' },
+      { lastName: '', department: 'x' },
+    ];
+    for (const values of cases) {
+      expect(valuesOf({ id: 'u', status: 'activated', packed: pack(values) })).toEqual(values);
+    }
+  });
+});

@@ -1,35 +1,38 @@
+import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { resolveHeader } from '../../src/import/columns.js';
-import { buildPlan, type PlanOptions } from '../../src/import/plan.js';
+import { buildPlan, type Entry, type PlanOptions, replayPlan } from '../../src/import/plan.js';
 import { openCsv } from '../../src/import/read.js';
-import type { KnownUser, Snapshot } from '../../src/import/snapshot.js';
+import { type KnownUser, pack, type Snapshot, valuesOf } from '../../src/import/snapshot.js';
 import { fixture, tempCsv } from './helpers.js';
 
 function snapshotOf(users: KnownUser[], match: 'externalId' | 'email' = 'externalId'): Snapshot {
   const byKey = new Map<string, KnownUser>();
   for (const u of users) {
-    const v = u.values[match];
+    const v = valuesOf(u)[match];
     if (v) byKey.set(match === 'email' ? v.toLowerCase() : v, u);
   }
   return { users, byKey };
 }
 
+/** Both passes: the plan, and every row as the second pass yields it. */
 async function plan(path: string, users: KnownUser[] = [], opts: Partial<PlanOptions> = {}) {
-  const match = opts.match ?? 'externalId';
+  const options = { match: opts.match ?? 'externalId', ...opts } as PlanOptions;
+  const snapshot = snapshotOf(users, options.match);
   const csv = await openCsv(path);
   const columns = resolveHeader(csv.header, { file: path });
-  return buildPlan(csv, columns, snapshotOf(users, match), { match, ...opts });
+  const p = await buildPlan(csv, columns, snapshot, options);
+  const entries: Entry[] = [];
+  for await (const e of replayPlan(p, await openCsv(path), columns, snapshot, options))
+    entries.push(e);
+  return { ...p, entries };
 }
 
 const known = (
   id: string,
   values: Record<string, string>,
   status: KnownUser['status'] = 'activated',
-): KnownUser => ({
-  id,
-  status,
-  values,
-});
+): KnownUser => ({ id, status, packed: pack(values) });
 
 describe('buildPlan', () => {
   it('classifies create / update (with changes) / unchanged', async () => {
@@ -139,5 +142,27 @@ describe('buildPlan', () => {
     await expect(plan(path, [], { done: new Map([[2, { key: 'E-9' }]]) })).rejects.toThrow(
       /written for another file: row 2 has externalId 'E-9' there and 'E-2'/,
     );
+  });
+
+  it('keeps the first changes for the preview, and counts', async () => {
+    const rows = Array.from({ length: 30 }, (_, i) => `E-${i},e${i}@example.com`).join('\n');
+    const p = await plan(tempCsv(`externalId,email\n${rows}\nE-x,bad\n`), [], { preview: 5 });
+    expect(p.preview.map((e) => e.key)).toEqual(['E-0', 'E-1', 'E-2', 'E-3', 'E-4']);
+    expect(p.counts).toEqual({ create: 30, update: 0, unchanged: 0, error: 1, skip: 0 });
+    expect(p.errors.map((e) => e.line)).toEqual([32]);
+  });
+
+  it('notices a file that changed between the two passes', async () => {
+    const path = tempCsv('externalId,email\nE-1,a@example.com\n');
+    const csv = await openCsv(path);
+    const columns = resolveHeader(csv.header, { file: path });
+    const options = { match: 'externalId' } as const;
+    const snapshot = snapshotOf([]);
+    const p = await buildPlan(csv, columns, snapshot, options);
+    writeFileSync(path, 'externalId,email\nE-2,b@example.com\n');
+    const replay = async () => {
+      for await (const _ of replayPlan(p, await openCsv(path), columns, snapshot, options));
+    };
+    await expect(replay()).rejects.toThrow(/changed while it was being imported \(row 1\)/);
   });
 });

@@ -7,10 +7,10 @@ import { type ApiClient, createApiClient } from '../../src/client/index.js';
 import { applyPlan, type Outcome } from '../../src/import/apply.js';
 import { resolveHeader } from '../../src/import/columns.js';
 import { exportUsers } from '../../src/import/export.js';
-import { buildPlan } from '../../src/import/plan.js';
+import { buildPlan, replayPlan } from '../../src/import/plan.js';
 import { openCsv } from '../../src/import/read.js';
 import { type ImportOptions, importCsv } from '../../src/import/run.js';
-import { takeSnapshot } from '../../src/import/snapshot.js';
+import { takeSnapshot, valuesOf } from '../../src/import/snapshot.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { fixture, tempCsv } from './helpers.js';
 
@@ -136,14 +136,9 @@ describe('importCsv', () => {
       'externalId,email,firstName\nE-1,a@example.com,Ann\nE-2,b@example.com,Bob\n',
     );
     const file = await openCsv(csv);
-    const plan = await buildPlan(
-      file,
-      resolveHeader(file.header, { file: csv }),
-      await takeSnapshot(client, 'externalId'),
-      {
-        match: 'externalId',
-      },
-    );
+    const columns = resolveHeader(file.header, { file: csv });
+    const snapshot = await takeSnapshot(client, 'externalId');
+    const plan = await buildPlan(file, columns, snapshot, { match: 'externalId' });
     // Someone (or a run killed after its POST) created them after the snapshot.
     await client.createUser({
       externalId: 'E-1',
@@ -158,7 +153,8 @@ describe('importCsv', () => {
       sendMail: false,
     });
     const outcomes: Outcome[] = [];
-    await applyPlan(client, plan, {
+    const rows = replayPlan(plan, await openCsv(csv), columns, snapshot, { match: 'externalId' });
+    await applyPlan(client, rows, [], {
       match: 'externalId',
       concurrency: 2,
       sendMail: false,
@@ -236,7 +232,10 @@ describe('--sync', () => {
   it('deactivates users absent from the file, within the limit', async () => {
     await run({}, roster(20));
     const result = await run({ sync: true }, roster(18));
-    expect(result.plan.deactivate.map((u) => u.values.externalId).sort()).toEqual(['S-18', 'S-19']);
+    expect(result.plan.deactivate.map((u) => valuesOf(u).externalId).sort()).toEqual([
+      'S-18',
+      'S-19',
+    ]);
     expect(result.summary).toMatchObject({ unchanged: 18, deactivated: 2 });
     const statuses = Object.fromEntries((await users()).map((u) => [u.externalId, u.status]));
     expect([statuses['S-18'], statuses['S-19'], statuses['S-0']]).toEqual([
