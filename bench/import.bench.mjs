@@ -1,0 +1,183 @@
+// `users import` bench (issue 5): 10,000 new rows vs the server's raw POST capacity at the same
+// concurrency (a plain keep-alive client, same run), a re-run of the same file (all unchanged),
+// and the CLI's peak RSS on a 100,000-row file. Standalone: `node bench/import.bench.mjs`
+// (after `npm run build`). BENCH_IMPORT_ROWS / BENCH_IMPORT_BIG / BENCH_CONCURRENCY scale it.
+import { execFileSync, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { BIN, fmt, heading, line, serve, tempDir } from './lib.mjs';
+
+const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 10_000);
+const BIG = Number(process.env.BENCH_IMPORT_BIG ?? 100_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const V3 = 'application/vnd.service.accessors.user.v3+json';
+
+const DEPTS = ['Sales', 'Engineering', 'Marketing', 'Finance', 'Support', 'Legal'];
+const CITIES = ['Berlin', 'Hamburg', 'München', 'Köln', 'Frankfurt', 'Leipzig'];
+
+function csv(prefix, n) {
+  const rows = ['externalId,email,firstName,lastName,department,location,locale,role'];
+  for (let i = 0; i < n; i++) {
+    rows.push(
+      `${prefix}-${i},${prefix.toLowerCase()}.${i}@example.com,First${i},"Last, ${i}",${DEPTS[i % 6]},${CITIES[i % 6]},de_DE,reader`,
+    );
+  }
+  return `${rows.join('\n')}\n`;
+}
+
+/** Records the process's peak RSS on exit (a preload for the CLI under test). */
+function rssPreload(dir) {
+  const path = join(dir, 'rss.mjs');
+  writeFileSync(
+    path,
+    "import { writeSync } from 'node:fs';\nprocess.on('exit', () => writeSync(2, `\\nmaxrss_kb=${process.resourceUsage().maxRSS}\\n`));\n",
+  );
+  return path;
+}
+
+/** Runs the CLI; resolves with wall time, the JSON summary and the peak RSS. */
+function cli(args, env, preload) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, ['--import', preload, BIN, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.stderr.on('data', (c) => {
+      err += c;
+    });
+    child.on('exit', (code) => {
+      const seconds = (performance.now() - t0) / 1000;
+      const rss = Number(/maxrss_kb=(\d+)/.exec(err)?.[1] ?? 0) / 1024;
+      if (code !== 0) return reject(new Error(`roster ${args.join(' ')} exited ${code}: ${err}`));
+      resolve({ seconds, summary: JSON.parse(out), rssMb: rss });
+    });
+  });
+}
+
+/** `n` POST /users from a plain keep-alive client at `concurrency`: users/s. */
+async function rawPosts(origin, token, n, concurrency) {
+  const pool = new Pool(origin, { connections: concurrency });
+  let next = 0;
+  let errors = 0;
+  const t0 = performance.now();
+  const loop = async () => {
+    while (next < n) {
+      const i = next++;
+      const res = await pool.request({
+        path: '/api/users',
+        method: 'POST',
+        headers: { authorization: `Basic ${token}`, 'content-type': V3, accept: V3 },
+        body: JSON.stringify({
+          externalId: `RAW-${i}`,
+          email: `raw.${i}@example.com`,
+          profile: {
+            firstName: `First${i}`,
+            lastName: `Last, ${i}`,
+            department: DEPTS[i % 6],
+            location: CITIES[i % 6],
+          },
+          config: { locale: 'de_DE' },
+          role: 'reader',
+          sendMail: false,
+        }),
+      });
+      await res.body.dump();
+      if (res.statusCode !== 201) errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, loop));
+  const seconds = (performance.now() - t0) / 1000;
+  await pool.close();
+  return { rate: n / seconds, errors };
+}
+
+export async function run() {
+  heading(
+    `users import (${fmt(ROWS, 0)} rows at --concurrency ${CONCURRENCY}; ${fmt(BIG, 0)}-row file for memory)`,
+  );
+  const dir = tempDir('roster-bench-import-');
+  const dataDir = join(dir, 'data');
+  const configDir = join(dir, 'config');
+  const server = await serve(dataDir, configDir);
+  const preload = rssPreload(dir);
+  try {
+    // Raw capacity in a branch of its own, so the import's snapshot does not include these users.
+    const admin = (...a) =>
+      execFileSync(process.execPath, [BIN, ...a, '--data', dataDir], {
+        env: { ...process.env, ROSTER_CONFIG_DIR: configDir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }).toString();
+    admin('branches', 'add', 'raw');
+    const rawToken = JSON.parse(admin('tokens', 'create', '--branch', 'raw', '--json')).token;
+    const raw = await rawPosts(server.origin, rawToken, ROWS, CONCURRENCY);
+    line(
+      `raw POST /users, keep-alive, ${CONCURRENCY} at a time`,
+      `${fmt(raw.rate, 0)} users/s${raw.errors ? ` (${raw.errors} errors)` : ''}`,
+    );
+
+    const env = { ROSTER_CONFIG_DIR: configDir, NO_COLOR: '1' };
+    const file = join(dir, 'people.csv');
+    writeFileSync(file, csv('IMP', ROWS));
+    const args = [
+      'users',
+      'import',
+      file,
+      '--no-send-mail',
+      '--concurrency',
+      String(CONCURRENCY),
+      '-o',
+      'json',
+    ];
+    const first = await cli(args, env, preload);
+    const rate = ROWS / first.seconds;
+    line(
+      `import ${fmt(ROWS, 0)} new rows (whole CLI run)`,
+      `${fmt(first.seconds, 2)} s, ${fmt(rate, 0)} users/s, created ${first.summary.created}`,
+    );
+    line('ratio to raw POST capacity (goal >= 0.6)', `${fmt(rate / raw.rate, 2)}x`);
+    const again = await cli(args, env, preload);
+    line(
+      `re-run, all unchanged (goal < 3 s)`,
+      `${fmt(again.seconds, 2)} s, unchanged ${again.summary.unchanged}`,
+    );
+
+    const big = join(dir, 'big.csv');
+    writeFileSync(big, csv('BIG', BIG));
+    const bigArgs = [
+      'users',
+      'import',
+      big,
+      '--no-send-mail',
+      '--concurrency',
+      String(CONCURRENCY),
+      '-o',
+      'json',
+    ];
+    const planned = await cli([...bigArgs, '--dry-run'], env, preload);
+    line(
+      `${fmt(BIG, 0)}-row file, --dry-run: peak RSS (goal < 250 MB)`,
+      `${fmt(planned.rssMb, 0)} MB, ${fmt(planned.seconds, 2)} s`,
+    );
+    const full = await cli(bigArgs, env, preload);
+    line(
+      `${fmt(BIG, 0)}-row file, import: peak RSS (goal < 250 MB)`,
+      `${fmt(full.rssMb, 0)} MB, ${fmt(full.seconds, 1)} s (${fmt(BIG / full.seconds, 0)} users/s)`,
+    );
+    const bigAgain = await cli(bigArgs, env, preload);
+    line(
+      `${fmt(BIG, 0)}-row file, re-run (all unchanged): peak RSS`,
+      `${fmt(bigAgain.rssMb, 0)} MB, ${fmt(bigAgain.seconds, 2)} s`,
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
