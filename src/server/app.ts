@@ -3,18 +3,24 @@
  * (no module state), and `listen`/`close` start and drain it. Tests and `roster serve` alike.
  */
 
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Store } from '../store/store.js';
 import { registerApiRoutes } from './api/api.routes.js';
-import type { ServerConfig } from './config.js';
+import { registerCdnRoutes } from './cdn/cdn.routes.js';
+import { urlSigner } from './cdn/signing.js';
+import { DEFAULT_PREVIEW_TIMEOUT_MS, type ServerConfig } from './config.js';
 import { authMiddleware } from './http/auth.middleware.js';
 import { errorMiddleware } from './http/error.middleware.js';
 import { rateLimitMiddleware } from './http/rate-limit.js';
-import type { AppState } from './http/state.js';
+import { type AppState, originOf } from './http/state.js';
 import { outboxMailer } from './mail/outbox.js';
+import { registerMediaRoutes } from './media/media.routes.js';
+import { mediaService } from './media/media.service.js';
+import { sweepMedia } from './media/sweep.js';
 import { registerUserRoutes } from './users/users.routes.js';
 import { usersService } from './users/users.service.js';
 
@@ -30,6 +36,10 @@ export interface RunningApp {
   port: number;
   server: Server;
 }
+
+export const SIGNING_SECRET_KEY = 'cdn.signing-secret';
+/** A connection with no bytes either way for this long is closed (covers slow previews). */
+const IDLE_TIMEOUT_MS = 5 * 60 * 1000;
 
 export function createApp({ store, config, log = () => {} }: AppDeps) {
   const app = new Koa<AppState>();
@@ -62,7 +72,30 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
   if (config.rateLimit) api.use(rateLimitMiddleware(config.rateLimit));
   registerUserRoutes(api, usersService(store, outboxMailer(config.dataDir), log), config.vendor);
 
-  for (const router of [publicRouter, api]) {
+  // Signed CDN URLs: the secret is made once per data dir and kept in its meta table.
+  const secret = store.meta.getOrCreate(SIGNING_SECRET_KEY, () =>
+    randomBytes(32).toString('base64url'),
+  );
+  const signer = urlSigner(Buffer.from(secret, 'base64url'), config.signedUrlTtlSeconds);
+  const media = mediaService({
+    store,
+    blobs: store.blobs,
+    signer,
+    maxUploadBytes: config.maxUploadBytes,
+    previewTimeoutMs: config.previewTimeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS,
+    log,
+  });
+  const cdnUrl = config.cdnUrl?.replace(/\/+$/, '');
+  registerMediaRoutes(api, media, {
+    vendor: config.vendor,
+    maxUploadBytes: config.maxUploadBytes,
+    cdnBase: (ctx) => cdnUrl ?? `${originOf(ctx)}/cdn`,
+  });
+  // /cdn authorises per file (signed URL or token), not through the API's auth middleware.
+  const cdn = new Router<AppState>();
+  registerCdnRoutes(cdn, { store, blobs: store.blobs, signer });
+
+  for (const router of [publicRouter, cdn, api]) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }
@@ -70,10 +103,16 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
   let server: Server | undefined;
   return {
     koa: app,
-    listen(port: number, host = '127.0.0.1'): Promise<RunningApp> {
+    /** Sweeps the media left inconsistent by a crash, then listens. */
+    async listen(port: number, host = '127.0.0.1'): Promise<RunningApp> {
+      await sweepMedia(store, store.blobs, log);
       return new Promise((resolve, reject) => {
         const s = app.listen(port, host);
         server = s;
+        // A 1 GiB upload on a slow link outlasts Node's 5-minute request timeout; a stalled
+        // one is cut by the idle timeout instead.
+        s.requestTimeout = 0;
+        s.setTimeout(IDLE_TIMEOUT_MS);
         s.once('error', reject);
         s.once('listening', () => {
           const address = s.address() as AddressInfo;

@@ -11,6 +11,11 @@ export interface ServerConfig {
   cdnUrl?: string;
   /** Write one line per request to the log. */
   accessLog?: boolean;
+  /** How long signed CDN URLs stay valid (rounded up to the hour); default 24 h. */
+  signedUrlTtlSeconds?: number;
+  /** A preview taking longer is abandoned (the medium is stored without one); default 30 s. */
+  previewTimeoutMs?: number;
 }
 
 export const DEFAULT_MAX_UPLOAD_BYTES = 1024 ** 3;
+export const DEFAULT_PREVIEW_TIMEOUT_MS = 30_000;

@@ -1,6 +1,9 @@
 /** The store of one data dir: the database and its repositories, opened and closed together. */
+import { type BlobStore, localBlobStore } from './blobs.js';
 import type { Db } from './db.js';
 import { openDatabase } from './db.js';
+import { mediaRepo } from './media.repo.js';
+import { metaRepo } from './meta.repo.js';
 import { branchesRepo, tenantsRepo } from './tenants.repo.js';
 import { tokensRepo } from './tokens.repo.js';
 import { usersRepo } from './users.repo.js';
@@ -12,6 +15,10 @@ export interface Store {
   branches: ReturnType<typeof branchesRepo>;
   tokens: ReturnType<typeof tokensRepo>;
   users: ReturnType<typeof usersRepo>;
+  media: ReturnType<typeof mediaRepo>;
+  meta: ReturnType<typeof metaRepo>;
+  /** The media files, on local disk under the data dir. */
+  blobs: BlobStore;
   /**
    * Changes whenever tenants, branches or tokens may have changed: through this connection, or
    * by any other process committing to the database (`roster tokens revoke` while serving).
@@ -36,6 +43,9 @@ export function openStore(dataDir: string): Store {
     tokens: tokensRepo(db, onWrite),
     credentialsVersion: () => `${dataVersion.get()}:${localWrites}`,
     users: usersRepo(db),
+    media: mediaRepo(db),
+    meta: metaRepo(db),
+    blobs: localBlobStore(dataDir),
     close: () => db.close(),
   };
 }

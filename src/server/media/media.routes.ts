@@ -1,0 +1,72 @@
+/** HTTP for /api/media: scopes, negotiation, validation, the service, the Medium shape. */
+import type Router from '@koa/router';
+import { pageQuerySchema } from '../../contract/schemas.js';
+import { AppError } from '../errors.js';
+import { requireScope } from '../http/auth.middleware.js';
+import { negotiate } from '../http/negotiation.js';
+import { parseQuery } from '../http/query.js';
+import type { AppContext, AppState } from '../http/state.js';
+import type { MediaService } from './media.service.js';
+import { discardRest, MULTIPART_OVERHEAD, tooLarge } from './receive.js';
+
+export function registerMediaRoutes(
+  router: Router<AppState>,
+  media: MediaService,
+  opts: { vendor: string; maxUploadBytes: number; cdnBase: (ctx: AppContext) => string },
+): void {
+  const { vendor, maxUploadBytes } = opts;
+  const read = requireScope('media:read', 401);
+  const write = requireScope('media:write', 401);
+  const remove = requireScope('media:write', 403);
+  const view = (ctx: AppContext) => media.viewer(ctx.state.scope, opts.cdnBase(ctx));
+
+  router.get('/api/media', read, negotiate('/media', 'GET', { vendor }), (ctx) => {
+    const page = media.list(ctx.state.scope, parseQuery(pageQuerySchema, ctx.query));
+    ctx.body = { ...page, data: page.data.map(view(ctx)) };
+  });
+
+  router.post('/api/media', write, negotiate('/media', 'POST', { vendor }), async (ctx) => {
+    if (!ctx.is('multipart/form-data')) {
+      discardRest(ctx.req);
+      throw new AppError(
+        'unsupportedMediaType',
+        `Content-Type '${ctx.get('Content-Type') || '(none)'}' is not supported by POST /media; send multipart/form-data with the parts metaData and file`,
+      );
+    }
+    if (Number(ctx.get('Content-Length')) > maxUploadBytes + MULTIPART_OVERHEAD) {
+      discardRest(ctx.req);
+      throw tooLarge(maxUploadBytes);
+    }
+    const row = await media.upload(ctx.state.scope, ctx.req);
+    ctx.body = view(ctx)(row);
+  });
+
+  router.options('/api/media', (ctx) => {
+    ctx.set('Allow', 'OPTIONS, POST, GET');
+    ctx.status = 204;
+  });
+
+  router.get(
+    '/api/media/:mediumID',
+    read,
+    negotiate('/media/{mediumID}', 'GET', { vendor }),
+    (ctx) => {
+      ctx.body = view(ctx)(media.get(ctx.state.scope, ctx.params.mediumID!));
+    },
+  );
+
+  router.delete(
+    '/api/media/:mediumID',
+    remove,
+    negotiate('/media/{mediumID}', 'DELETE', { vendor }),
+    async (ctx) => {
+      await media.remove(ctx.state.scope, ctx.params.mediumID!);
+      ctx.status = 204;
+    },
+  );
+
+  router.options('/api/media/:mediumID', (ctx) => {
+    ctx.set('Allow', 'OPTIONS, GET, DELETE');
+    ctx.status = 204;
+  });
+}

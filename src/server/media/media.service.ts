@@ -1,0 +1,156 @@
+/**
+ * Media rules: what an upload becomes, who sees which medium, and the order of durable steps.
+ * An upload's file (and preview) are fsynced and renamed into the BlobStore before the row
+ * commits; a delete commits the row's removal before the files go. Either crash window leaves
+ * only files without a row, which the start-up sweep removes.
+ */
+import type { IncomingMessage } from 'node:http';
+import { availableParallelism } from 'node:os';
+import type { Medium, Page } from '../../contract/medium.js';
+import { DEFAULT_LIMIT } from '../../contract/schemas.js';
+import type { BlobStore } from '../../store/blobs.js';
+import { newObjectId } from '../../store/ids.js';
+import type { MediumRow } from '../../store/media.repo.js';
+import type { Store } from '../../store/store.js';
+import type { UrlSigner } from '../cdn/signing.js';
+import { AppError } from '../errors.js';
+import type { RequestScope } from '../http/state.js';
+import type { Described } from '../previews/index.js';
+import { sanitizeFileName } from './file-name.js';
+import { limiter } from './limiter.js';
+import { encodePath, type MediumPlace } from './public-id.js';
+import { receiveUpload } from './receive.js';
+import { represent } from './represent.js';
+
+export interface MediaServiceDeps {
+  store: Store;
+  blobs: BlobStore;
+  signer: UrlSigner;
+  maxUploadBytes: number;
+  previewTimeoutMs: number;
+  log: (line: string) => void;
+}
+
+/** sharp, pdfjs and friends load on the first upload, not when the server starts. */
+const previews = () => import('../previews/index.js');
+
+/** A file name's extension as a format for files the bytes say nothing about (`notes.csv`). */
+const extensionOf = (fileName: string) =>
+  /\.([A-Za-z0-9]{1,10})$/.exec(fileName)?.[1]?.toLowerCase();
+
+export const placeOf = (scope: RequestScope, row: MediumRow): MediumPlace => ({
+  tenantHost: scope.tenant.host,
+  branchName: scope.branch.name,
+  id: row.id,
+  fileName: row.file_name,
+});
+
+export function mediaService(deps: MediaServiceDeps) {
+  const { store, blobs, signer, log } = deps;
+  const previewSlot = limiter(Math.max(2, availableParallelism()));
+
+  const find = (scope: RequestScope, id: string): MediumRow => {
+    const row = store.media.find(scope.branch.id, id);
+    if (!row) {
+      throw new AppError(
+        'notFound',
+        `medium '${id}' does not exist in branch '${scope.branch.name}'`,
+      );
+    }
+    return row;
+  };
+
+  /** Sniffs the type, then describes and previews (a failed preview is no failed upload). */
+  const inspect = async (id: string, path: string, previewPath: string) => {
+    const { sniffType, describeAndPreview } = await previews();
+    const kind = await sniffType(path);
+    const described = await previewSlot(() =>
+      describeAndPreview(path, kind, { previewPath, timeoutMs: deps.previewTimeoutMs }),
+    ).catch((err: Error): Described => {
+      log(`medium ${id} (${kind.mimeType}) stored without preview: ${err.message}`);
+      return {};
+    });
+    return { kind, described };
+  };
+
+  /** Removes files, logging (not failing on) what cannot be removed: the sweep gets it later. */
+  const discard = async (keys: (string | null | undefined)[]) => {
+    for (const key of keys) {
+      if (!key) continue;
+      await blobs
+        .delete(key)
+        .catch((err: Error) => log(`error: removing blob ${key}: ${err.message}`));
+    }
+  };
+
+  return {
+    list(scope: RequestScope, q: { limit?: number; offset?: number }): Page<MediumRow> {
+      const limit = q.limit ?? DEFAULT_LIMIT;
+      const offset = q.offset ?? 0;
+      const { total, rows } = store.media.list(scope.branch.id, limit, offset);
+      return { total, limit, offset, data: rows };
+    },
+
+    get: (scope: RequestScope, id: string) => find(scope, id),
+
+    /** Receives, inspects, stores and records one upload; the preview is best effort. */
+    async upload(scope: RequestScope, req: IncomingMessage): Promise<MediumRow> {
+      const id = newObjectId();
+      const received = await receiveUpload(req, blobs.tempPath(), deps.maxUploadBytes);
+      const previewTemp = blobs.tempPath();
+      const keys = { file: id, preview: `${id}.preview` };
+      let stored = false;
+      try {
+        const { kind, described } = await inspect(id, received.tempPath, previewTemp);
+        const fileName = sanitizeFileName(received.fileName, kind.format);
+        const { preview } = described;
+        await blobs.put(keys.file, received.tempPath);
+        stored = true;
+        if (preview) await blobs.put(keys.preview, previewTemp);
+        return store.media.insert({
+          id,
+          tenant_id: scope.tenant.id,
+          branch_id: scope.branch.id,
+          owner_id: scope.token.id,
+          file_name: fileName,
+          blob_key: keys.file,
+          type: kind.type,
+          format: kind.format || extensionOf(fileName) || 'bin',
+          mime_type: kind.mimeType,
+          bytes: received.bytes,
+          width: described.width ?? null,
+          height: described.height ?? null,
+          duration: described.duration ?? null,
+          preview_key: preview ? keys.preview : null,
+          preview_format: preview?.format ?? null,
+          preview_mime_type: preview?.mimeType ?? null,
+          preview_bytes: preview?.bytes ?? null,
+          preview_width: preview?.width ?? null,
+          preview_height: preview?.height ?? null,
+          created_at: new Date().toISOString(),
+        });
+      } catch (err) {
+        await blobs.discardTemp(received.tempPath);
+        if (stored) await discard([keys.file, keys.preview]);
+        throw err;
+      } finally {
+        // Stored (renamed away) or not wanted: either way no temp file stays.
+        await blobs.discardTemp(previewTemp);
+      }
+    },
+
+    async remove(scope: RequestScope, id: string): Promise<void> {
+      const row = find(scope, id);
+      store.media.remove(row.rowid);
+      await discard([row.blob_key, row.preview_key]);
+    },
+
+    /** Renders rows as Media whose URLs point at `cdnBase` and are signed. */
+    viewer(scope: RequestScope, cdnBase: string) {
+      const urlFor = (path: string) => `${cdnBase}/${encodePath(path)}?${signer.sign(path)}`;
+      return (row: MediumRow): Medium => represent(row, placeOf(scope, row), urlFor);
+    },
+  };
+}
+
+export type MediaService = ReturnType<typeof mediaService>;

@@ -1,0 +1,48 @@
+/**
+ * The media API against the built CLI's `roster serve` in its own process: the HTTP suite
+ * unchanged, then the typed client's streaming upload and download against it.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createApiClient } from '../../src/client/index.js';
+import { type CliServer, startCliServer } from '../helpers/cli-server.js';
+import { mediaApiSuite } from '../server/media/media-api.suite.js';
+
+mediaApiSuite(startCliServer);
+
+describe('the client against roster serve', () => {
+  let s: CliServer;
+  let dir: string;
+  beforeAll(async () => {
+    [s, dir] = await Promise.all([startCliServer(), mkdtemp(join(tmpdir(), 'roster-media-e2e-'))]);
+  });
+  afterAll(async () => {
+    await s.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('uploads a UTF-8 named file, downloads it by its signed URL, deletes it', async () => {
+    const content = randomBytes(3 * 1024 * 1024 + 5);
+    const path = join(dir, 'Grüße aus Köln.bin');
+    await writeFile(path, content);
+    const client = createApiClient({ baseUrl: `${s.url}/api`, token: s.adminToken });
+    try {
+      const medium = await client.uploadMedium({ filePath: path });
+      expect(medium.fileName).toBe('Grüße aus Köln.bin');
+      expect(medium.resourceInfo).toMatchObject({ type: 'raw', bytes: content.length });
+      const chunks: Buffer[] = [];
+      for await (const chunk of await client.downloadUrl(medium.resourceInfo.url)) {
+        chunks.push(chunk as Buffer);
+      }
+      expect(Buffer.concat(chunks).equals(content)).toBe(true);
+      expect((await client.listMedia()).data.map((m) => m.id)).toContain(medium.id);
+      await client.deleteMedium(medium.id);
+      await expect(client.getMedium(medium.id)).rejects.toMatchObject({ status: 404 });
+    } finally {
+      await client.close();
+    }
+  });
+});
