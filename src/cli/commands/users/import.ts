@@ -8,7 +8,7 @@ import {
 } from '../../../import/flags.js';
 import type { DeactivateLimit } from '../../../import/sync.js';
 import type { MatchField } from '../../../import/types.js';
-import { type Deps, type GlobalOptions, note } from '../../context.js';
+import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
 import { collect, globalsOf } from '../options.js';
 
@@ -18,7 +18,7 @@ export interface ImportFlags {
   match: MatchField;
   encoding?: string;
   delimiter?: string;
-  map: string[];
+  map?: string[];
   ignoreUnknown?: boolean;
   emptyClears?: boolean;
   concurrency: number;
@@ -55,7 +55,6 @@ export function register(users: Command, deps: Deps, runFn = runImport) {
       '--map <header=field>',
       'read a column as a field, e.g. "Personalnummer=externalId"; repeatable',
       collect,
-      [],
     )
     .option('--ignore-unknown', 'skip columns that are not fields instead of stopping')
     .option('--empty-clears', 'an empty cell clears the field')
@@ -64,7 +63,10 @@ export function register(users: Command, deps: Deps, runFn = runImport) {
     .option('--no-send-mail', 'create new users without sending invitations')
     .option('--report <file>', "write every row's outcome to this CSV as it completes")
     .option('--resume <report>', 'skip rows this report marks done, and append to it')
-    .option('--sync', 'also deactivate users of the branch that the file does not list')
+    .option(
+      '--sync',
+      'the file lists everyone: deactivate users it does not list, reactivate those it does',
+    )
     .option(
       '--max-deactivate <n|n%>',
       'with --sync: refuse beyond this (default 10%)',
@@ -110,7 +112,11 @@ export async function runImport(csv: string | undefined, opts: ImportFlags, deps
         spin.stop();
         if (!opts.dryRun || format !== 'table') show.noteDeactivations(io, plan, opts.match);
       },
-      progress: (total) => progress(io, 'importing', total),
+      progress: (total) => {
+        const bar = progress(io, 'importing', total);
+        onCleanup(deps, () => bar.end()); // Ctrl-C: leave a clean line
+        return bar;
+      },
     },
   ).finally(() => spin.stop());
 
