@@ -223,6 +223,33 @@ describe('importCsv', () => {
       [...(await import('../../src/import/report.js')).readDone(report).keys()].sort(),
     ).toEqual([1, 2, 3]);
   });
+  it('--resume with another --report writes a complete report there', async () => {
+    const old = tempCsv('row,line,key,action,id,status,error\n1,2,E-1,create,u1,ok,\n', 'old.csv');
+    const report = tempCsv('', 'new-report.csv');
+    await run({ resume: old, report }, PEOPLE);
+    const rows = readFileSync(report, 'utf8').trim().split('\n').slice(1);
+    expect(rows.map((r) => r.split(',').slice(0, 4).join(',')).sort()).toEqual([
+      '1,2,E-1,create',
+      '2,3,E-2,create',
+      '3,4,E-3,create',
+    ]);
+    expect(readFileSync(old, 'utf8').trim().split('\n')).toHaveLength(2); // left alone
+  });
+
+  it('a dry run with --report writes the plan, and changes nothing', async () => {
+    const report = tempCsv('', 'plan-report.csv');
+    const result = await run({ dryRun: true, report }, `${PEOPLE}E-4,bad,Dan,Doe,IT\n`);
+    expect(result.summary).toMatchObject({ created: 3, failed: 1 });
+    expect(result.failures.map((f) => f.line)).toEqual([5]);
+    const lines = readFileSync(report, 'utf8').trim().split('\n');
+    expect(lines.slice(1).map((l) => l.split(',').slice(3, 6).join(','))).toEqual([
+      'create,,planned',
+      'create,,planned',
+      'create,,planned',
+      'error,,planned',
+    ]);
+    expect(await users()).toEqual([]);
+  });
 });
 
 describe('--sync', () => {
