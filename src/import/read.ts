@@ -103,10 +103,15 @@ async function* records(
   let header: string[] | undefined;
   try {
     for await (const { record, info } of parser) {
-      const text = record.join('');
-      extra += crlfs(text);
+      let breaks = 0;
+      for (const f of record) {
+        if (f.includes('\n') || f.includes('\r')) {
+          extra += crlfs(f);
+          breaks += lineBreaks(f);
+        }
+      }
       const end = info.lines - extra;
-      const line = end - lineBreaks(text);
+      const line = end - breaks;
       lastEnd = end;
       if (record.every((f) => f.trim() === '')) continue; // blank line, or only delimiters
       row++;

@@ -1,0 +1,105 @@
+/**
+ * One row → one entry: its values, its match key, and what it leads to against the snapshot.
+ * Both passes of the plan use this, so the second pass decides exactly as the first did.
+ */
+import { CliError } from '../cli/errors.js';
+import { type Change, diff, rowValues, type Values, validate } from './fields.js';
+import type { CsvFile, CsvRecord } from './read.js';
+import { matchKey, type Snapshot, valuesOf } from './snapshot.js';
+import type { Action, MatchField } from './types.js';
+
+/** One row and what it leads to. */
+export interface Entry {
+  row: number;
+  line: number;
+  /** The match-key value as written in the file. */
+  key?: string;
+  action: Action;
+  id?: string;
+  values?: Values;
+  changes?: Change[];
+  error?: string;
+}
+
+export interface PlanOptions {
+  match: MatchField;
+  emptyClears?: boolean;
+  sync?: boolean;
+  /** Rows a `--resume` report marks done, with the key they had then. */
+  done?: Map<number, { key: string }>;
+  /** How many creates/updates to keep whole for the preview. Default 20. */
+  preview?: number;
+}
+
+const quoted = (v: string | null) =>
+  v === null ? 'empty' : `'${v.length > 60 ? `${v.slice(0, 57)}…` : v}'`;
+
+function fieldCountError(rec: CsvRecord, width: number): string | undefined {
+  const n = rec.fields.length;
+  if (n < width) return `has ${n} field${n === 1 ? '' : 's'}, the header has ${width}`;
+  if (n > width && rec.fields.slice(width).some((f) => f.trim() !== '')) {
+    return `has ${n} fields, the header has ${width} (a delimiter inside an unquoted value?)`;
+  }
+  return undefined;
+}
+
+/** What both passes need to turn a row into an entry. */
+export function classifier(
+  csv: CsvFile,
+  columns: (string | null)[],
+  snapshot: Snapshot,
+  opts: PlanOptions,
+) {
+  const { match } = opts;
+  const names = new Map(columns.flatMap((f, i) => (f ? [[f, csv.header[i]!] as const] : [])));
+  if (!names.has(match)) {
+    throw new CliError(
+      `${csv.file} has no ${match} column, the match key${match === 'externalId' ? ' (match by email with --match email)' : ''}`,
+    );
+  }
+  const nameOf = (field: string) => names.get(field) ?? field;
+
+  /** The row's values, or why the row cannot be used at all. */
+  const read = (rec: CsvRecord): { values: Values; key?: string; error?: string } => {
+    const countError = fieldCountError(rec, csv.header.length);
+    if (countError) return { values: {}, error: countError };
+    const values = rowValues(rec.fields, columns, opts.emptyClears ?? false);
+    const key = values[match] ?? undefined;
+    if (!key) return { values, error: `${nameOf(match)} is empty; it is the match key` };
+    return { values, key };
+  };
+
+  /** The action for a row whose values are valid. */
+  const decide = (rec: CsvRecord, values: Values, key: string): Entry => {
+    const at = { row: rec.row, line: rec.line, key };
+    const done = opts.done?.get(rec.row);
+    if (done !== undefined) {
+      if (done.key !== key) {
+        throw new CliError(
+          `the --resume report was written for another file: row ${rec.row} has ${match} '${done.key}' there and '${key}' in ${csv.file}`,
+        );
+      }
+      return { ...at, action: 'skip' };
+    }
+    const known = snapshot.byKey.get(matchKey(match, key));
+    if (!known) {
+      if (!values.email && !values.userName) {
+        return { ...at, action: 'error', error: 'a new user needs an email or a userName' };
+      }
+      return { ...at, action: 'create', values };
+    }
+    const changes = diff(values, valuesOf(known));
+    if (opts.sync && known.status === 'deactivated') {
+      changes.push({ field: 'status', from: 'deactivated', to: 'activated' });
+    }
+    if (changes.length === 0) return { ...at, action: 'unchanged', id: known.id };
+    return { ...at, action: 'update', id: known.id, values, changes };
+  };
+
+  const check = (values: Values) =>
+    validate(values)
+      .map((i) => `${nameOf(i.field)} ${quoted(values[i.field] ?? null)} ${i.message}`)
+      .join('; ');
+
+  return { read, decide, check, nameOf };
+}
