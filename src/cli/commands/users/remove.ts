@@ -1,8 +1,8 @@
 /** `roster users remove <id…>`: asks on a terminal; without one, refuses unless --yes. */
 import type { Command } from 'commander';
-import { type Deps, type GlobalOptions, note } from '../../context.js';
-import { confirmOrRefuse, globalsOf } from '../options.js';
-import { BATCH_EXIT_HELP, runBatch } from './batch.js';
+import type { Deps, GlobalOptions } from '../../context.js';
+import { BATCH_EXIT_HELP, runConfirmedBatch } from '../batch.js';
+import { globalsOf } from '../options.js';
 
 export interface RemoveOptions {
   ids: string[];
@@ -23,29 +23,14 @@ export function register(users: Command, deps: Deps, runFn = runRemove) {
     );
 }
 
-export async function runRemove(opts: RemoveOptions, deps: Deps): Promise<void> {
-  const ids = [...new Set(opts.ids)];
-  const what = ids.length === 1 ? `user ${ids[0]}` : `${ids.length} users (${ids.join(', ')})`;
-  const confirmed = await confirmOrRefuse(
-    deps,
-    opts.globals,
-    `Remove ${what}?`,
-    `not removing ${what}`,
-  );
-  if (!confirmed) {
-    note(deps.io, 'nothing removed');
-    return;
-  }
-  const { apiClient } = await import('../../client.js');
-  const client = await apiClient(opts.globals, deps);
-  await runBatch(
-    ids,
-    async (id) => {
+export const runRemove = (opts: RemoveOptions, deps: Deps) =>
+  runConfirmedBatch(opts, deps, {
+    verb: 'Remove',
+    doing: 'removing',
+    done: 'removed',
+    noun: { one: 'user', many: 'users' },
+    action: async (client, id) => {
       await client.deleteUser(id);
       return 'deleted';
     },
-    'removed',
-    opts.globals,
-    deps,
-  );
-}
+  });
