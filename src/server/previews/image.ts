@@ -21,7 +21,8 @@ export async function describeImage(
 ): Promise<Described> {
   if (mimeType === 'image/svg+xml') return {};
   const options = { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' as const };
-  const meta = await sharp(path, options).metadata();
+  // The header alone, so even an image too big to decode still gets its size.
+  const meta = await sharp(path, { limitInputPixels: false }).metadata();
   const described: Described = {
     width: meta.autoOrient?.width ?? meta.width,
     height: meta.autoOrient?.height ?? meta.height,

@@ -13,10 +13,14 @@ import { type Described, PREVIEW_MAX, previewFile } from './preview-file.js';
 const require = createRequire(import.meta.url);
 const pdfjsRoot = dirname(require.resolve('pdfjs-dist/package.json'));
 
-/** Plain JavaScript, so it runs as is from the TypeScript sources and from the build. */
+/**
+ * Plain JavaScript, so it runs as is from the TypeScript sources and from the build; only
+ * dynamic imports, so it runs whether Node evaluates it as CommonJS or as a module.
+ */
 const WORKER = `
-const { parentPort, workerData: w } = require('node:worker_threads');
 (async () => {
+  const { parentPort, workerData: w } = await import('node:worker_threads');
+  const { writeFileSync } = await import('node:fs');
   const { getDocument } = await import(w.pdfjs);
   const doc = await getDocument({
     url: w.url, disableStream: true, disableAutoFetch: true, isEvalSupported: false,
@@ -35,13 +39,16 @@ const { parentPort, workerData: w } = require('node:worker_threads');
     context.fillRect(0, 0, canvas.width, canvas.height);
     await page.render({ canvasContext: context, canvas, viewport }).promise;
     const jpeg = await canvas.encode('jpeg', 80);
-    require('node:fs').writeFileSync(w.out, jpeg);
+    writeFileSync(w.out, jpeg);
     Object.assign(answer, { previewWidth: canvas.width, previewHeight: canvas.height, bytes: jpeg.length });
   } catch {
     // The page could not be drawn: its size is still worth reporting.
   }
   parentPort.postMessage(answer);
-})().catch((err) => parentPort.postMessage({ error: String((err && err.message) || err) }));
+})().catch(async (err) => {
+  const { parentPort } = await import('node:worker_threads');
+  parentPort.postMessage({ error: String((err && err.message) || err) });
+});
 `;
 
 interface WorkerAnswer {

@@ -112,3 +112,18 @@ describe('hostile images', () => {
     }
   });
 });
+
+describe('preview deadline', () => {
+  test('a preview that runs out of time is dropped; the upload still succeeds', async () => {
+    const slow = await startServer({ previewTimeoutMs: 1 });
+    try {
+      const r = await upload(slow, read(files.pdf), 'doc.pdf');
+      expect(r.status).toBe(200);
+      expect(r.json.resourceInfo).toMatchObject({ type: 'pdf', bytes: read(files.pdf).length });
+      expect(r.json).not.toHaveProperty('transformations');
+      expect(await tempFiles(slow)).toEqual([]);
+    } finally {
+      await slow.close();
+    }
+  });
+});
