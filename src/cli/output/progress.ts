@@ -14,7 +14,8 @@ const silent: Spinner = { update() {}, stop() {} };
 /** Starts a spinner with `text`; stopped by the caller, or at the end of the command. */
 export async function spinner(deps: Deps, text: string): Promise<Spinner> {
   const { io } = deps;
-  if (!io.stderrIsTTY) return silent;
+  // ora loops forever on a terminal that reports 0 columns (some CI pseudo-terminals).
+  if (!io.stderrIsTTY || (io.stderr as { columns?: number }).columns === 0) return silent;
   const { default: ora } = await import('ora');
   const s = ora({
     text,
