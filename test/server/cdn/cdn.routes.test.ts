@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SIGNING_SECRET_KEY } from '../../../src/server/app.js';
 import { urlSigner } from '../../../src/server/cdn/signing.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
-import { fixtures, read, upload } from '../media/media-helpers.js';
+import { fixtures, multipart, read, upload } from '../media/media-helpers.js';
 
 let s: TestServer;
 let png: Buffer;
@@ -153,6 +153,40 @@ describe('who may fetch', () => {
     ]) {
       expect((await s.req('GET', p)).status, p).toBe(404);
     }
+  });
+});
+
+describe('active content', () => {
+  test('HTML is downloaded, never rendered: attachment, sandbox CSP, nosniff', async () => {
+    const page = Buffer.from('<!doctype html><html><script>alert(document.cookie)</script></html>');
+    const medium = (await upload(s, page, 'page.html')).json;
+    expect(medium.resourceInfo).toMatchObject({ type: 'raw', mimeType: 'text/html' });
+    const r = await anon(medium.resourceInfo.url);
+    expect(r.status).toBe(200);
+    expect(r.headers['content-disposition']).toMatch(/^attachment; filename="page\.html"/);
+    expect(r.headers['content-security-policy']).toMatch(/(^|;\s*)sandbox(;|$)/);
+    expect(r.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  test('unknown bytes are application/octet-stream attachments; names are quoted safely', async () => {
+    const { body, contentType } = multipart([
+      {
+        name: 'file',
+        data: Buffer.from([0, 1, 2, 3]),
+        disposition: `form-data; name="file"; filename*=UTF-8''a%20%22quoted%22%20na%C3%AFve%20name.bin`,
+      },
+    ]);
+    const posted = await s.req('POST', '/api/media', {
+      headers: { 'content-type': contentType },
+      body,
+    });
+    const medium = posted.json;
+    expect(medium.fileName).toBe('a "quoted" naïve name.bin');
+    const r = await anon(medium.resourceInfo.url);
+    expect(r.headers['content-type']).toBe('application/octet-stream');
+    expect(r.headers['content-disposition']).toBe(
+      `attachment; filename="a _quoted_ na_ve name.bin"; filename*=UTF-8''a%20%22quoted%22%20na%C3%AFve%20name.bin`,
+    );
   });
 });
 
