@@ -24,7 +24,11 @@ interface Target {
 }
 
 /** The file the path names, if the row's place matches it exactly. */
-function targetOf(row: PlacedMediumRow | undefined, p: Record<string, string>, preview: boolean) {
+function targetOf(
+  row: PlacedMediumRow | undefined,
+  p: Record<string, string>,
+  preview: boolean,
+): Target | undefined {
   if (!row || tenantSegment(row.tenant_host) !== p.tenant || row.branch_name !== p.branch) return;
   if (!preview) {
     if (p.file !== row.file_name) return;
