@@ -17,6 +17,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   logout: () => import('./logout.js'),
   profiles: () => import('./profiles.js'),
   users: () => import('./users/index.js'),
+  media: () => import('./media/index.js'),
   check: () => import('./check.js'),
   completion: () => import('./completion.js'),
 };

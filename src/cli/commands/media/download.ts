@@ -1,0 +1,80 @@
+/**
+ * `roster media download <id>`: streams the medium's file (or its t_preview) to a local file.
+ * The bytes go to a temp file beside the target, renamed into place only once complete, so a
+ * failure or Ctrl-C never leaves a half-written file; an existing file is kept unless --force.
+ */
+import type { Command } from 'commander';
+import type { Medium } from '../../../contract/medium.js';
+import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
+import { CliError, EXIT } from '../../errors.js';
+import { globalsOf } from '../options.js';
+import { PREVIEW } from './format.js';
+
+export interface DownloadOptions {
+  id: string;
+  to?: string;
+  preview?: boolean;
+  force?: boolean;
+  globals: GlobalOptions;
+}
+
+export function register(media: Command, deps: Deps, runFn = runDownload) {
+  media
+    .command('download')
+    .description("save a medium's file (or with --preview its t_preview image)")
+    .argument('<id>', 'the medium id')
+    .option(
+      '--to <path>',
+      "file or existing directory to write, or - for stdout (default: the medium's file name here)",
+    )
+    .option('--preview', 'the preview image (t_preview) instead of the original')
+    .option('--force', 'overwrite an existing file')
+    .action((id: string, opts: Omit<DownloadOptions, 'id' | 'globals'>, cmd: Command) =>
+      runFn({ id, ...opts, globals: globalsOf(cmd) }, deps),
+    );
+}
+
+/** The resource to fetch and the local name it gets by default. */
+function pick(medium: Medium, preview: boolean | undefined) {
+  if (!preview) return { info: medium.resourceInfo, name: medium.fileName };
+  const info = medium.transformations?.[PREVIEW]?.resourceInfo;
+  if (!info) {
+    throw new CliError(
+      `medium ${medium.id} (${medium.fileName}) has no preview: previews are made for images, PDFs and (with ffmpeg on the service) videos`,
+      EXIT.notFound,
+    );
+  }
+  const dot = medium.fileName.lastIndexOf('.');
+  const stem = dot > 0 ? medium.fileName.slice(0, dot) : medium.fileName;
+  return { info, name: `${stem}.${info.format}` };
+}
+
+export async function runDownload(opts: DownloadOptions, deps: Deps): Promise<void> {
+  const { io } = deps;
+  const { apiClient } = await import('../../client.js');
+  const { localFileName } = await import('./files.js');
+  const { saveStream, targetPath } = await import('./save.js');
+  const { formatBytes, transferBars } = await import('../../output/transfer.js');
+  const client = await apiClient(opts.globals, deps);
+  const medium = await client.getMedium(opts.id);
+  const { info, name } = pick(medium, opts.preview);
+
+  if (opts.to === '-') {
+    const { pipeline } = await import('node:stream/promises');
+    await pipeline(await client.downloadUrl(info.url), io.stdout, { end: false });
+    return;
+  }
+  const fallback = `medium-${medium.id}${opts.preview ? `.${info.format}` : ''}`;
+  const target = await targetPath(opts.to, localFileName(name, fallback), opts.force);
+  const bars = transferBars(io);
+  onCleanup(deps, () => bars.end());
+  const bar = bars.add(name, info.bytes);
+  const bytes = await saveStream(
+    () => client.downloadUrl(info.url),
+    target,
+    { force: opts.force, expectedBytes: info.bytes, onProgress: (n) => bar.update(n) },
+    (fn) => onCleanup(deps, fn),
+  );
+  bars.end();
+  note(io, `saved ${name} (${formatBytes(bytes)}) to ${target}`);
+}

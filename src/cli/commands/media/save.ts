@@ -1,0 +1,86 @@
+/** Writing a download safely: where it goes, and temp file → rename, never clobbering. */
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, rmSync } from 'node:fs';
+import { link, rename, rm, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CliError, usageError } from '../../errors.js';
+
+const exists = (path: string) =>
+  stat(path).then(
+    (s) => s,
+    () => undefined,
+  );
+
+const refuse = (path: string) =>
+  usageError(`${path} already exists; pass --force to overwrite it, or --to another path`);
+
+/**
+ * The file to write: `to` itself, or `name` inside `to` when it is a directory (or ends with a
+ * slash), or `name` here. Refuses an existing file unless `force` (checked again at the end).
+ */
+export async function targetPath(to: string | undefined, name: string, force?: boolean) {
+  let target = to ?? name;
+  const found = await exists(target);
+  if (to !== undefined && (found?.isDirectory() || /[/\\]$/.test(to))) {
+    if (!found) throw new CliError(`the directory ${to} does not exist`);
+    target = join(to, name);
+  }
+  const existing = target === to ? found : await exists(target);
+  if (existing?.isDirectory()) throw new CliError(`${target} is a directory`);
+  if (existing && !force) throw refuse(target);
+  return target;
+}
+
+/**
+ * Streams `open()` into a temp file beside `target`, checks the byte count, then moves it into
+ * place: with `force` by rename (atomic replace), else by link (fails if the target appeared
+ * meanwhile, so nothing is clobbered). `cleanup` registers the temp file's removal for an exit
+ * in between (Ctrl-C). Returns the bytes written.
+ */
+export async function saveStream(
+  open: () => Promise<Readable>,
+  target: string,
+  opts: { force?: boolean; expectedBytes?: number; onProgress?: (bytes: number) => void },
+  cleanup: (fn: () => void) => void,
+): Promise<number> {
+  const temp = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.part`);
+  cleanup(() => rmSync(temp, { force: true }));
+  let bytes = 0;
+  const count = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.length;
+      opts.onProgress?.(bytes);
+      done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(await open(), count, createWriteStream(temp, { flags: 'wx' }));
+    if (opts.expectedBytes !== undefined && bytes !== opts.expectedBytes) {
+      throw new CliError(
+        `the download ended after ${bytes} of ${opts.expectedBytes} bytes; nothing was saved, try again`,
+      );
+    }
+    if (opts.force) await rename(temp, target);
+    else await linkNoClobber(temp, target);
+    return bytes;
+  } finally {
+    await rm(temp, { force: true });
+  }
+}
+
+async function linkNoClobber(temp: string, target: string) {
+  try {
+    await link(temp, target);
+    await unlink(temp);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw refuse(target);
+    // Some file systems have no hard links: fall back to check-then-rename.
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'ENOSYS') throw err;
+    if (await exists(target)) throw refuse(target);
+    await rename(temp, target);
+  }
+}

@@ -1,0 +1,30 @@
+/** `roster media show <id>`: one medium (JSON: the Medium). */
+import type { Command } from 'commander';
+import type { Deps, GlobalOptions } from '../../context.js';
+import { renderRecord } from '../../output/render.js';
+import { fieldsOption, globalsOf } from '../options.js';
+import { mediumView } from './format.js';
+
+export interface ShowOptions {
+  id: string;
+  fields?: string;
+  globals: GlobalOptions;
+}
+
+export function register(media: Command, deps: Deps, runFn = runShow) {
+  fieldsOption(
+    media
+      .command('show')
+      .description('show one medium: type, size, dimensions, URLs, preview (exit 4 when none)')
+      .argument('<id>', 'the medium id'),
+  ).action((id: string, opts: { fields?: string }, cmd: Command) =>
+    runFn({ id, ...opts, globals: globalsOf(cmd) }, deps),
+  );
+}
+
+export async function runShow(opts: ShowOptions, deps: Deps): Promise<void> {
+  const view = mediumView(opts.globals, opts.fields, deps);
+  const { apiClient } = await import('../../client.js');
+  const client = await apiClient(opts.globals, deps);
+  await renderRecord(deps.io, view, await client.getMedium(opts.id));
+}

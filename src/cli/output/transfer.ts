@@ -1,0 +1,127 @@
+/**
+ * Byte progress for uploads and downloads: one bar per file in flight (bytes, %, rate, ETA) at
+ * the bottom of stderr, redrawn at most 10 times a second, with result lines scrolling above
+ * them. Only on a terminal: elsewhere the bars draw nothing and result lines are plain lines,
+ * so a CI log gets one line per file.
+ */
+import type { IO } from '../context.js';
+
+/** `999 B`, `22.1 kB`, `1.07 GB`: decimal units, as `--max-upload-size 500MB` reads them. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ['kB', 'MB', 'GB', 'TB', 'PB'];
+  let value = bytes;
+  let unit = -1;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  // 999.95 kB rounds to "1000.0 kB" with one decimal: show it as the next unit instead.
+  if (value >= 999.95 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${value.toFixed(value < 100 ? 1 : 0).replace(/\.0$/, '')} ${units[unit]}`;
+}
+
+function duration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '?';
+  const s = Math.ceil(seconds);
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${m % 60}m`;
+}
+
+const BAR = 20;
+const LABEL = 28;
+
+/** `…ng-name.png`: the end of a name is the part that tells files apart. */
+const fitWidth = (text: string, width: number) =>
+  text.length <= width ? text.padEnd(width) : `…${text.slice(text.length - width + 1)}`;
+
+/** One bar's text after `elapsedMs`. */
+export function transferLine(label: string, done: number, total: number, elapsedMs: number) {
+  const share = total > 0 ? Math.min(done / total, 1) : 1;
+  const filled = Math.round(share * BAR);
+  const rate = elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
+  const eta = rate > 0 ? duration((total - done) / rate) : '?';
+  return `${fitWidth(label, LABEL)} [${'#'.repeat(filled)}${'-'.repeat(BAR - filled)}] ${formatBytes(done)}/${formatBytes(total)} ${Math.floor(share * 100)}%  ${formatBytes(rate)}/s  ETA ${eta}`;
+}
+
+export interface TransferBar {
+  /** Bytes moved so far. */
+  update(done: number): void;
+  /** Removes the bar. */
+  remove(): void;
+}
+
+export interface TransferBars {
+  add(label: string, total: number): TransferBar;
+  /** A line above the bars (a file's result); on a non-terminal, just the line. */
+  log(line: string): void;
+  /** An extra line under the bars, e.g. "3 of 10 files done". */
+  footer(text: string): void;
+  /** Clears the bars (also run on Ctrl-C). */
+  end(): void;
+}
+
+/** Bars shown at once; the rest are counted in one line (a terminal has only so many rows). */
+const MAX_SHOWN = 8;
+
+export function transferBars(io: IO, now = () => performance.now()): TransferBars {
+  const tty = io.stderrIsTTY;
+  const bars = new Set<{ label: string; total: number; done: number; start: number }>();
+  let footer = '';
+  let drawnLines = 0;
+  let drawnAt = Number.NEGATIVE_INFINITY;
+  let ended = false;
+  // Lines never wrap (a wrapped line would break moving back up); 80 when the width is unknown.
+  const columns = () => Math.max(20, ((io.stderr as { columns?: number }).columns || 80) - 1);
+
+  const draw = (logs: string[] = []) => {
+    if (ended) return;
+    drawnAt = now();
+    const width = columns();
+    const shown = [...bars].slice(0, bars.size > MAX_SHOWN ? MAX_SHOWN - 1 : MAX_SHOWN);
+    const lines = shown.map((b) => transferLine(b.label, b.done, b.total, drawnAt - b.start));
+    if (bars.size > shown.length) lines.push(`… and ${bars.size - shown.length} more in flight`);
+    if (footer && bars.size > 0) lines.push(footer);
+    // Back to the first bar, clear to the end of the screen, then logs and bars again.
+    let text = drawnLines > 0 ? `\r\u001b[${drawnLines}A\u001b[J` : '\r\u001b[J';
+    for (const line of logs) text += `${line}\n`;
+    for (const line of lines) text += `${line.slice(0, width)}\n`;
+    drawnLines = lines.length;
+    io.stderr.write(text);
+  };
+
+  return {
+    add(label, total) {
+      if (!tty) return { update() {}, remove() {} };
+      const bar = { label, total, done: 0, start: now() };
+      bars.add(bar);
+      draw();
+      return {
+        update(done) {
+          bar.done = done;
+          if (now() - drawnAt >= 100) draw();
+        },
+        remove() {
+          if (bars.delete(bar)) draw();
+        },
+      };
+    },
+    log(line) {
+      if (tty && !ended) draw([line]);
+      else io.stderr.write(`${line}\n`);
+    },
+    footer(text) {
+      footer = text;
+    },
+    end() {
+      if (!tty || ended) return;
+      bars.clear();
+      draw();
+      ended = true;
+    },
+  };
+}

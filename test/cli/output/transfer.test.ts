@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { formatBytes, transferBars, transferLine } from '../../../src/cli/output/transfer.js';
+import { fakeIO } from '../helpers.js';
+
+describe('formatBytes', () => {
+  it.each([
+    [0, '0 B'],
+    [999, '999 B'],
+    [1000, '1 kB'],
+    [22148, '22.1 kB'],
+    [999_960, '1 MB'],
+    [314_572_800, '315 MB'],
+    [1024 ** 3, '1.1 GB'],
+  ])('%d → %s', (n, text) => expect(formatBytes(n)).toBe(text));
+});
+
+describe('transferLine', () => {
+  it('shows bytes, share, rate and ETA', () => {
+    expect(transferLine('photo.png', 50e6, 100e6, 2000)).toBe(
+      'photo.png                    [##########----------] 50 MB/100 MB 50%  25 MB/s  ETA 2s',
+    );
+  });
+
+  it('cuts a long name from the front, so the end (extension) stays', () => {
+    const line = transferLine(`${'x'.repeat(40)}-end.png`, 0, 10, 0);
+    expect(line.startsWith('…')).toBe(true);
+    expect(line).toContain('xx-end.png [');
+    expect(line).toContain('ETA ?');
+  });
+});
+
+/** Back up n lines and clear to the end of the screen (n = 0: just clear). */
+const UP = (n: number) => (n > 0 ? `\u001b[${n}A\u001b[J` : '\u001b[J');
+
+describe('transferBars', () => {
+  it('draws nothing when stderr is not a terminal; results are plain lines', () => {
+    const fake = fakeIO();
+    const bars = transferBars(fake.io);
+    const bar = bars.add('a.png', 10);
+    bar.update(5);
+    bars.log('uploaded a.png');
+    bar.remove();
+    bars.end();
+    expect(fake.err()).toBe('uploaded a.png\n');
+  });
+
+  it('on a terminal: bars at the bottom, results scroll above, redraws at most 10/s', () => {
+    const fake = fakeIO({ tty: true });
+    let t = 0;
+    const bars = transferBars(fake.io, () => t);
+    const a = bars.add('a.png', 100);
+    const b = bars.add('b.png', 100);
+    bars.footer('0 of 2 files done');
+    const before = fake.err().length;
+    t = 50;
+    a.update(10); // too soon: not drawn
+    expect(fake.err().length).toBe(before);
+    t = 150;
+    a.update(20);
+    const frame = fake.err().slice(before);
+    expect(frame.startsWith(`\r${UP(2)}a.png `)).toBe(true);
+    expect(frame).toContain('20 B/100 B 20%');
+    a.remove();
+    bars.log('uploaded a.png');
+    const last = fake.err().split('\r').at(-1)!;
+    expect(last.startsWith(`${UP(2)}uploaded a.png\nb.png `)).toBe(true);
+    expect(last.endsWith('\n0 of 2 files done\n')).toBe(true);
+    b.remove();
+    bars.end();
+    // The last bar and the footer go; nothing is left below the results.
+    expect(fake.err().endsWith(`\r${UP(2)}\r${UP(0)}`)).toBe(true);
+  });
+
+  it('shows at most 8 lines of bars and counts the rest', () => {
+    const fake = fakeIO({ tty: true });
+    const bars = transferBars(fake.io, () => 0);
+    for (let i = 0; i < 12; i++) bars.add(`f${i}.bin`, 1);
+    const frame = fake.err().split('\r').at(-1)!;
+    expect(frame.split('\n').filter(Boolean)).toHaveLength(8);
+    expect(frame).toContain('… and 5 more in flight');
+  });
+});
