@@ -1,0 +1,117 @@
+// `roster media upload` bench (issue 6): one 1 GiB upload through the CLI against `curl -F` to
+// the same `roster serve` in the same run. Figures: wall-clock throughput of each, their ratio
+// (goal ≥ 0.8×), and peak RSS of each process (goal for the CLI < 120 MB), from
+// /usr/bin/time -v (or, without it, the CLI's own getrusage at exit).
+// Standalone: `node bench/media-cli.bench.mjs` (after `npm run build`). BENCH_UPLOAD_MIB sizes
+// the file (default 1024). The source file is sparse (no disk reads: both sides stream the same
+// page-cache zeros); the service writes and fsyncs every byte, as in real use.
+import { spawn } from 'node:child_process';
+import { existsSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, fmt, heading, line, serve, tempDir } from './lib.mjs';
+
+const MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 1024);
+const TIME = '/usr/bin/time';
+
+/** Runs a command (under /usr/bin/time -v when present); wall time, stdout, peak RSS in MB. */
+function measured(cmd, args, env = {}) {
+  const timed = existsSync(TIME);
+  const [file, argv] = timed ? [TIME, ['-v', cmd, ...args]] : [cmd, args];
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(file, argv, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.stderr.on('data', (c) => {
+      err += c;
+    });
+    child.on('exit', (code) => {
+      const seconds = (performance.now() - t0) / 1000;
+      const kb =
+        /Maximum resident set size \(kbytes\): (\d+)/.exec(err)?.[1] ??
+        /maxrss_kb=(\d+)/.exec(err)?.[1];
+      if (code !== 0) return reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err}`));
+      resolve({ seconds, out, rssMb: kb ? Number(kb) / 1024 : undefined });
+    });
+  });
+}
+
+/** Deletes an uploaded medium so the next run does not need another GiB of disk. */
+async function remove(origin, token, id) {
+  const res = await fetch(`${origin}/api/media/${id}`, {
+    method: 'DELETE',
+    headers: { authorization: `Basic ${token}` },
+  });
+  if (res.status !== 204) throw new Error(`DELETE /media/${id} answered ${res.status}`);
+}
+
+export async function run() {
+  heading(
+    `media upload: one ${fmt(MIB, 0)} MiB file, roster media upload vs curl -F (same server)`,
+  );
+  const dir = tempDir('roster-bench-media-cli-');
+  const configDir = join(dir, 'config');
+  const server = await serve(join(dir, 'data'), configDir);
+  const file = join(dir, 'upload.bin');
+  writeFileSync(file, '');
+  truncateSync(file, MIB * 1024 * 1024);
+  const bytes = MIB * 1024 * 1024;
+  try {
+    const curl = await measured('curl', [
+      '-sS',
+      '--fail-with-body',
+      '-H',
+      `Authorization: Basic ${server.token}`,
+      '-F',
+      `file=@${file}`,
+      '-F',
+      'metaData={"type":"raw"};type=application/json',
+      `${server.origin}/api/media`,
+    ]);
+    const curled = JSON.parse(curl.out);
+    if (curled.resourceInfo?.bytes !== bytes) throw new Error(`curl upload: ${curl.out}`);
+    await remove(server.origin, server.token, curled.id);
+
+    let preload = [];
+    if (!existsSync(TIME)) {
+      const path = join(dir, 'rss.mjs');
+      writeFileSync(
+        path,
+        "import { writeSync } from 'node:fs';\nprocess.on('exit', () => writeSync(2, `\\nmaxrss_kb=${process.resourceUsage().maxRSS}\\n`));\n",
+      );
+      preload = ['--import', path];
+    }
+    const cli = await measured(
+      process.execPath,
+      [...preload, BIN, 'media', 'upload', file, '--type', 'raw', '-o', 'json'],
+      { ROSTER_CONFIG_DIR: configDir, NO_COLOR: '1' },
+    );
+    const [uploaded] = JSON.parse(cli.out);
+    if (uploaded?.resourceInfo?.bytes !== bytes) throw new Error(`CLI upload: ${cli.out}`);
+    await remove(server.origin, server.token, uploaded.id);
+
+    const rate = (r) => bytes / 1024 ** 2 / r.seconds;
+    const rss = (r) => (r.rssMb === undefined ? 'n/a' : `${fmt(r.rssMb, 0)} MB`);
+    line(
+      'curl -F (wall clock)',
+      `${fmt(rate(curl), 0)} MiB/s (${fmt(curl.seconds, 2)} s), peak RSS ${rss(curl)}`,
+    );
+    line(
+      'roster media upload (wall clock, start-up included)',
+      `${fmt(rate(cli), 0)} MiB/s (${fmt(cli.seconds, 2)} s), peak RSS ${rss(cli)}`,
+    );
+    line('roster / curl throughput (goal >= 0.8x)', `${(rate(cli) / rate(curl)).toFixed(2)}x`);
+    line('roster peak RSS (goal < 120 MB)', rss(cli));
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
