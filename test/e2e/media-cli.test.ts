@@ -12,6 +12,7 @@ let srv: Served;
 let dir: string;
 const at = (name: string) => join(dir, name);
 const json = (text: string) => JSON.parse(text);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A one-page PDF (595×842 pt) with a filled box: enough for a preview. */
 function tinyPdf(): Buffer {
@@ -150,7 +151,7 @@ describe('media upload', () => {
     expect(table.stderr).toContain('showing 1–2 of 5; --all for every page, or --offset 2');
   });
 
-  it('a large sparse file (300 MiB) streams through', async () => {
+  it('a large sparse file (300 MiB) streams through; Ctrl-C in its download leaves no file', async () => {
     const big = at('big.bin');
     await writeFile(big, '');
     await truncate(big, 300 * 1024 * 1024);
@@ -158,9 +159,23 @@ describe('media upload', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const [medium] = json(r.stdout);
     expect(medium.resourceInfo).toMatchObject({ type: 'raw', bytes: 300 * 1024 * 1024 });
+    rmSync(big);
+
+    const out = mkdtempSync(join(dir, 'partial-'));
+    const child = execa(process.execPath, [BIN, 'media', 'download', medium.id, '--to', out], {
+      env: { PATH: process.env.PATH, NO_COLOR: '1', ...srv.env },
+      extendEnv: false,
+      reject: false,
+    });
+    // Interrupt once the temp file is being written.
+    for (let i = 0; i < 200 && readdirSync(out).length === 0; i++) await sleep(10);
+    child.kill('SIGINT');
+    const d = await child;
+    expect(d.exitCode, String(d.stderr)).toBe(130);
+    expect(readdirSync(out)).toEqual([]);
+
     const del = await srv.run(['media', 'delete', medium.id, '--yes']);
     expect(del.exitCode, del.stderr).toBe(0);
-    rmSync(big);
   });
 
   it('Ctrl-C cancels the upload in flight: exit 130, no medium, no partial file kept', async () => {
@@ -182,14 +197,14 @@ describe('media upload', () => {
         return false;
       }
     };
-    for (let i = 0; i < 100 && !receiving(); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 100 && !receiving(); i++) await sleep(20);
     child.kill('SIGINT');
     const r = await child;
     expect(r.exitCode, String(r.stderr)).toBe(130);
     expect(r.stderr).toContain('0 uploaded, 0 failed, 1 cancelled');
     expect(r.stderr).toContain('interrupted');
     expect(Object.keys(await mediaByName())).toHaveLength(before);
-    for (let i = 0; i < 50 && receiving(); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 50 && receiving(); i++) await sleep(20);
     expect(receiving()).toBe(false);
     rmSync(huge);
   });
