@@ -83,7 +83,7 @@ export async function run() {
       const path = join(dir, 'rss.mjs');
       writeFileSync(
         path,
-        "import { writeSync } from 'node:fs';\nprocess.on('exit', () => writeSync(2, `\\nmaxrss_kb=${process.resourceUsage().maxRSS}\\n`));\n",
+        "import { writeSync } from 'node:fs';\nprocess.on('exit', () => writeSync(2, '\\nmaxrss_kb=' + process.resourceUsage().maxRSS + '\\n'));\n",
       );
       preload = ['--import', path];
     }
