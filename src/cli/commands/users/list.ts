@@ -1,12 +1,10 @@
 /** `roster users list`: one page of users, or every page with --all. */
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
-import { note } from '../../context.js';
 import { usageError } from '../../errors.js';
-import { spinner } from '../../output/progress.js';
-import { listWriter } from '../../output/render.js';
 import { parseNonNegativeInt, parsePositiveInt } from '../../parse.js';
 import { fieldsOption, globalsOf } from '../options.js';
+import { runPagedList } from '../paged-list.js';
 import { userView } from './format.js';
 
 export interface ListOptions {
@@ -19,9 +17,6 @@ export interface ListOptions {
   fields?: string;
   globals: GlobalOptions;
 }
-
-/** Page size with --all: the service's maximum, so few round trips. */
-export const ALL_PAGE_SIZE = 1000;
 
 export function register(users: Command, deps: Deps, runFn = runList) {
   fieldsOption(
@@ -69,36 +64,9 @@ export async function runList(opts: ListOptions, deps: Deps): Promise<void> {
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   const params = { status: opts.status as never, query: opts.query, sort: opts.sort };
-  const out = await listWriter(deps.io, view);
-
-  if (opts.all) {
-    const { paginate } = await import('../../../client/paginate.js');
-    const pages = paginate((page) => client.listUsers({ ...params, ...page }), {
-      pageSize: opts.limit ?? ALL_PAGE_SIZE,
-      offset: opts.offset ?? 0,
-    });
-    // A table prints at the end: meanwhile a spinner on the terminal counts what arrived.
-    const progress = view.format === 'table' ? await spinner(deps, 'fetching users…') : undefined;
-    let count = 0;
-    for await (const user of pages) {
-      await out.write(user);
-      if (++count % 100 === 0) progress?.update(`fetching users… ${count}`);
-    }
-    progress?.stop();
-    await out.end();
-    return;
-  }
-  const page = await client.listUsers({ ...params, limit: opts.limit, offset: opts.offset });
-  for (const user of page.data) await out.write(user);
-  await out.end();
-  const shown = page.offset + page.data.length;
-  if (view.format === 'table' && page.total === 0) {
-    const filter = opts.status ? `status ${opts.status}` : 'status activated (the default)';
-    note(deps.io, `no users with ${filter}${opts.query ? ` matching '${opts.query}'` : ''}`);
-  } else if (view.format === 'table' && shown < page.total) {
-    note(
-      deps.io,
-      `showing ${page.offset + 1}–${shown} of ${page.total}; --all for every page, or --offset ${shown}`,
-    );
-  }
+  const filter = opts.status ? `status ${opts.status}` : 'status activated (the default)';
+  await runPagedList(deps, view, opts, (page) => client.listUsers({ ...params, ...page }), {
+    plural: 'users',
+    empty: `no users with ${filter}${opts.query ? ` matching '${opts.query}'` : ''}`,
+  });
 }
