@@ -30,6 +30,9 @@ export async function targetPath(to: string | undefined, name: string, force?: b
   }
   const existing = target === to ? found : await exists(target);
   if (existing?.isDirectory()) throw new CliError(`${target} is a directory`);
+  if (!existing && !(await exists(dirname(target)))?.isDirectory()) {
+    throw new CliError(`the directory ${dirname(target)} does not exist`);
+  }
   if (existing && !force) throw refuse(target);
   return target;
 }

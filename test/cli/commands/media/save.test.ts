@@ -31,6 +31,9 @@ describe('targetPath', () => {
     expect(await targetPath(taken, 'a.png', true)).toBe(taken);
     expect(await targetPath(dir, 'taken.png').catch((e) => e.message)).toContain('already exists');
     await expect(targetPath(join(dir, 'nope/'), 'a.png')).rejects.toThrow('does not exist');
+    await expect(targetPath(join(dir, 'nope', 'a.png'), 'x')).rejects.toThrow(
+      `the directory ${join(dir, 'nope')} does not exist`,
+    );
     await expect(targetPath(dir, 'out')).rejects.toThrow('is a directory');
   });
 });
