@@ -12,7 +12,10 @@ export const tempDir = (prefix) => mkdtempSync(join(tmpdir(), prefix));
 
 /** Starts a node script and waits until it prints a line matching `ready` on stderr/stdout. */
 export function spawnUntil(args, ready, env = {}) {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     const onData = (chunk) => {
@@ -29,7 +32,16 @@ export function spawnUntil(args, ready, env = {}) {
 /** `roster serve` on a data dir; resolves with its origin, its admin token and a stop(). */
 export async function serve(dataDir, configDir = tempDir('roster-bench-config-'), extra = []) {
   const { child, match } = await spawnUntil(
-    [...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []), BIN, 'serve', '--port', '0', '--data', dataDir, ...extra],
+    [
+      ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []),
+      BIN,
+      'serve',
+      '--port',
+      '0',
+      '--data',
+      dataDir,
+      ...extra,
+    ],
     /listening on (http:\/\/\S+)\/api/,
     { ROSTER_CONFIG_DIR: configDir },
   );

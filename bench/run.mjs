@@ -2,7 +2,12 @@
 // same run; nothing here passes or fails.
 import { existsSync } from 'node:fs';
 
-const benches = ['./users.bench.mjs', './startup.bench.mjs', './media.bench.mjs', './import.bench.mjs'];
+const benches = [
+  './users.bench.mjs',
+  './startup.bench.mjs',
+  './media.bench.mjs',
+  './import.bench.mjs',
+];
 const only = process.argv.slice(2);
 for (const path of benches) {
   if (only.length > 0 && !only.some((o) => path.includes(o))) continue;

@@ -9,7 +9,10 @@ function median(args, env = {}) {
   const times = [];
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync(process.execPath, args, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     times.push(performance.now() - t0);
     if (r.status !== 0) throw new Error(`${args.join(' ')} failed: ${r.stderr}`);
   }
@@ -22,13 +25,21 @@ export async function run() {
   const bare = median(['-e', '0']);
   const version = median([BIN, '--version']);
   line('node -e 0', `${fmt(bare)} ms`);
-  line('roster --version', `${fmt(version)} ms  (${fmt(version / bare, 2)}x bare node, goal <= 1.5x)`);
+  line(
+    'roster --version',
+    `${fmt(version)} ms  (${fmt(version / bare, 2)}x bare node, goal <= 1.5x)`,
+  );
 
   const configDir = tempDir('roster-bench-config-');
   const server = await serve(tempDir('roster-bench-data-'), configDir);
   try {
-    const list = median([BIN, 'users', 'list', '--limit', '1', '-o', 'json'], { ROSTER_CONFIG_DIR: configDir });
-    line('roster users list --limit 1 (real server)', `${fmt(list)} ms  (${fmt(list / bare, 2)}x bare node)`);
+    const list = median([BIN, 'users', 'list', '--limit', '1', '-o', 'json'], {
+      ROSTER_CONFIG_DIR: configDir,
+    });
+    line(
+      'roster users list --limit 1 (real server)',
+      `${fmt(list)} ms  (${fmt(list / bare, 2)}x bare node)`,
+    );
   } catch (err) {
     line('roster users list --limit 1', `not measured: ${err.message.split('\n')[0]}`);
   } finally {

@@ -1,12 +1,55 @@
 // Users API bench (issue 2): GET by id vs a bare Koa handler, list/search latency at 100k users,
 // sustained POST creates. Every figure is measured in this run; nothing is asserted.
-import { fmt, heading, line, load, serve, spawnUntil, stop, tempDir, ROOT } from './lib.mjs';
+import { fmt, heading, line, load, ROOT, serve, spawnUntil, stop, tempDir } from './lib.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const FIRST = ['Anna', 'Ben', 'Clara', 'David', 'Emma', 'Felix', 'Greta', 'Hans', 'Ida', 'Jonas', 'Karla', 'Lukas', 'Mia', 'Noah', 'Olga', 'Paul'];
-const LAST = ['Müller', 'Schmidt', 'Schneider', 'Fischer', 'Weber', 'Meyer', 'Wagner', 'Becker', 'Schulz', 'Hoffmann', 'Koch', 'Richter', 'Klein', 'Wolf', 'Neumann', 'Schwarz'];
-const CITIES = ['Berlin', 'Hamburg', 'München', 'Köln', 'Frankfurt', 'Stuttgart', 'Leipzig', 'Dresden'];
+const FIRST = [
+  'Anna',
+  'Ben',
+  'Clara',
+  'David',
+  'Emma',
+  'Felix',
+  'Greta',
+  'Hans',
+  'Ida',
+  'Jonas',
+  'Karla',
+  'Lukas',
+  'Mia',
+  'Noah',
+  'Olga',
+  'Paul',
+];
+const LAST = [
+  'Müller',
+  'Schmidt',
+  'Schneider',
+  'Fischer',
+  'Weber',
+  'Meyer',
+  'Wagner',
+  'Becker',
+  'Schulz',
+  'Hoffmann',
+  'Koch',
+  'Richter',
+  'Klein',
+  'Wolf',
+  'Neumann',
+  'Schwarz',
+];
+const CITIES = [
+  'Berlin',
+  'Hamburg',
+  'München',
+  'Köln',
+  'Frankfurt',
+  'Stuttgart',
+  'Leipzig',
+  'Dresden',
+];
 
 async function seed(dataDir, count) {
   const { openStore } = await import(`${ROOT}dist/store/store.js`);
@@ -22,13 +65,32 @@ async function seed(dataDir, count) {
       const email = `user${i}@example.com`;
       store.users.insert({
         id: (0x10000000 + i).toString(16).padStart(24, '0'),
-        tenant_id: tenant.id, branch_id: branch.id, created_at: now, updated_at: now,
-        status: i % 10 === 0 ? 'pending' : 'activated', activated_at: now, role: 'reader',
-        external_id: `emp-${i}`, email, email_norm: email, user_name: null, user_name_norm: null,
-        secret_hash: null, recovery_hash: null, recovery_expires: null, locale: 'de_DE', gender: null,
-        first_name: first, last_name: last, public_email: null, phone: `+49 30 ${100000 + i}`,
-        position: 'Engineer', department: `Dept ${i % 50}`, location: CITIES[i % CITIES.length],
-        avatar: null, custom: '{}',
+        tenant_id: tenant.id,
+        branch_id: branch.id,
+        created_at: now,
+        updated_at: now,
+        status: i % 10 === 0 ? 'pending' : 'activated',
+        activated_at: now,
+        role: 'reader',
+        external_id: `emp-${i}`,
+        email,
+        email_norm: email,
+        user_name: null,
+        user_name_norm: null,
+        secret_hash: null,
+        recovery_hash: null,
+        recovery_expires: null,
+        locale: 'de_DE',
+        gender: null,
+        first_name: first,
+        last_name: last,
+        public_email: null,
+        phone: `+49 30 ${100000 + i}`,
+        position: 'Engineer',
+        department: `Dept ${i % 50}`,
+        location: CITIES[i % CITIES.length],
+        avatar: null,
+        custom: '{}',
       });
     }
   })();
@@ -45,45 +107,93 @@ export async function run() {
   const configDir = tempDir('roster-bench-config-');
   await (await serve(dataDir, configDir)).stop(); // first run: tenant, branch, admin token
   const seeded = await seed(dataDir, USERS);
-  line('seed (one transaction, FTS triggers on)', `${fmt(seeded, 2)} s (${fmt(USERS / seeded, 0)} rows/s)`);
+  line(
+    'seed (one transaction, FTS triggers on)',
+    `${fmt(seeded, 2)} s (${fmt(USERS / seeded, 0)} rows/s)`,
+  );
   const server = await serve(dataDir, configDir);
   const auth = { authorization: `Basic ${server.token}` };
 
   // GET /api/users/{id} vs bare Koa with the same JSON.
-  const one = await fetch(`${server.origin}/api/users/emp-42`, { headers: { ...auth, accept: V3 } });
+  const one = await fetch(`${server.origin}/api/users/emp-42`, {
+    headers: { ...auth, accept: V3 },
+  });
   const userJson = await one.text();
-  const bare = await spawnUntil([`${ROOT}bench/bare-koa.mjs`, userJson], /listening on (http:\/\/\S+)/);
-  const baseline = await load({ origin: bare.match[1], connections: 16, durationMs: SECONDS * 1000, request: () => ({ path: '/', method: 'GET' }) });
+  const bare = await spawnUntil(
+    [`${ROOT}bench/bare-koa.mjs`, userJson],
+    /listening on (http:\/\/\S+)/,
+  );
+  const baseline = await load({
+    origin: bare.match[1],
+    connections: 16,
+    durationMs: SECONDS * 1000,
+    request: () => ({ path: '/', method: 'GET' }),
+  });
   await stop(bare.child);
   const byId = await load({
-    origin: server.origin, connections: 16, durationMs: SECONDS * 1000,
-    request: (i) => ({ path: `/api/users/emp-${(i * 7919) % USERS}`, method: 'GET', headers: { ...auth, accept: V3 } }),
+    origin: server.origin,
+    connections: 16,
+    durationMs: SECONDS * 1000,
+    request: (i) => ({
+      path: `/api/users/emp-${(i * 7919) % USERS}`,
+      method: 'GET',
+      headers: { ...auth, accept: V3 },
+    }),
   });
-  line('bare Koa, same JSON (16 connections)', `${fmt(baseline.rps, 0)} req/s  p50 ${fmt(baseline.p50, 2)} ms  p99 ${fmt(baseline.p99, 2)} ms`);
-  line('GET /api/users/{externalId} (16 connections)', `${fmt(byId.rps, 0)} req/s  p50 ${fmt(byId.p50, 2)} ms  p99 ${fmt(byId.p99, 2)} ms  errors ${byId.errors}`);
+  line(
+    'bare Koa, same JSON (16 connections)',
+    `${fmt(baseline.rps, 0)} req/s  p50 ${fmt(baseline.p50, 2)} ms  p99 ${fmt(baseline.p99, 2)} ms`,
+  );
+  line(
+    'GET /api/users/{externalId} (16 connections)',
+    `${fmt(byId.rps, 0)} req/s  p50 ${fmt(byId.p50, 2)} ms  p99 ${fmt(byId.p99, 2)} ms  errors ${byId.errors}`,
+  );
   line('ratio roster / bare Koa (goal >= 0.5)', fmt(byId.rps / baseline.rps, 2));
 
   // List and search latency, one request at a time.
   const latency = async (label, path) => {
-    const r = await load({ origin: server.origin, connections: 1, durationMs: SECONDS * 600, request: () => ({ path, method: 'GET', headers: { ...auth, accept: USERS_V2 } }) });
-    line(label, `p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  (${r.requests} requests, goal p99 < 20 ms)`);
+    const r = await load({
+      origin: server.origin,
+      connections: 1,
+      durationMs: SECONDS * 600,
+      request: () => ({ path, method: 'GET', headers: { ...auth, accept: USERS_V2 } }),
+    });
+    line(
+      label,
+      `p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  (${r.requests} requests, goal p99 < 20 ms)`,
+    );
   };
   await latency('GET /api/users?limit=100', '/api/users?limit=100');
   await latency('GET /api/users?limit=100&offset=50000', '/api/users?limit=100&offset=50000');
   await latency('GET /api/users?limit=100&query=Schm (prefix)', '/api/users?limit=100&query=Schm');
   await latency('GET /api/users?limit=100&query=M (broad prefix)', '/api/users?limit=100&query=M');
-  await latency('GET /api/users?limit=100&query=anna berlin', '/api/users?limit=100&query=anna%20berlin');
+  await latency(
+    'GET /api/users?limit=100&query=anna berlin',
+    '/api/users?limit=100&query=anna%20berlin',
+  );
 
   // Sustained creates.
   const posts = await load({
-    origin: server.origin, connections: 16, durationMs: SECONDS * 1000, expectStatus: 201,
+    origin: server.origin,
+    connections: 16,
+    durationMs: SECONDS * 1000,
+    expectStatus: 201,
     request: (i) => ({
-      path: '/api/users', method: 'POST',
+      path: '/api/users',
+      method: 'POST',
       headers: { ...auth, accept: V3, 'content-type': V3 },
-      body: JSON.stringify({ email: `new${i}@bench.example`, externalId: `new-${i}`, sendMail: false, profile: { firstName: 'New', lastName: `User ${i}` } }),
+      body: JSON.stringify({
+        email: `new${i}@bench.example`,
+        externalId: `new-${i}`,
+        sendMail: false,
+        profile: { firstName: 'New', lastName: `User ${i}` },
+      }),
     }),
   });
-  line('POST /api/users, 16 in flight', `${fmt(posts.rps, 0)} creates/s  p50 ${fmt(posts.p50, 2)} ms  p99 ${fmt(posts.p99, 2)} ms  errors ${posts.errors}`);
+  line(
+    'POST /api/users, 16 in flight',
+    `${fmt(posts.rps, 0)} creates/s  p50 ${fmt(posts.p50, 2)} ms  p99 ${fmt(posts.p99, 2)} ms  errors ${posts.errors}`,
+  );
   await server.stop();
 }
 
