@@ -6,6 +6,7 @@ const benches = [
   './users.bench.mjs',
   './startup.bench.mjs',
   './media.bench.mjs',
+  './media-cli.bench.mjs',
   './import.bench.mjs',
 ];
 const only = process.argv.slice(2);
