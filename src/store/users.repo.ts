@@ -168,7 +168,12 @@ export function usersRepo(db: Db) {
         `status IN (${f.statuses.map((_, i) => `@s${i}`).join(', ')})`,
         ...(match ? ['rowid IN (SELECT rowid FROM users_fts WHERE users_fts MATCH @match)'] : []),
       ].join(' AND ');
-      const order = [...f.sort.map((s) => `${SORT_COLUMNS[s.key]} ${s.dir}`), 'rowid'].join(', ');
+      // status before rowid: a harmless tie-break that lets users_by_name order a page alone.
+      const order = [
+        ...f.sort.map((s) => `${SORT_COLUMNS[s.key]} ${s.dir}`),
+        'status',
+        'rowid',
+      ].join(', ');
       const params: Record<string, unknown> = { branchId: f.branchId, match };
       f.statuses.forEach((s, i) => {
         params[`s${i}`] = s;
@@ -179,9 +184,13 @@ export function usersRepo(db: Db) {
       ) as {
         total: number;
       };
-      const rows = cached(
-        `SELECT * FROM users WHERE ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`,
-      ).all({ ...params, limit: f.limit, offset: f.offset }) as UserRow[];
+      // Deferred join: pick the page's rowids (index-only where an index fits), then read rows.
+      const page = `SELECT rowid FROM users WHERE ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`;
+      const rows = cached(`SELECT * FROM users WHERE rowid IN (${page}) ORDER BY ${order}`).all({
+        ...params,
+        limit: f.limit,
+        offset: f.offset,
+      }) as UserRow[];
       return { total, rows };
     },
   };
