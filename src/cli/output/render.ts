@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import type { IO } from '../context.js';
 import { usageError } from '../errors.js';
 import { leaves, pathColumns, pickPaths } from './fields.js';
+import { paint } from './style.js';
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -51,7 +52,11 @@ async function write(io: IO, text: string) {
 
 async function table(io: IO, head: string[], rows: unknown[][]) {
   const { default: Table } = await import('cli-table3');
-  const t = new Table({ head, style: io.color ? {} : { head: [], border: [] } });
+  // Colour decided here, not by cli-table3's own terminal detection (it ignores our IO).
+  const t = new Table({
+    head: head.map((h) => paint(io, 'cyan', h)),
+    style: { head: [], border: [] },
+  });
   for (const row of rows) t.push(row.map(cell));
   await write(io, `${t.toString()}\n`);
 }
