@@ -15,6 +15,9 @@ export interface ResourceInfo {
   duration?: number;
 }
 
+/** The one pre-rendered transformation: a preview image of the medium. */
+export const PREVIEW = 't_preview';
+
 export interface Transformation {
   transformationString: string;
   status: 'FINISHED';

@@ -3,12 +3,13 @@
  * bytes with validators, ranges and cache rules, for a CDN in front or for clients directly.
  */
 import type Router from '@koa/router';
+import { PREVIEW } from '../../contract/medium.js';
 import type { BlobStore } from '../../store/blobs.js';
 import type { PlacedMediumRow } from '../../store/media.repo.js';
 import type { Store } from '../../store/store.js';
 import { AppError } from '../errors.js';
 import type { AppContext, AppState } from '../http/state.js';
-import { PREVIEW, previewNameOf, tenantSegment } from '../media/public-id.js';
+import { previewNameOf, tenantSegment } from '../media/public-id.js';
 import { type Access, cdnAccess } from './cdn-access.js';
 import { noneMatch, notModifiedSince, parseRange, rangeStillValid } from './conditional.js';
 import { contentHeaders } from './content-headers.js';

@@ -4,10 +4,11 @@
  * is written `_default` in paths: `*` is a wildcard to shells, globbing CDN rules and caches,
  * and `_` can never start a tenant host name, so the segment cannot collide with a real tenant.
  */
+
+import { PREVIEW } from '../../contract/medium.js';
 import { DEFAULT_TENANT } from '../../store/tenants.repo.js';
 
 export const DEFAULT_TENANT_SEGMENT = '_default';
-export const PREVIEW = 't_preview';
 
 export const tenantSegment = (host: string) =>
   host === DEFAULT_TENANT ? DEFAULT_TENANT_SEGMENT : host;

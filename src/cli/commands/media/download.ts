@@ -5,10 +5,10 @@
  */
 import type { Command } from 'commander';
 import type { Medium } from '../../../contract/medium.js';
+import { PREVIEW } from '../../../contract/medium.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
 import { CliError, EXIT } from '../../errors.js';
 import { globalsOf } from '../options.js';
-import { PREVIEW } from './format.js';
 
 export interface DownloadOptions {
   id: string;

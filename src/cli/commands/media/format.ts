@@ -1,5 +1,6 @@
 /** How media print: the columns of a table or CSV, the fields `--fields` may name. */
 import type { Medium } from '../../../contract/medium.js';
+import { PREVIEW } from '../../../contract/medium.js';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { parseFields } from '../../output/fields.js';
 import { type Column, type Format, resolveFormat, viewOf } from '../../output/render.js';
@@ -16,8 +17,6 @@ export const MEDIUM_FIELDS = [
   'fileName',
   'entityType',
 ] as const;
-
-export const PREVIEW = 't_preview';
 
 const dimensions = (m: Medium) => {
   const { width, height } = m.resourceInfo;
