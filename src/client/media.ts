@@ -1,8 +1,10 @@
 /** One function per /media endpoint, plus streaming upload and download. */
+
 import { stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Medium, MediumType, Page } from '../contract/medium.js';
+import type { MediaMetaData } from '../contract/schemas.js';
 import type { HttpClient } from './http.js';
 import { multipartBody } from './multipart.js';
 import type { PageRequest } from './paginate.js';
@@ -81,7 +83,7 @@ export async function uploadMedium(http: HttpClient, opts: UploadOptions): Promi
     [
       {
         name: 'metaData',
-        value: JSON.stringify({ type: opts.type ?? guessedType }),
+        value: JSON.stringify({ type: opts.type ?? guessedType } satisfies MediaMetaData),
         contentType: 'application/json',
       },
     ],

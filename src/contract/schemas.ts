@@ -5,6 +5,7 @@
  */
 import { type ZodError, z } from 'zod';
 import type { FieldIssue } from './errors.js';
+import { MEDIUM_TYPES } from './medium.js';
 import { LISTABLE_STATUSES, PROFILE_FIELDS, ROLES, SORT_KEYS } from './user.js';
 
 export const MAX_TEXT = 256;
@@ -178,6 +179,12 @@ export const userListQuerySchema = z.strictObject({
   status: statusListSchema.optional(),
 });
 export type UserListQuery = z.output<typeof userListQuerySchema>;
+
+/** The `metaData` part of POST /media: `{"type": …}`, a hint only (the bytes decide). */
+export const mediaMetaDataSchema = z.strictObject({
+  type: z.enum(MEDIUM_TYPES, `must be one of ${MEDIUM_TYPES.join(', ')}`).optional(),
+});
+export type MediaMetaData = z.output<typeof mediaMetaDataSchema>;
 
 /** zod's issues as the error envelope's `details`, with dotted field paths. */
 export function fieldIssues(error: ZodError, prefix = ''): FieldIssue[] {
