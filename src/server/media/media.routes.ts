@@ -9,6 +9,16 @@ import type { AppContext, AppState } from '../http/state.js';
 import type { MediaService } from './media.service.js';
 import { discardRest, MULTIPART_OVERHEAD, tooLarge } from './receive.js';
 
+/** An upload with no bytes either way for this long is cut (covers slow previews too). */
+export const UPLOAD_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
+
+/** Arms an idle timeout on this request's connection only, and disarms it when the answer is out. */
+function idleTimeout(ctx: AppContext, ms: number) {
+  const socket = ctx.req.socket;
+  socket.setTimeout(ms, () => socket.destroy());
+  ctx.res.once('close', () => socket.setTimeout(0));
+}
+
 export function registerMediaRoutes(
   router: Router<AppState>,
   media: MediaService,
@@ -37,6 +47,7 @@ export function registerMediaRoutes(
       discardRest(ctx.req);
       throw tooLarge(maxUploadBytes);
     }
+    idleTimeout(ctx, UPLOAD_IDLE_TIMEOUT_MS);
     const row = await media.upload(ctx.state.scope, ctx.req);
     ctx.body = view(ctx)(row);
   });
