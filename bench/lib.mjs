@@ -57,13 +57,24 @@ export function stop(child) {
   });
 }
 
+/** CPU time (user + system) a process has used so far, in ms; Linux only (0 elsewhere). */
+export function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks at 100 Hz
+  } catch {
+    return 0;
+  }
+}
+
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
 /**
  * Closed-loop keep-alive load: `connections` loops each sending the next request as soon as the
  * previous answered, for `durationMs`. `request(i)` returns undici request options.
  */
-export async function load({ origin, connections, durationMs, request, expectStatus = 200 }) {
+export async function load({ origin, connections, durationMs, request, expectStatus = 200, pid }) {
+  const cpuBefore = pid ? cpuMs(pid) : 0;
   const pool = new Pool(origin, { connections, pipelining: 1 });
   const latencies = [];
   let errors = 0;
@@ -94,6 +105,8 @@ export async function load({ origin, connections, durationMs, request, expectSta
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
     errors,
+    // The server's CPU per request: steadier than req/s on a shared machine.
+    cpuUsPerRequest: pid ? ((cpuMs(pid) - cpuBefore) * 1000) / latencies.length : undefined,
   };
 }
 

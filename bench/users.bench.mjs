@@ -127,7 +127,8 @@ export async function run() {
     origin: bare.match[1],
     connections: 16,
     durationMs: SECONDS * 1000,
-    request: () => ({ path: '/', method: 'GET' }),
+    request: () => ({ path: '/', method: 'GET', headers: { ...auth, accept: V3 } }),
+    pid: bare.child.pid,
   });
   await stop(bare.child);
   const byId = await load({
@@ -139,16 +140,22 @@ export async function run() {
       method: 'GET',
       headers: { ...auth, accept: V3 },
     }),
+    pid: server.pid,
   });
+  const cpu = (r) => `${fmt(r.cpuUsPerRequest, 1)} µs server CPU/request`;
   line(
     'bare Koa, same JSON (16 connections)',
-    `${fmt(baseline.rps, 0)} req/s  p50 ${fmt(baseline.p50, 2)} ms  p99 ${fmt(baseline.p99, 2)} ms`,
+    `${fmt(baseline.rps, 0)} req/s  p50 ${fmt(baseline.p50, 2)} ms  p99 ${fmt(baseline.p99, 2)} ms  ${cpu(baseline)}`,
   );
   line(
     'GET /api/users/{externalId} (16 connections)',
-    `${fmt(byId.rps, 0)} req/s  p50 ${fmt(byId.p50, 2)} ms  p99 ${fmt(byId.p99, 2)} ms  errors ${byId.errors}`,
+    `${fmt(byId.rps, 0)} req/s  p50 ${fmt(byId.p50, 2)} ms  p99 ${fmt(byId.p99, 2)} ms  ${cpu(byId)}  errors ${byId.errors}`,
   );
-  line('ratio roster / bare Koa (goal >= 0.5)', fmt(byId.rps / baseline.rps, 2));
+  line('ratio roster / bare Koa, req/s (goal >= 0.5)', fmt(byId.rps / baseline.rps, 2));
+  line(
+    'ratio by server CPU per request (steadier)',
+    fmt(baseline.cpuUsPerRequest / byId.cpuUsPerRequest, 2),
+  );
 
   // List and search latency, one request at a time.
   const latency = async (label, path) => {
