@@ -2,11 +2,11 @@
 // concurrency (a plain keep-alive client, same run), a re-run of the same file (all unchanged),
 // and the CLI's peak RSS on a 100,000-row file. Standalone: `node bench/import.bench.mjs`
 // (after `npm run build`). BENCH_IMPORT_ROWS / BENCH_IMPORT_BIG / BENCH_CONCURRENCY scale it.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { BIN, fmt, heading, line, serve, tempDir } from './lib.mjs';
+import { BIN, exec, fmt, heading, line, serve, tempDir } from './lib.mjs';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 10_000);
 const BIG = Number(process.env.BENCH_IMPORT_BIG ?? 100_000);
@@ -37,28 +37,14 @@ function rssPreload(dir) {
 }
 
 /** Runs the CLI; resolves with wall time, the JSON summary and the peak RSS. */
-function cli(args, env, preload) {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(process.execPath, ['--import', preload, BIN, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-    });
-    child.stderr.on('data', (c) => {
-      err += c;
-    });
-    child.on('exit', (code) => {
-      const seconds = (performance.now() - t0) / 1000;
-      const rss = Number(/maxrss_kb=(\d+)/.exec(err)?.[1] ?? 0) / 1024;
-      if (code !== 0) return reject(new Error(`roster ${args.join(' ')} exited ${code}: ${err}`));
-      resolve({ seconds, summary: JSON.parse(out), rssMb: rss });
-    });
-  });
+async function cli(args, env, preload) {
+  const { out, err, seconds } = await exec(
+    process.execPath,
+    ['--import', preload, BIN, ...args],
+    env,
+  );
+  const rss = Number(/maxrss_kb=(\d+)/.exec(err)?.[1] ?? 0) / 1024;
+  return { seconds, summary: JSON.parse(out), rssMb: rss };
 }
 
 /** `n` POST /users from a plain keep-alive client at `concurrency`: users/s. */

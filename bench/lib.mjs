@@ -29,6 +29,30 @@ export function spawnUntil(args, ready, env = {}) {
   });
 }
 
+/** Runs a command to completion: its stdout, stderr and wall time; rejects on a non-zero exit. */
+export function exec(cmd, args, env = {}) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, args, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.stderr.on('data', (c) => {
+      err += c;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err}`));
+      resolve({ out, err, seconds: (performance.now() - t0) / 1000 });
+    });
+  });
+}
+
 /** `roster serve` on a data dir; resolves with its origin, its admin token and a stop(). */
 export async function serve(dataDir, configDir = tempDir('roster-bench-config-'), extra = []) {
   const { child, match } = await spawnUntil(

@@ -1,45 +1,19 @@
-// `roster media upload` bench (issue 6): one 1 GiB upload through the CLI against `curl -F` to
-// the same `roster serve` in the same run. Figures: wall-clock throughput of each, their ratio
-// (goal ≥ 0.8×), and peak RSS of each process (goal for the CLI < 120 MB), from
-// /usr/bin/time -v (or, without it, the CLI's own getrusage at exit).
-// Standalone: `node bench/media-cli.bench.mjs` (after `npm run build`). BENCH_UPLOAD_MIB sizes
-// the file (default 1024). The source file is sparse (no disk reads: both sides stream the same
-// page-cache zeros); the service writes and fsyncs every byte, as in real use.
-import { spawn } from 'node:child_process';
 import { existsSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, fmt, heading, line, serve, tempDir } from './lib.mjs';
+import { BIN, exec, fmt, heading, line, serve, tempDir } from './lib.mjs';
 
 const MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 1024);
 const TIME = '/usr/bin/time';
 
 /** Runs a command (under /usr/bin/time -v when present); wall time, stdout, peak RSS in MB. */
-function measured(cmd, args, env = {}) {
+async function measured(cmd, args, env = {}) {
   const timed = existsSync(TIME);
   const [file, argv] = timed ? [TIME, ['-v', cmd, ...args]] : [cmd, args];
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(file, argv, {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-    });
-    child.stderr.on('data', (c) => {
-      err += c;
-    });
-    child.on('exit', (code) => {
-      const seconds = (performance.now() - t0) / 1000;
-      const kb =
-        /Maximum resident set size \(kbytes\): (\d+)/.exec(err)?.[1] ??
-        /maxrss_kb=(\d+)/.exec(err)?.[1];
-      if (code !== 0) return reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err}`));
-      resolve({ seconds, out, rssMb: kb ? Number(kb) / 1024 : undefined });
-    });
-  });
+  const { out, err, seconds } = await exec(file, argv, env);
+  const kb =
+    /Maximum resident set size \(kbytes\): (\d+)/.exec(err)?.[1] ??
+    /maxrss_kb=(\d+)/.exec(err)?.[1];
+  return { seconds, out, rssMb: kb ? Number(kb) / 1024 : undefined };
 }
 
 /** Deletes an uploaded medium so the next run does not need another GiB of disk. */

@@ -10,12 +10,12 @@
 //  3. Server peak RSS while 8 uploads of 200 MB run at once.
 // Standalone: `node bench/media.bench.mjs` (after `npm run build`). BENCH_UPLOAD_MIB sizes the
 // big upload (default 1024, the server's default limit).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { fmt, heading, line, ROOT, serve, tempDir } from './lib.mjs';
+import { exec, fmt, heading, line, ROOT, serve, tempDir } from './lib.mjs';
 
 const MIB = 1024 * 1024;
 const UPLOAD_MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 1024);
@@ -38,27 +38,6 @@ function watchRss(pid) {
     clearInterval(timer);
     return Math.max(peak, vm(pid, 'VmRSS'));
   };
-}
-
-/** Runs a command to completion; its stdout and wall time in seconds. */
-function exec(cmd, args) {
-  return new Promise((resolve, reject) => {
-    const t0 = performance.now();
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-    });
-    child.stderr.on('data', (c) => {
-      err += c;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      if (code !== 0) return reject(new Error(`${cmd} ${args.join(' ')} exited ${code}: ${err}`));
-      resolve({ out, seconds: (performance.now() - t0) / 1000 });
-    });
-  });
 }
 
 const sparse = (path, bytes) => {
