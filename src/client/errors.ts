@@ -6,17 +6,21 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorEnvelope, FieldIssue } from '../contract/errors.js';
 
 /** Base class of every error the client throws on purpose (anything else is a bug). */
+/** Query values that must not reach a message or trace (signed CDN URLs, tokens in links). */
+const SECRET_PARAMS = /([?&](?:signature|token|access_token)=)[^&#]*/gi;
+export const redactUrl = (url: string) => url.replace(SECRET_PARAMS, '$1REDACTED');
+
 export class ClientError extends Error {
   /** The HTTP method of the failed request. */
   readonly method: string;
-  /** The full request URL (never carries the token). */
+  /** The request URL, with signatures and tokens in its query redacted. */
   readonly url: string;
 
   constructor(message: string, method: string, url: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
     this.method = method;
-    this.url = url;
+    this.url = redactUrl(url);
   }
 }
 
@@ -69,7 +73,7 @@ export class ApiError extends ClientError {
     const serverMessage = envelope?.message ?? STATUS_CODES[status] ?? 'Error';
     const details = envelope?.details ?? [];
     const lines = [
-      `${serverMessage} (${status}${envelope ? ` ${envelope.type}` : ''}, ${method} ${url})`,
+      `${serverMessage} (${status}${envelope ? ` ${envelope.type}` : ''}, ${method} ${redactUrl(url)})`,
       ...details.map((d) => `  ${d.field}: ${d.message}`),
     ];
     const hint = hintFor(status);
@@ -106,7 +110,7 @@ export class ResponseFormatError extends ClientError {
     const what = init.problem ?? `${init.contentType ?? 'a body without a content type'}, not JSON`;
     const title = init.title ? ` ("${init.title}")` : '';
     super(
-      `${init.method} ${init.url} answered ${init.status} with ${what}${title}. ` +
+      `${init.method} ${redactUrl(init.url)} answered ${init.status} with ${what}${title}. ` +
         'This does not look like the Roster API: check the base URL (`--base-url` or the ' +
         'profile); it must end with /api, e.g. https://tenant.example.com/api.',
       init.method,
@@ -155,7 +159,7 @@ export class NetworkError extends ClientError {
   }) {
     const tries = init.attempts > 1 ? ` (${init.attempts} attempts)` : '';
     super(
-      `${describeNetwork(init.code, new URL(init.url), init.timeoutMs)}${tries} [${init.method} ${init.url}]`,
+      `${describeNetwork(init.code, new URL(init.url), init.timeoutMs)}${tries} [${init.method} ${redactUrl(init.url)}]`,
       init.method,
       init.url,
       { cause: init.cause },

@@ -15,7 +15,7 @@ import {
   newestVersion,
   versionsOf,
 } from '../contract/versions.js';
-import { ClientError, NetworkError } from './errors.js';
+import { ClientError, NetworkError, redactUrl } from './errors.js';
 import { type Answer, errorFromAnswer, header, readJson } from './response.js';
 import {
   backoffDelay,
@@ -31,9 +31,7 @@ import type { HttpClient, HttpClientOptions, HttpMethod, RawBody, RequestSpec } 
 
 export type * from './types.js';
 
-/** Query values that must not reach a trace (signed CDN URLs, tokens in links). */
-const SECRET_PARAMS = /([?&](?:signature|token|access_token)=)[^&#]*/gi;
-const redact = (url: string) => url.replace(SECRET_PARAMS, '$1REDACTED');
+const redact = redactUrl;
 
 export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const base = new URL(opts.baseUrl.replace(/\/+$/, ''));

@@ -58,11 +58,17 @@ export function classifier(
     );
   }
   const nameOf = (field: string) => names.get(field) ?? field;
+  const matchColumn = columns.indexOf(match);
 
   /** The row's values, or why the row cannot be used at all. */
   const read = (rec: CsvRecord): { values: Values; key?: string; error?: string } => {
     const countError = fieldCountError(rec, csv.header.length);
-    if (countError) return { values: {}, error: countError };
+    if (countError) {
+      // The row is unusable, but its key cell still names a user the file lists: --sync must
+      // not deactivate them (an unquoted comma after the key is the usual cause).
+      const cell = rec.fields[matchColumn]?.trim();
+      return { values: {}, ...(cell ? { key: cell } : {}), error: countError };
+    }
     const values = rowValues(rec.fields, columns, opts.emptyClears ?? false);
     const key = values[match] ?? undefined;
     if (!key) return { values, error: `${nameOf(match)} is empty; it is the match key` };

@@ -2,7 +2,7 @@
  * The import pipeline: read → map → plan → apply → report. Everything the file can be wrong
  * about is found before the first request; a refused `--sync` or a `--dry-run` sends nothing.
  */
-import { CliError } from '../cli/errors.js';
+import { CliError, usageError } from '../cli/errors.js';
 import { applyPlan, type Outcome } from './apply.js';
 import { parseMaps, resolveHeader } from './columns.js';
 import { buildPlan, type Entry, type Plan, type PlanOptions, replayPlan } from './plan.js';
@@ -74,6 +74,12 @@ function plannedSummary(plan: Plan, resumed: boolean): Summary {
 function openReport(opts: ImportOptions): ReportWriter | undefined {
   const path = opts.report ?? (opts.dryRun ? undefined : opts.resume);
   if (!path) return undefined;
+  if (opts.dryRun && path === opts.resume) {
+    // A dry run's plan would overwrite the record of the rows already done.
+    throw usageError(
+      `--dry-run --report ${path} would overwrite the --resume report; name another file`,
+    );
+  }
   return ReportWriter.open(path, !opts.dryRun && path === opts.resume);
 }
 

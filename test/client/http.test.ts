@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ApiError, NetworkError, ResponseFormatError } from '../../src/client/errors.js';
+import { ApiError, NetworkError, ResponseFormatError, redactUrl } from '../../src/client/errors.js';
 import { createHttpClient, type HttpClient, type RetryInfo } from '../../src/client/http.js';
 import { getUser, listUsers, updateUser } from '../../src/client/users.js';
 import { closedPort, sendJson, startServer, type TestServer } from './server.js';
@@ -314,5 +314,15 @@ describe('raw requests', () => {
     expect(await text(other.body)).toBe('other');
     expect(api.seen[0]?.headers.authorization).toBe(`Basic ${TOKEN}`);
     expect(cdn.seen[0]?.headers.authorization).toBeUndefined();
+  });
+});
+
+describe('secrets in URLs', () => {
+  it('error messages and urls redact signatures and tokens in the query', () => {
+    const url = 'http://x/cdn/a.png?expires=1&signature=s3cr3t&token=t0k';
+    expect(redactUrl(url)).toBe('http://x/cdn/a.png?expires=1&signature=REDACTED&token=REDACTED');
+    const err = new ApiError({ status: 403, method: 'GET', url, envelope: undefined } as never);
+    expect(err.message).not.toContain('s3cr3t');
+    expect(err.url).not.toContain('s3cr3t');
   });
 });

@@ -166,3 +166,22 @@ describe('buildPlan', () => {
     await expect(replay()).rejects.toThrow(/changed while it was being imported \(row 1\)/);
   });
 });
+
+describe('--sync and unusable rows', () => {
+  it('a row with the wrong number of fields still protects the user its key names', async () => {
+    const p = await plan(
+      tempCsv(
+        'externalId,email,firstName\ns1,s1@x.com,Ann\ns2,s2@x.com,Bob, Jr\ns3,s3@x.com,Cem\n',
+      ),
+      [
+        known('u1', { externalId: 's1', email: 's1@x.com', firstName: 'Ann' }),
+        known('u2', { externalId: 's2', email: 's2@x.com', firstName: 'Bob' }),
+        known('u3', { externalId: 's3', email: 's3@x.com', firstName: 'Cem' }),
+        known('u4', { externalId: 's4', email: 's4@x.com', firstName: 'Dan' }),
+      ],
+      { sync: true },
+    );
+    expect(p.entries.find((e) => e.line === 3)?.action).toBe('error');
+    expect(p.deactivate.map((u) => u.id)).toEqual(['u4']);
+  });
+});

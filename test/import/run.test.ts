@@ -236,6 +236,18 @@ describe('importCsv', () => {
     expect(readFileSync(old, 'utf8').trim().split('\n')).toHaveLength(2); // left alone
   });
 
+  it('a dry run refuses to write its plan over the --resume report', async () => {
+    const done = tempCsv(
+      'row,line,key,action,id,status,error\n1,2,E-1,create,x,created,\n',
+      'done.csv',
+    );
+    const before = readFileSync(done, 'utf8');
+    await expect(run({ dryRun: true, report: done, resume: done }, PEOPLE)).rejects.toThrow(
+      /overwrite the --resume report/,
+    );
+    expect(readFileSync(done, 'utf8')).toBe(before);
+  });
+
   it('a dry run with --report writes the plan, and changes nothing', async () => {
     const report = tempCsv('', 'plan-report.csv');
     const result = await run({ dryRun: true, report }, `${PEOPLE}E-4,bad,Dan,Doe,IT\n`);

@@ -309,6 +309,16 @@ export function usersRoutesSuite(start: StartServer) {
       expect(after.json.profile.location).toBe('Berlin');
     });
 
+    test('form field names shared with Object.prototype are plain custom fields', async () => {
+      await create({ email: 'own@example.com', externalId: 'own-1' });
+      const r = await s.req('PUT', '/api/users/own-1', {
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: V3 },
+        body: 'profile.toString=2&profile.valueOf=3',
+      });
+      expect(r.status).toBe(200);
+      expect(r.json.profile).toMatchObject({ toString: '2', valueOf: '3' });
+    });
+
     test('hostile form keys are rejected', async () => {
       await create({ email: 'proto@example.com', externalId: 'proto-1' });
       for (const body of [

@@ -62,17 +62,18 @@ export function dottedToObject(entries: Iterable<[string, string]>): Record<stri
     const value = raw === '' ? null : (COERCE[key]?.(raw) ?? raw);
     let node = root;
     for (const part of path.slice(0, -1)) {
-      const next = node[part];
+      // Own properties only: `profile.toString` is a field name, not Object.prototype's.
+      const next = Object.hasOwn(node, part) ? node[part] : undefined;
       if (next !== undefined && (typeof next !== 'object' || next === null)) {
         throw new AppError('validation', `form field '${key}' conflicts with '${part}'`, [
           { field: key, message: `conflicts with '${part}'` },
         ]);
       }
-      node[part] ??= {};
+      if (next === undefined) node[part] = {};
       node = node[part] as Record<string, unknown>;
     }
     const leaf = path.at(-1)!;
-    if (leaf in node) {
+    if (Object.hasOwn(node, leaf)) {
       throw new AppError('validation', `form field '${key}' is given twice`, [
         { field: key, message: 'is given twice' },
       ]);

@@ -29,6 +29,11 @@ export function errorMiddleware(log: (line: string) => void): Middleware {
         log(`error: ${ctx.method} ${ctx.path}: ${(err as Error)?.stack ?? String(err)}`);
       }
       const envelope = errorEnvelope(appError.kind, appError.message, appError.details);
+      // Headers a handler set before failing (a file's ETag, caching, disposition) must not
+      // describe the error answer.
+      if (!ctx.headerSent) {
+        for (const name of ctx.res.getHeaderNames()) ctx.res.removeHeader(name);
+      }
       ctx.status = envelope.statusCode;
       ctx.set(appError.headers ?? {});
       ctx.type = 'application/json';

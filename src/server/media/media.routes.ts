@@ -12,11 +12,13 @@ import { discardRest, MULTIPART_OVERHEAD, tooLarge } from './receive.js';
 /** An upload with no bytes either way for this long is cut (covers slow previews too). */
 export const UPLOAD_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
 
-/** Arms an idle timeout on this request's connection only, and disarms it when the answer is out. */
+/**
+ * Arms an idle timeout on this request's connection only. Node's server destroys a socket whose
+ * timeout fires when nobody listens for it, and sets its own keep-alive timeout once the answer
+ * is out (and clears it on the next request), so nothing needs undoing here.
+ */
 function idleTimeout(ctx: AppContext, ms: number) {
-  const socket = ctx.req.socket;
-  socket.setTimeout(ms, () => socket.destroy());
-  ctx.res.once('close', () => socket.setTimeout(0));
+  ctx.req.socket.setTimeout(ms);
 }
 
 export function registerMediaRoutes(
