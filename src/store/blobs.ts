@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 
 export interface BlobStore {
@@ -40,6 +40,17 @@ async function fsyncPath(path: string, flags = 'r') {
   }
 }
 
+/**
+ * mkdir -p, made durable: a new directory's entry lives in its parent, so every parent from the
+ * new directory's up to the first one that existed is fsynced (else a put into a fresh shard
+ * could lose the shard, and the file with it, on power loss).
+ */
+async function mkdirDurable(dir: string) {
+  const first = await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (first === undefined) return;
+  for (let d = dir; d !== dirname(first); d = dirname(d)) await fsyncPath(dirname(d));
+}
+
 const missing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
 export function localBlobStore(dataDir: string): BlobStore {
@@ -57,7 +68,7 @@ export function localBlobStore(dataDir: string): BlobStore {
 
     async put(key, tempPath) {
       const target = pathOf(key);
-      await mkdir(shardOf(key), { recursive: true, mode: 0o700 });
+      await mkdirDurable(shardOf(key));
       await fsyncPath(tempPath, 'r+');
       await rename(tempPath, target);
       await fsyncPath(shardOf(key));
@@ -83,7 +94,9 @@ export function localBlobStore(dataDir: string): BlobStore {
       }
     },
 
-    delete: (key) => rm(pathOf(key), { force: true }),
+    async delete(key) {
+      await rm(pathOf(key), { force: true });
+    },
 
     discardTemp: (path) => rm(path, { force: true }),
 
@@ -103,8 +116,8 @@ export function localBlobStore(dataDir: string): BlobStore {
     },
 
     async sweepTemp() {
-      await mkdir(files, { recursive: true, mode: 0o700 });
-      await mkdir(temp, { recursive: true, mode: 0o700 });
+      await mkdirDurable(files);
+      await mkdirDurable(temp);
       const names = await readdir(temp);
       await Promise.all(names.map((name) => rm(join(temp, name), { force: true })));
       return names.length;

@@ -2,16 +2,18 @@
  * Images with sharp: dimensions as displayed (EXIF orientation applied) from the header alone,
  * and a JPEG preview that fits 800×800. `limitInputPixels` refuses decompression bombs before
  * decoding, `failOn` refuses truncated data, and the pipeline has a timeout. SVG is never
- * rasterised here: it is served as it is (sandboxed) and gets no preview.
+ * rasterised here: it is served as it is (sandboxed) and gets no preview. (librsvg runs no
+ * script and, from a buffer, fetches nothing; but its rendering time cannot be bounded well.)
  */
 import sharp from 'sharp';
-import { type Described, PREVIEW_MAX, previewFile } from './preview-file.js';
-
-/** 100 megapixels: a 24-MP camera JPEG is fine, a 30000² PNG bomb is not. */
-export const MAX_INPUT_PIXELS = 100_000_000;
+import { type Described, MAX_INPUT_PIXELS, PREVIEW_MAX, previewFile } from './preview-file.js';
 
 // Decoded images are big and rarely seen twice: do not keep them in libvips' cache.
 sharp.cache(false);
+// librsvg, loading an SVG from a file, resolves <image href> against that file and reads the
+// files next to it (checked with librsvg 2.63); from a buffer it reads nothing. SVGs get no
+// preview anyway: this keeps any mis-sniffed file from reaching that loader.
+sharp.block({ operation: ['VipsForeignLoadSvgFile'] });
 
 export async function describeImage(
   path: string,

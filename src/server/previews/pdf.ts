@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { type Described, PREVIEW_MAX, previewFile } from './preview-file.js';
+import { type Described, MAX_INPUT_PIXELS, PREVIEW_MAX, previewFile } from './preview-file.js';
 
 const require = createRequire(import.meta.url);
 const pdfjsRoot = dirname(require.resolve('pdfjs-dist/package.json'));
@@ -25,7 +25,7 @@ const WORKER = `
   const doc = await getDocument({
     url: w.url, disableStream: true, disableAutoFetch: true, isEvalSupported: false,
     enableXfa: false, standardFontDataUrl: w.fonts, cMapUrl: w.cmaps, cMapPacked: true,
-    verbosity: 0,
+    wasmUrl: w.wasm, maxImageSize: w.maxImagePixels, verbosity: 0,
   }).promise;
   const page = await doc.getPage(1);
   const size = page.getViewport({ scale: 1 });
@@ -72,6 +72,10 @@ export function describePdf(
       url: pathToFileURL(path).href,
       fonts: `${join(pdfjsRoot, 'standard_fonts')}/`,
       cmaps: `${join(pdfjsRoot, 'cmaps')}/`,
+      // JPEG 2000 and JBIG2 (scanned pages) and ICC colours decode in WebAssembly: without
+      // these files such pages render blank.
+      wasm: `${join(pdfjsRoot, 'wasm')}/`,
+      maxImagePixels: MAX_INPUT_PIXELS,
       max: PREVIEW_MAX,
       out: previewPath,
     },

@@ -2,6 +2,8 @@
 export const PREVIEW_MAX = 800;
 export const PREVIEW_FORMAT = 'jpg';
 export const PREVIEW_MIME = 'image/jpeg';
+/** 100 megapixels: a 24-MP camera JPEG is fine, a 30000² PNG bomb is not (images and PDFs). */
+export const MAX_INPUT_PIXELS = 100_000_000;
 
 export interface PreviewFile {
   width: number;

@@ -7,6 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
+import { resolve as absolute } from 'node:path';
 import sharp from 'sharp';
 import { type Described, PREVIEW_MAX, previewFile } from './preview-file.js';
 
@@ -68,6 +69,8 @@ export async function describeVideo(
   timeoutMs: number,
 ): Promise<Described> {
   const deadline = Date.now() + timeoutMs;
+  // `file:` so that no part of a path can ever be read as a protocol or an option.
+  const input = `file:${absolute(path)}`;
   const probe = JSON.parse(
     await run(
       'ffprobe',
@@ -79,7 +82,7 @@ export async function describeVideo(
         'stream=codec_type,width,height,duration:stream_tags=rotate:stream_side_data=rotation:format=duration',
         '-of',
         'json',
-        path,
+        input,
       ],
       timeoutMs,
     ),
@@ -100,19 +103,22 @@ export async function describeVideo(
         '-ss',
         at.toFixed(3),
         '-i',
-        path,
+        input,
         '-frames:v',
         '1',
         '-vf',
         fit,
         '-f',
         'image2',
+        // One file, its name taken literally (no %d patterns).
+        '-update',
+        '1',
         '-c:v',
         'mjpeg',
         '-q:v',
         '3',
         '-y',
-        previewPath,
+        `file:${absolute(previewPath)}`,
       ],
       Math.max(1, deadline - Date.now()),
     );
