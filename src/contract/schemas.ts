@@ -5,15 +5,23 @@
  */
 import { type ZodError, z } from 'zod';
 import type { FieldIssue } from './errors.js';
+import {
+  CONTROL_MESSAGE,
+  hasControlChars,
+  MAX_CUSTOM_FIELDS,
+  MAX_CUSTOM_KEY,
+  MAX_CUSTOM_VALUE,
+} from './limits.js';
 import { MEDIUM_TYPES } from './medium.js';
 import { LISTABLE_STATUSES, PROFILE_FIELDS, ROLES, SORT_KEYS } from './user.js';
 
 export const MAX_TEXT = 256;
-export const MAX_CUSTOM_VALUE = 1000;
 export const MAX_LIMIT = 1000;
 export const DEFAULT_LIMIT = 100;
 
-const text = (max = MAX_TEXT) => z.string().min(1, 'must not be empty').max(max);
+/** A string without control characters: every text a user record holds is one. */
+const plain = () => z.string().refine((s) => !hasControlChars(s), CONTROL_MESSAGE);
+const text = (max = MAX_TEXT) => plain().min(1, 'must not be empty').max(max);
 
 export const emailSchema = z.email('is not a valid email address').max(254);
 export const localeSchema = z
@@ -29,7 +37,10 @@ export const secretSchema = z.string().min(8, 'must be at least 8 characters').m
 /** Custom profile field ids: letters, digits, `_` and `-`; never a named field's name. */
 export const customFieldIdSchema = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a valid custom profile field id');
+  .regex(
+    new RegExp(`^[A-Za-z0-9_-]{1,${MAX_CUSTOM_KEY}}$`),
+    'is not a valid custom profile field id',
+  );
 
 const recoveryCodeSchema = z.strictObject({
   plain: z.string().min(4).max(256),
@@ -52,24 +63,31 @@ const profileSchema = z
     ...Object.fromEntries(PROFILE_FIELDS.map((f) => [f, text().nullable().optional()])),
     avatar: avatarSchema.nullable().optional(),
   })
-  .catchall(z.string().max(MAX_CUSTOM_VALUE).nullable())
+  .catchall(plain().max(MAX_CUSTOM_VALUE).nullable())
   .superRefine((profile, ctx) => {
+    let custom = 0;
     for (const key of Object.keys(profile)) {
       if ((PROFILE_FIELDS as readonly string[]).includes(key) || key === 'avatar') continue;
       // A near-miss of a named field ("firstname") is a typo, not a custom field.
       if (knownProfileKeys.has(key.toLowerCase()) || !customFieldIdSchema.safeParse(key).success) {
         ctx.addIssue({ code: 'custom', path: [key], message: 'is not a known field' });
-      }
+      } else if (profile[key] !== null) custom += 1;
+    }
+    if (custom > MAX_CUSTOM_FIELDS) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `may hold at most ${MAX_CUSTOM_FIELDS} custom fields (this body sets ${custom})`,
+      });
     }
   });
 
 const emailField = z.union([
   emailSchema,
-  z.strictObject({ value: emailSchema, source: z.string().max(32).optional() }),
+  z.strictObject({ value: emailSchema, source: plain().max(32).optional() }),
 ]);
 const userNameField = z.union([
   userNameSchema,
-  z.strictObject({ value: userNameSchema, source: z.string().max(32).optional() }),
+  z.strictObject({ value: userNameSchema, source: plain().max(32).optional() }),
 ]);
 
 /** Fields shared by the nested shapes (v2 and v3); v2 takes plain strings for email/userName. */

@@ -320,7 +320,7 @@ describe('users export', () => {
     const csv = file(
       'rich.csv',
       'externalId,email,userName,firstName,lastName,role,locale,location,profile.costCenter\n' +
-        'X-1,x1@example.com,x.one,"Ann ""Nan""","Lee, Jr.",admin,de_DE,"Floor 2\nRoom 7",CC-1\n' +
+        'X-1,x1@example.com,x.one,"Ann ""Nan""","Lee, Jr.",admin,de_DE,"Floor 2, Room 7",CC-1\n' +
         'X-2,x2@example.com,,Bob,,reader,,,\n',
     );
     expect(json(['users', 'import', csv, '--no-send-mail'])).toMatchObject({ created: 2 });

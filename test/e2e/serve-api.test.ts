@@ -2,6 +2,7 @@
 import { startCliServer } from '../helpers/cli-server.js';
 import { authSuite } from '../suites/auth.suite.js';
 import { negotiationSuite } from '../suites/negotiation.suite.js';
+import { userLimitsSuite } from '../suites/user-limits.suite.js';
 import { usersListSuite } from '../suites/users-list.suite.js';
 import { usersRoutesSuite } from '../suites/users-routes.suite.js';
 
@@ -9,3 +10,4 @@ usersRoutesSuite(startCliServer);
 usersListSuite(startCliServer);
 authSuite(startCliServer);
 negotiationSuite(startCliServer);
+userLimitsSuite(startCliServer);

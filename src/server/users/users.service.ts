@@ -1,4 +1,5 @@
 /** User rules: status on create and change, secrets, uniqueness answers, invitations. */
+import { customFieldsIssue } from '../../contract/limits.js';
 import type { Page } from '../../contract/medium.js';
 import { DEFAULT_LIMIT, type UserListQuery } from '../../contract/schemas.js';
 import type { UserInput, UserRecord } from '../../contract/user.js';
@@ -54,12 +55,15 @@ async function secretColumns(input: UserInput): Promise<Partial<UserColumns>> {
   return c;
 }
 
+/** The custom fields after a change, as stored; 400 when the change grows them past the bounds. */
 function mergeCustom(current: Record<string, string>, change: UserInput['custom']): string {
   const merged: Record<string, string> = { ...current };
   for (const [k, v] of Object.entries(change ?? {})) {
     if (v === null) delete merged[k];
     else merged[k] = v;
   }
+  const issue = customFieldsIssue(current, merged);
+  if (issue) throw new AppError('validation', `profile ${issue.message}`, [issue]);
   return JSON.stringify(merged);
 }
 
