@@ -17,8 +17,25 @@ export const ERRORS = {
     identifier: 41500,
     type: 'UnsupportedMediaTypeException',
   },
+  requestTimeout: { statusCode: 408, identifier: 40800, type: 'RequestTimeoutException' },
   tooManyRequests: { statusCode: 429, identifier: 42900, type: 'TooManyRequestsException' },
+  headersTooLarge: {
+    statusCode: 431,
+    identifier: 43100,
+    type: 'RequestHeaderFieldsTooLargeException',
+  },
   internal: { statusCode: 500, identifier: 50000, type: 'InternalServerErrorException' },
+  notImplemented: { statusCode: 501, identifier: 50100, type: 'NotImplementedException' },
+  serviceUnavailable: {
+    statusCode: 503,
+    identifier: 50300,
+    type: 'ServiceUnavailableException',
+  },
+  insufficientStorage: {
+    statusCode: 507,
+    identifier: 50700,
+    type: 'InsufficientStorageException',
+  },
 } as const;
 
 export type ErrorKind = keyof typeof ERRORS;

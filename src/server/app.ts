@@ -14,6 +14,7 @@ import { registerCdnRoutes } from './cdn/cdn.routes.js';
 import { urlSigner } from './cdn/signing.js';
 import { DEFAULT_PREVIEW_TIMEOUT_MS, type ServerConfig } from './config.js';
 import { authMiddleware } from './http/auth.middleware.js';
+import { answerClientError } from './http/client-error.js';
 import { errorMiddleware } from './http/error.middleware.js';
 import { rateLimitMiddleware } from './http/rate-limit.js';
 import { type AppState, originOf } from './http/state.js';
@@ -55,6 +56,11 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
     await next();
     // While draining, answer in-flight requests but close their connections.
     if (draining) ctx.set('Connection', 'close');
+    // API answers hold tenant data: never sniffed, never kept by a cache. /cdn has its own rules.
+    if (!ctx.path.startsWith('/cdn/')) {
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.set('Cache-Control', 'no-store');
+    }
     if (config.accessLog) {
       const ms = (performance.now() - started).toFixed(1);
       log(`${ctx.method} ${ctx.path} ${ctx.status} ${ms} ms`);
@@ -111,6 +117,7 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
         // route cuts a stalled one with an idle timeout instead. (Not a server-wide socket
         // timeout: refreshing it on every read and write doubled the CPU cost of a small GET.)
         s.requestTimeout = 0;
+        s.on('clientError', answerClientError);
         s.once('error', reject);
         s.once('listening', () => {
           const address = s.address() as AddressInfo;

@@ -14,6 +14,9 @@ export function errorMiddleware(log: (line: string) => void): Middleware {
       if (ctx.status === 404 && ctx.body == null) {
         throw new AppError('notFound', `no such resource: ${ctx.method} ${ctx.path}`);
       }
+      if (ctx.status === 501 && ctx.body == null) {
+        throw new AppError('notImplemented', `${ctx.method} is not a method this server knows`);
+      }
       if (ctx.status === 405 && ctx.body == null) {
         const allow = String(ctx.response.get('Allow'));
         throw new AppError(

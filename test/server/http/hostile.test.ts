@@ -66,3 +66,33 @@ test('deeply nested or huge-number JSON is a validation error', async () => {
     expect(r.status === 500).toBe(false);
   }
 });
+
+test('a method the server does not know is 501 in the envelope, not Koa text', async () => {
+  for (const method of ['PROPFIND', 'TRACE', 'MKCOL']) {
+    const r = await s.req(method, '/api/users');
+    expect(r.status, method).toBe(501);
+    expect(r.headers['content-type'], method).toContain('application/json');
+    expect(r.json, method).toMatchObject({ identifier: 50100, type: 'NotImplementedException' });
+  }
+});
+
+test('requests Node refuses before the app sees them get a JSON envelope', async () => {
+  const huge = await raw(
+    `GET /api/users HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
+  );
+  expect(huge).toMatch(/^HTTP\/1.1 431/);
+  expect(huge).toContain('Content-Type: application/json');
+  expect(huge).toContain('"identifier":43100');
+  const garbage = await raw('BLAH /\x01 HTTP/9\r\n\r\n');
+  expect(garbage).toMatch(/^HTTP\/1.1 400/);
+  expect(garbage).toContain('"identifier":40000');
+  expect(garbage).toContain('"type":"ValidationException"');
+});
+
+test('API answers are never sniffed or stored by a cache', async () => {
+  for (const path of ['/api/users', '/api/users/nobody', '/api', '/api/openapi.json', '/nowhere']) {
+    const r = await s.req('GET', path);
+    expect(r.headers['x-content-type-options'], path).toBe('nosniff');
+    expect(r.headers['cache-control'], path).toBe('no-store');
+  }
+});
