@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Store } from '../store/store.js';
-import type { Deps } from './context.js';
+import { type Deps, note } from './context.js';
 import { CliError } from './errors.js';
 import { dataDirOf } from './paths.js';
 
@@ -20,6 +20,7 @@ export async function withStore<T>(
   }
   const { openStore } = await import('../store/store.js');
   const store = openStore(dataDir);
+  for (const w of store.permissionWarnings) note(deps.io, `warning: ${w}`);
   try {
     return await fn(store);
   } finally {

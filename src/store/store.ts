@@ -1,9 +1,10 @@
 /** The store of one data dir: the database and its repositories, opened and closed together. */
 import { type BlobStore, localBlobStore } from './blobs.js';
 import type { Db } from './db.js';
-import { openDatabase } from './db.js';
+import { DATABASE_FILE, openDatabase } from './db.js';
 import { mediaRepo } from './media.repo.js';
 import { metaRepo } from './meta.repo.js';
+import { secureDataDir, secureFiles } from './permissions.js';
 import { branchesRepo, tenantsRepo } from './tenants.repo.js';
 import { tokensRepo } from './tokens.repo.js';
 import { usersRepo } from './users.repo.js';
@@ -25,10 +26,17 @@ export interface Store {
    * Lets the server cache credentials without ever serving a revoked token.
    */
   credentialsVersion(): string;
+  /** What was looser than it should be when the store opened (and has been tightened). */
+  permissionWarnings: string[];
   close(): void;
 }
 
 export function openStore(dataDir: string): Store {
+  // Before SQLite opens anything: its WAL and shared-memory files copy the database's mode.
+  const permissionWarnings = [
+    ...secureDataDir(dataDir),
+    ...secureFiles(dataDir, [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`]),
+  ];
   const db = openDatabase(dataDir);
   let localWrites = 0;
   const onWrite = () => {
@@ -46,6 +54,7 @@ export function openStore(dataDir: string): Store {
     media: mediaRepo(db),
     meta: metaRepo(db),
     blobs: localBlobStore(dataDir),
+    permissionWarnings,
     close: () => db.close(),
   };
 }

@@ -1,5 +1,5 @@
 /** `roster serve` as a process: first run, profile, restart, drain on SIGTERM, kill -9, flags. */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +61,24 @@ describe('roster serve', () => {
     expect(got.json.id).toBe(created.json.id);
     second.child.kill('SIGTERM');
     await second.child;
+  });
+
+  test('a data dir left world-readable is tightened to 0700, with a warning', async () => {
+    const data = temp('roster-life-loose-');
+    const config = temp('roster-life-config-');
+    chmodSync(data, 0o755);
+    const served = await spawnServe(data, config);
+    expect(served.logs.join('\n')).toContain(
+      `warning: data dir ${data} was mode 0755; set to 0700`,
+    );
+    expect(statSync(data).mode & 0o777).toBe(0o700);
+    expect(statSync(join(data, 'roster.db')).mode & 0o777).toBe(0o600);
+    served.child.kill('SIGTERM');
+    await served.child;
+    chmodSync(join(data, 'roster.db'), 0o644);
+    const tokens = cli(['tokens', 'list', '--data', data], { ROSTER_CONFIG_DIR: config });
+    expect(tokens.exitCode).toBe(0);
+    expect(tokens.stderr).toContain('roster.db was mode 0644; set to 0600');
   });
 
   test('SIGTERM lets an in-flight request finish before exiting', async () => {

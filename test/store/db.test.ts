@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
@@ -53,4 +53,36 @@ test('ftsExpression quotes every word as a prefix term and drops syntax', () => 
   expect(ftsExpression('"a" OR b*')).toBe('"a"* "OR"* "b"*');
   expect(ftsExpression('*** ()')).toBeNull();
   expect(ftsExpression('Müller')).toBe('"Müller"*');
+});
+
+test('the data dir becomes 0700 and its database files 0600, whatever existed before', () => {
+  const dir = tempDir();
+  chmodSync(dir, 0o755);
+  writeFileSync(join(dir, 'roster.db'), '', { mode: 0o644 });
+  chmodSync(join(dir, 'roster.db'), 0o644);
+  const store = openStore(dir);
+  const mode = (p: string) => statSync(p).mode & 0o777;
+  expect(mode(dir)).toBe(0o700);
+  for (const f of ['roster.db', 'roster.db-wal', 'roster.db-shm']) {
+    expect(mode(join(dir, f)), f).toBe(0o600);
+  }
+  expect(store.permissionWarnings).toEqual([
+    `data dir ${dir} was mode 0755; set to 0700`,
+    `${join(dir, 'roster.db')} was mode 0644; set to 0600`,
+  ]);
+  store.close();
+  const again = openStore(dir);
+  expect(again.permissionWarnings).toEqual([]);
+  again.close();
+});
+
+test('a fresh data dir is made 0700 with a 0600 database, and nothing to warn about', () => {
+  const dir = join(tempDir(), 'fresh');
+  const store = openStore(dir);
+  expect(store.permissionWarnings).toEqual([]);
+  expect(statSync(dir).mode & 0o777).toBe(0o700);
+  for (const f of ['roster.db', 'roster.db-wal', 'roster.db-shm']) {
+    expect(statSync(join(dir, f)).mode & 0o777, f).toBe(0o600);
+  }
+  store.close();
 });

@@ -42,6 +42,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   }
   const dataDir = dataDirOf(opts.data, env);
   const store = openStore(dataDir);
+  for (const w of store.permissionWarnings) note(io, `warning: ${w}`);
   const created = bootstrap(store);
   const app = createApp({
     store,
