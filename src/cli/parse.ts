@@ -28,6 +28,11 @@ export function parseSize(value: string): number {
   return Math.floor(Number(m[1]) * unit);
 }
 
+/** A storage quota: a size, or `none` (null) for the server's default. */
+export function parseQuota(value: string): number | null {
+  return value.trim().toLowerCase() === 'none' ? null : parseSize(value);
+}
+
 export function parsePort(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65535) {

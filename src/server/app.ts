@@ -17,7 +17,7 @@ import { authMiddleware } from './http/auth.middleware.js';
 import { answerClientError } from './http/client-error.js';
 import { errorMiddleware } from './http/error.middleware.js';
 import { rateLimitMiddleware } from './http/rate-limit.js';
-import { type AppState, originOf } from './http/state.js';
+import { type AppState, publicOrigin } from './http/state.js';
 import { outboxMailer } from './mail/outbox.js';
 import { registerMediaRoutes } from './media/media.routes.js';
 import { mediaService } from './media/media.service.js';
@@ -73,6 +73,10 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
 
   const api = new Router<AppState>();
   api.use(authMiddleware(store));
+  api.use((ctx, next) => {
+    ctx.state.origin = publicOrigin(ctx, ctx.state.scope.tenant, config.publicUrl);
+    return next();
+  });
   if (config.rateLimit) api.use(rateLimitMiddleware(config.rateLimit));
   registerUserRoutes(api, usersService(store, outboxMailer(config.dataDir), log), config.vendor);
 
@@ -93,7 +97,7 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
   registerMediaRoutes(api, media, {
     vendor: config.vendor,
     maxUploadBytes: config.maxUploadBytes,
-    cdnBase: (ctx) => cdnUrl ?? `${originOf(ctx)}/cdn`,
+    cdnBase: (ctx) => cdnUrl ?? `${ctx.state.origin}/cdn`,
   });
   // /cdn authorises per file (signed URL or token), not through the API's auth middleware.
   const cdn = new Router<AppState>();

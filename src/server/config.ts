@@ -9,6 +9,11 @@ export interface ServerConfig {
   maxUploadBytes: number;
   /** Base URL of a CDN in front of `/cdn`; default: this server's own `/cdn` route. */
   cdnUrl?: string;
+  /**
+   * Origin of the default tenant's absolute URLs (Location, media URLs) instead of the Host it
+   * was asked by; named tenants keep theirs in the database (`roster tenants set`).
+   */
+  publicUrl?: string;
   /** Write one line per request to the log. */
   accessLog?: boolean;
   /** How long signed CDN URLs stay valid (rounded up to the hour); default 24 h. */

@@ -126,4 +126,10 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX users_by_name
     ON users (branch_id, last_name COLLATE NOCASE, first_name COLLATE NOCASE, status);
   `,
+  `
+  -- Per-tenant settings every replica must see: the public URL for absolute links (never the
+  -- Host header of a named tenant) and the storage quota in bytes (NULL: the serve default).
+  ALTER TABLE tenants ADD COLUMN public_url TEXT;
+  ALTER TABLE tenants ADD COLUMN quota_bytes INTEGER;
+  `,
 ];

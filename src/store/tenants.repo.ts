@@ -8,6 +8,10 @@ export interface Tenant {
   id: number;
   host: string;
   createdAt: string;
+  /** Origin (and path prefix) of every absolute URL this tenant's answers carry, when set. */
+  publicUrl: string | null;
+  /** Storage quota for media in bytes; null: the server's default. */
+  quotaBytes: number | null;
 }
 export interface Branch {
   id: number;
@@ -16,10 +20,22 @@ export interface Branch {
   createdAt: string;
 }
 
-type TenantRow = { id: number; host: string; created_at: string };
+type TenantRow = {
+  id: number;
+  host: string;
+  created_at: string;
+  public_url: string | null;
+  quota_bytes: number | null;
+};
 type BranchRow = { id: number; tenant_id: number; name: string; created_at: string };
 
-const tenantOf = (r: TenantRow): Tenant => ({ id: r.id, host: r.host, createdAt: r.created_at });
+const tenantOf = (r: TenantRow): Tenant => ({
+  id: r.id,
+  host: r.host,
+  createdAt: r.created_at,
+  publicUrl: r.public_url,
+  quotaBytes: r.quota_bytes,
+});
 const branchOf = (r: BranchRow): Branch => ({
   id: r.id,
   tenantId: r.tenant_id,
@@ -33,6 +49,12 @@ export function tenantsRepo(db: Db, onWrite: () => void = () => {}) {
   const insert = db.prepare<[string, string]>(
     'INSERT INTO tenants (host, created_at) VALUES (?, ?)',
   );
+  const setPublicUrl = db.prepare<[string | null, string]>(
+    'UPDATE tenants SET public_url = ? WHERE host = ?',
+  );
+  const setQuota = db.prepare<[number | null, string]>(
+    'UPDATE tenants SET quota_bytes = ? WHERE host = ?',
+  );
   return {
     /** The tenant claiming `host`, else the catch-all tenant `*` when it exists. */
     resolve(host: string): Tenant | undefined {
@@ -44,11 +66,25 @@ export function tenantsRepo(db: Db, onWrite: () => void = () => {}) {
       return row && tenantOf(row);
     },
     list: (): Tenant[] => all.all().map(tenantOf),
+    /** Sets (or with null clears) a tenant's public URL; false when there is no such tenant. */
+    setPublicUrl(host: string, url: string | null): boolean {
+      const changed = setPublicUrl.run(url, host).changes > 0;
+      if (changed) onWrite();
+      return changed;
+    },
+    /** Sets (or with null clears) a tenant's storage quota; false when there is no such tenant. */
+    setQuota(host: string, bytes: number | null): boolean {
+      const changed = setQuota.run(bytes, host).changes > 0;
+      if (changed) onWrite();
+      return changed;
+    },
     add(host: string): Tenant {
       try {
-        const id = insert.run(host, new Date().toISOString()).lastInsertRowid;
+        insert.run(host, new Date().toISOString());
         onWrite();
-        return { id: Number(id), host, createdAt: new Date().toISOString() };
+        const row = byHost.get(host);
+        if (!row) throw new Error(`tenant '${host}' is missing right after its insert`);
+        return tenantOf(row);
       } catch (err) {
         rethrowUnique(err);
       }

@@ -190,7 +190,8 @@ describe('local admin commands', () => {
     expect(missing.exitCode).toBe(1);
     expect(String(missing.stderr)).toContain(`no Roster data in ${data}`);
 
-    const { child } = await spawnServe(data, config);
+    const served = await spawnServe(data, config);
+    const { child } = served;
     const created = cli(
       ['tokens', 'create', '--json', '--name', 'ci', '--scopes', 'users:read,media:read'],
       env,
@@ -216,6 +217,39 @@ describe('local admin commands', () => {
     expect(cli(['tenants', 'add', 'not a host'], env).exitCode).toBe(2);
     const tenants = JSON.parse(String(cli(['tenants', 'list', '-o', 'json'], env).stdout));
     expect(tenants.map((t: { host: string }) => t.host)).toEqual(['*', 'acme.example.com']);
+    const setUrl = ['tenants', 'set', 'acme.example.com', '--public-url', 'https://acme.example/'];
+    expect(cli(setUrl, env).exitCode).toBe(0);
+    expect(
+      cli(['tenants', 'set', 'nope.example.com', '--public-url', 'https://x.example'], env)
+        .exitCode,
+    ).toBe(4);
+    for (const bad of ['ftp://x.example', 'https://x.example/?q=1', 'not a url']) {
+      const r = cli(['tenants', 'set', 'acme.example.com', '--public-url', bad], env);
+      expect(r.exitCode, bad).toBe(2);
+      expect(String(r.stderr), bad).toContain('--public-url');
+    }
+    const withUrl = JSON.parse(String(cli(['tenants', 'list', '-o', 'json'], env).stdout));
+    expect(withUrl[1]).toMatchObject({
+      host: 'acme.example.com',
+      publicUrl: 'https://acme.example',
+    });
+    const acmeToken = JSON.parse(
+      String(cli(['tokens', 'create', '--json', '--tenant', 'acme.example.com'], env).stdout),
+    ).token;
+    const asAcme = requester(served.url, acmeToken);
+    const made = await asAcme('POST', '/api/users', {
+      headers: { 'content-type': V3, accept: V3, host: 'evil.example' },
+      body: JSON.stringify({ email: 'url@example.com' }),
+    });
+    expect(made.status).toBe(401);
+    const ok = await asAcme('POST', '/api/users', {
+      headers: { 'content-type': V3, accept: V3, host: 'acme.example.com' },
+      body: JSON.stringify({ email: 'url@example.com' }),
+    });
+    expect(ok.headers.location).toBe(`https://acme.example/api/users/${ok.json.id}`);
+    expect(cli(['tenants', 'set', 'acme.example.com', '--no-public-url'], env).exitCode).toBe(0);
+    const cleared = JSON.parse(String(cli(['tenants', 'list', '-o', 'json'], env).stdout));
+    expect(cleared[1].publicUrl).toBeNull();
     expect(cli(['branches', 'add', 'sales', '--tenant', 'acme.example.com'], env).exitCode).toBe(0);
     expect(cli(['branches', 'add', '../x'], env).exitCode).toBe(2);
     const csv = String(

@@ -9,6 +9,7 @@ import { type Deps, note } from '../context.js';
 import { usageError } from '../errors.js';
 import { dataDirOf } from '../paths.js';
 import type { ServeOptions } from './serve.js';
+import { parsePublicUrl } from './tenant-settings.js';
 
 /** The base URL a local client uses: a wildcard listen address is reached on loopback. */
 function localBaseUrl(host: string, port: number) {
@@ -40,6 +41,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   } catch (err) {
     throw usageError(`--rate-limit: ${(err as Error).message}`);
   }
+  const publicUrl = opts.publicUrl === undefined ? undefined : parsePublicUrl(opts.publicUrl);
   const dataDir = dataDirOf(opts.data, env);
   const store = openStore(dataDir);
   for (const w of store.permissionWarnings) note(io, `warning: ${w}`);
@@ -52,6 +54,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       rateLimit,
       maxUploadBytes: opts.maxUploadSize ?? DEFAULT_MAX_UPLOAD_BYTES,
       cdnUrl: opts.cdnUrl,
+      publicUrl,
       accessLog: opts.accessLog,
     },
     log: (line) => note(io, line),

@@ -12,6 +12,7 @@ export interface ServeOptions {
   rateLimit?: string;
   maxUploadSize?: number;
   cdnUrl?: string;
+  publicUrl?: string;
   accessLog?: boolean;
 }
 
@@ -30,6 +31,10 @@ export function register(program: Command, deps: Deps) {
       parseSize,
     )
     .option('--cdn-url <url>', 'public base URL of a CDN in front of /cdn')
+    .option(
+      '--public-url <url>',
+      "origin of the default tenant's absolute URLs instead of the Host header (named tenants: `roster tenants set`)",
+    )
     .option('--access-log', 'log one line per request on stderr')
     .addHelpText(
       'after',

@@ -69,11 +69,15 @@ export function listTenants(opts: { data?: string }, format: Format, deps: Deps)
               .map((b) => b.name)
               .join(','),
         },
+        { header: 'public URL', value: (t) => t.publicUrl ?? '' },
+        { header: 'quota', value: (t) => (t.quotaBytes === null ? '' : String(t.quotaBytes)) },
         { header: 'created', value: (t) => t.createdAt },
       ],
       (t) => ({
         host: t.host,
         branches: store.branches.list(t.id).map((b) => b.name),
+        publicUrl: t.publicUrl,
+        quotaBytes: t.quotaBytes,
         createdAt: t.createdAt,
       }),
     ),

@@ -1,7 +1,9 @@
-/** `roster tenants add|list`: tenants (host names) of a local data dir. */
+/** `roster tenants add|list|set|quota`: tenants (host names) of a local data dir. */
 import type { Command } from 'commander';
 import { type Deps, note } from '../context.js';
+import { parseQuota } from '../parse.js';
 import { dataOption, globalFormat } from './local-admin.js';
+import type { TenantSetOptions } from './tenant-settings.js';
 
 export function register(program: Command, deps: Deps) {
   const tenants = program
@@ -17,6 +19,41 @@ export function register(program: Command, deps: Deps) {
     const { addTenantHost } = await import('./tenancy.js');
     const tenant = await addTenantHost(host, opts, deps);
     note(deps.io, `added tenant '${tenant.host}' with branch 'main'`);
+  });
+
+  dataOption(
+    tenants
+      .command('set')
+      .description("change a tenant's settings")
+      .argument('<host>', 'the tenant')
+      .option(
+        '--public-url <url>',
+        'origin of every absolute URL the tenant gets (Location, media URLs), e.g. https://intranet.acme.example',
+      )
+      .option('--no-public-url', "build URLs from the tenant's host name again")
+      .addHelpText(
+        'after',
+        "\nWithout a public URL, a named tenant's links use its own host name (never the Host header).",
+      ),
+  ).action(async (host: string, opts: TenantSetOptions) => {
+    const { setTenant } = await import('./tenant-settings.js');
+    const url = await setTenant(host, opts, deps);
+    note(
+      deps.io,
+      url ? `tenant '${host}' now links to ${url}` : `tenant '${host}' has no public URL`,
+    );
+  });
+
+  dataOption(
+    tenants
+      .command('quota')
+      .description("set a tenant's media storage quota (every replica enforces it)")
+      .argument('<host>', 'the tenant')
+      .argument('<size>', "e.g. 50GB or 500MiB; 'none' for serve's --quota default", parseQuota),
+  ).action(async (host: string, size: number | null, opts: { data?: string }) => {
+    const { setQuota } = await import('./tenant-settings.js');
+    await setQuota(host, size, opts, deps);
+    note(deps.io, `tenant '${host}' quota: ${size === null ? "serve's default" : `${size} bytes`}`);
   });
 
   dataOption(tenants.command('list').description('list tenants')).action(

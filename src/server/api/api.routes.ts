@@ -1,7 +1,7 @@
 /** Discovery: `GET /api` lists the versions, `GET /api/openapi.json` describes them. Public. */
 import type Router from '@koa/router';
 import { mediaTypeOf, REGISTRY } from '../../contract/versions.js';
-import { type AppState, originOf } from '../http/state.js';
+import type { AppState } from '../http/state.js';
 import { openApiDocument } from './openapi.js';
 
 export function registerApiRoutes(router: Router<AppState>, vendor: string): void {
@@ -17,6 +17,7 @@ export function registerApiRoutes(router: Router<AppState>, vendor: string): voi
     ctx.body = { vendor, versions };
   });
   router.get('/api/openapi.json', (ctx) => {
-    ctx.body = openApiDocument(vendor, `${originOf(ctx)}/api`);
+    // Relative: the document is public and cacheable, so nothing from the Host goes in it.
+    ctx.body = openApiDocument(vendor, '/api');
   });
 }

@@ -32,8 +32,14 @@ export function cdnAccess(store: Store, signer: UrlSigner) {
     }
     const match = /^Basic +(\S+) *$/i.exec(header);
     const token = match ? store.tokens.authenticate(match[1]!) : undefined;
-    if (!token) {
-      throw new AppError('notLoggedIn', 'the API token is invalid or revoked; check the token');
+    // As on the API, a token counts only on its own tenant's host.
+    const tenant = store.tenants.resolve(ctx.hostname.toLowerCase());
+    const branch = token && store.branches.byId(token.branchId);
+    if (!token || !tenant || branch?.tenantId !== tenant.id) {
+      throw new AppError(
+        'notLoggedIn',
+        'the API token is invalid, revoked or not valid for this host; check the token and the URL',
+      );
     }
     if (!token.scopes.includes('media:read')) {
       throw new AppError(

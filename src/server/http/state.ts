@@ -1,6 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type { VersionEntry } from '../../contract/versions.js';
-import type { Branch, Tenant } from '../../store/tenants.repo.js';
+import { type Branch, DEFAULT_TENANT, type Tenant } from '../../store/tenants.repo.js';
 import type { Token } from '../../store/tokens.repo.js';
 
 /** Who is asking: the tenant of the Host, and the token's branch within it. */
@@ -16,10 +16,25 @@ export interface AppState {
   accept: VersionEntry;
   /** The request body's version (from Content-Type), or `form` for the form encodings. */
   contentType?: VersionEntry | 'form';
+  /** Where this tenant's absolute URLs point (Location, media URLs): see `publicOrigin`. */
+  origin: string;
 }
 
 export type AppContext = ParameterizedContext<AppState>;
 
-/** This server's origin as the client addressed it (Host header), for Location and links. */
-export const originOf = (ctx: Pick<AppContext, 'protocol' | 'host'>) =>
-  `${ctx.protocol}://${ctx.host}`;
+/**
+ * The origin of a tenant's absolute URLs. Its configured public URL when set (for the default
+ * tenant, also serve's --public-url); else a named tenant's own host name, so a forged Host
+ * header never reaches a link; only the catch-all tenant, which has no name, uses the Host.
+ */
+export function publicOrigin(
+  ctx: Pick<AppContext, 'protocol' | 'host'>,
+  tenant: Tenant,
+  defaultPublicUrl?: string,
+): string {
+  const configured = tenant.publicUrl ?? (tenant.host === DEFAULT_TENANT ? defaultPublicUrl : null);
+  if (configured) return configured.replace(/\/+$/, '');
+  if (tenant.host === DEFAULT_TENANT) return `${ctx.protocol}://${ctx.host}`;
+  const port = /:(\d{1,5})$/.exec(ctx.host)?.[1];
+  return `${ctx.protocol}://${tenant.host}${port ? `:${port}` : ''}`;
+}

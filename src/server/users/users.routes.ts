@@ -8,7 +8,7 @@ import { requireScope } from '../http/auth.middleware.js';
 import { readFormBody, readJsonBody } from '../http/body.js';
 import { negotiate } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
-import { type AppContext, type AppState, originOf } from '../http/state.js';
+import type { AppContext, AppState } from '../http/state.js';
 import type { UsersService } from './users.service.js';
 
 const USER_SHAPES = ['flat', 'v2', 'v3'] as const;
@@ -48,7 +48,7 @@ export function registerUserRoutes(
   router.post('/api/users', write, negotiate('/users', 'POST', { vendor }), async (ctx) => {
     const user = await users.create(ctx.state.scope, await userInput(ctx, 'create'));
     ctx.status = 201;
-    ctx.set('Location', `${originOf(ctx)}/api/users/${user.id}`);
+    ctx.set('Location', `${ctx.state.origin}/api/users/${user.id}`);
     ctx.body = view(ctx, user);
   });
 

@@ -136,8 +136,12 @@ describe('who may fetch', () => {
     const otherBranch = s.token({ branch: 'cdn-other' });
     const r = await s.req('GET', path(), { token: otherBranch });
     expect(r.status).toBe(404);
+    // Another tenant's token is invalid on this host (as on the API); on its own host, this
+    // tenant's path does not exist for it.
     const otherTenant = s.token({ tenant: 'cdn.example.com' });
-    expect((await s.req('GET', path(), { token: otherTenant })).status).toBe(404);
+    expect((await s.req('GET', path(), { token: otherTenant })).status).toBe(401);
+    const onItsHost = { token: otherTenant, headers: { host: 'cdn.example.com' } };
+    expect((await s.req('GET', path(), onItsHost)).status).toBe(404);
     expect((await s.req('GET', path(), { token: 'bm9wZTpub3Bl' })).status).toBe(401);
     // Even a valid signature does not open a path whose tenant or branch is not the medium's.
     const swapped = path().replace('/_default/main/', '/_default/cdn-other/');

@@ -51,11 +51,11 @@ export async function upload(
   s: TestServer,
   data: Buffer,
   fileName: string,
-  opts: { type?: string; token?: string } = {},
+  opts: { type?: string; token?: string; host?: string } = {},
 ) {
   const { body, contentType } = uploadBody(data, fileName, opts.type);
   return s.req('POST', '/api/media', {
-    headers: { 'content-type': contentType },
+    headers: { 'content-type': contentType, ...(opts.host ? { host: opts.host } : {}) },
     body,
     ...(opts.token ? { token: opts.token } : {}),
   });
