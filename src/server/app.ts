@@ -113,7 +113,7 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
     koa: app,
     /** Sweeps the media left inconsistent by a crash, then listens. */
     async listen(port: number, host = '127.0.0.1'): Promise<RunningApp> {
-      await sweepMedia(store, store.blobs, log);
+      await sweepMedia(store, store.blobs, log, { force: config.forceSweep });
       return new Promise((resolve, reject) => {
         const s = app.listen(port, host);
         server = s;

@@ -14,6 +14,8 @@ export interface ServerConfig {
    * was asked by; named tenants keep theirs in the database (`roster tenants set`).
    */
   publicUrl?: string;
+  /** Let the start-up sweep remove more than a tenth of the media (after a real loss). */
+  forceSweep?: boolean;
   /** Write one line per request to the log. */
   accessLog?: boolean;
   /** How long signed CDN URLs stay valid (rounded up to the hour); default 24 h. */

@@ -25,6 +25,11 @@ export interface BlobStore {
   discardTemp(path: string): Promise<void>;
   /** Every stored key, for the start-up sweep. */
   keys(): AsyncIterable<string>;
+  /**
+   * Whether the root holding the files is there: an unmounted volume or a restore in progress
+   * must not look like a store that lost every file. `where` names it for messages.
+   */
+  inspectRoot(): Promise<{ state: 'present' | 'missing' | 'unreadable'; where: string }>;
   /** Creates the directories and removes every temp file (start-up only); returns how many. */
   sweepTemp(): Promise<number>;
 }
@@ -112,6 +117,17 @@ export function localBlobStore(dataDir: string): BlobStore {
         for (const name of (await readdir(join(files, shard))).sort()) {
           if (KEY.test(name)) yield name;
         }
+      }
+    },
+
+    async inspectRoot() {
+      try {
+        const s = await stat(files);
+        if (!s.isDirectory()) return { state: 'unreadable', where: files };
+        await readdir(files);
+        return { state: 'present', where: files };
+      } catch (err) {
+        return { state: missing(err) ? 'missing' : 'unreadable', where: files };
       }
     },
 

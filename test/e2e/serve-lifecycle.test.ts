@@ -1,5 +1,5 @@
 /** `roster serve` as a process: first run, profile, restart, drain on SIGTERM, kill -9, flags. */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +79,40 @@ describe('roster serve', () => {
     const tokens = cli(['tokens', 'list', '--data', data], { ROSTER_CONFIG_DIR: config });
     expect(tokens.exitCode).toBe(0);
     expect(tokens.stderr).toContain('roster.db was mode 0644; set to 0600');
+  });
+
+  test('a missing media directory stops serve with one line; nothing is removed', async () => {
+    const data = temp('roster-life-media-');
+    const config = temp('roster-life-config-');
+    const first = await spawnServe(data, config);
+    const req = requester(first.url, profileOf(config).token);
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from('hello')]), 'hello.txt');
+    const body = new Request('http://x', { method: 'POST', body: form });
+    const up = await req('POST', '/api/media', {
+      headers: { 'content-type': body.headers.get('content-type')! },
+      body: Buffer.from(await body.arrayBuffer()),
+    });
+    expect(up.status).toBe(200);
+    first.child.kill('SIGTERM');
+    await first.child;
+
+    const files = join(data, 'media', 'files');
+    renameSync(files, `${files}.away`);
+    const refused = cli(['serve', '--port', '0', '--data', data], { ROSTER_CONFIG_DIR: config });
+    expect(refused.exitCode).toBe(1);
+    expect(String(refused.stderr).trim()).toBe(
+      `error: the media files directory ${files} is missing, but 1 media rows name files in it: mount or restore it, then start again (nothing was changed)`,
+    );
+    renameSync(`${files}.away`, files);
+    const second = await spawnServe(data, config);
+    const got = await requester(second.url, profileOf(config).token)(
+      'GET',
+      `/api/media/${up.json.id}`,
+    );
+    expect(got.status).toBe(200);
+    second.child.kill('SIGTERM');
+    await second.child;
   });
 
   test('SIGTERM lets an in-flight request finish before exiting', async () => {

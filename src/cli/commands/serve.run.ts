@@ -2,11 +2,12 @@
 import { createApp } from '../../server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../../server/config.js';
 import { parseRateLimit } from '../../server/http/rate-limit.js';
+import { SweepRefusedError } from '../../server/media/sweep.js';
 import { openStore, type Store } from '../../store/store.js';
 import { bootstrap } from '../../store/tenancy.js';
 import { type Config, DEFAULT_PROFILE, openConfig } from '../config.js';
 import { type Deps, note } from '../context.js';
-import { usageError } from '../errors.js';
+import { CliError, usageError } from '../errors.js';
 import { dataDirOf } from '../paths.js';
 import type { ServeOptions } from './serve.js';
 import { parsePublicUrl } from './tenant-settings.js';
@@ -55,6 +56,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       maxUploadBytes: opts.maxUploadSize ?? DEFAULT_MAX_UPLOAD_BYTES,
       cdnUrl: opts.cdnUrl,
       publicUrl,
+      forceSweep: opts.forceSweep,
       accessLog: opts.accessLog,
     },
     log: (line) => note(io, line),
@@ -66,6 +68,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   } catch (err) {
     store.close();
     const code = (err as NodeJS.ErrnoException).code;
+    if (err instanceof SweepRefusedError) throw new CliError(err.message);
     if (code === 'EADDRINUSE') {
       throw usageError(`port ${opts.port} on ${opts.host} is in use; pick another with --port`);
     }

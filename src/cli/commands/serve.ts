@@ -13,6 +13,7 @@ export interface ServeOptions {
   maxUploadSize?: number;
   cdnUrl?: string;
   publicUrl?: string;
+  forceSweep?: boolean;
   accessLog?: boolean;
 }
 
@@ -34,6 +35,10 @@ export function register(program: Command, deps: Deps) {
     .option(
       '--public-url <url>',
       "origin of the default tenant's absolute URLs instead of the Host header (named tenants: `roster tenants set`)",
+    )
+    .option(
+      '--force-sweep',
+      'let the start-up sweep remove more than 10 % of the media (only after a real loss)',
     )
     .option('--access-log', 'log one line per request on stderr')
     .addHelpText(

@@ -3,6 +3,11 @@
  * row names go, and a row whose file is gone is deleted (it could only ever answer 404 on the
  * CDN); a row whose preview alone is gone keeps its medium and loses the preview. Runs before
  * the server listens, so no upload is in flight; one server per data dir.
+ *
+ * A crash leaves a few strays, never most of the store: a missing or unreadable blob root, or a
+ * plan to remove more than a tenth of the rows or files, means the storage is not what the
+ * database describes (an unmounted volume, a restore in progress). The sweep then refuses and
+ * changes nothing, unless told `forceSweep`.
  */
 import type { BlobStore } from '../../store/blobs.js';
 import type { Store } from '../../store/store.js';
@@ -14,45 +19,81 @@ export interface SweepResult {
   previewsLost: number;
 }
 
+/** The sweep would do harm; the message says why and how to proceed. */
+export class SweepRefusedError extends Error {
+  override name = 'SweepRefusedError';
+}
+
+/** At most this many items, or this share of them, may go without --force-sweep. */
+const FREE_ITEMS = 10;
+const FREE_SHARE = 0.1;
+const tooMany = (n: number, of: number) => n > FREE_ITEMS && n > of * FREE_SHARE;
+
+async function checkRoot(blobs: BlobStore, rows: number) {
+  const { state, where } = await blobs.inspectRoot();
+  if (state === 'unreadable') {
+    throw new SweepRefusedError(
+      `the media files directory ${where} is not readable: check the volume and its permissions`,
+    );
+  }
+  if (state === 'missing' && rows > 0) {
+    throw new SweepRefusedError(
+      `the media files directory ${where} is missing, but ${rows} media rows name files in it: ` +
+        'mount or restore it, then start again (nothing was changed)',
+    );
+  }
+}
+
 export async function sweepMedia(
   store: Store,
   blobs: BlobStore,
   log: (line: string) => void,
+  { force = false }: { force?: boolean } = {},
 ): Promise<SweepResult> {
-  const tempFiles = await blobs.sweepTemp();
+  const rows = store.media.allKeys();
+  await checkRoot(blobs, rows.length);
   const present = new Set<string>();
   for await (const key of blobs.keys()) present.add(key);
 
-  const rows = store.media.allKeys();
+  const lostRows = rows.filter((row) => !present.has(row.blob_key));
   const named = new Set<string>();
-  let rowsWithoutFile = 0;
+  for (const row of rows) {
+    if (!present.has(row.blob_key)) continue;
+    named.add(row.blob_key);
+    if (row.preview_key && present.has(row.preview_key)) named.add(row.preview_key);
+  }
+  const orphans = [...present].filter((key) => !named.has(key));
+  if (!force && (tooMany(lostRows.length, rows.length) || tooMany(orphans.length, present.size))) {
+    throw new SweepRefusedError(
+      `the start-up sweep would remove ${lostRows.length} of ${rows.length} media rows and ` +
+        `${orphans.length} of ${present.size} media files; that is not what a crash leaves, so ` +
+        'check the media storage. Start with --force-sweep if they really are gone (nothing was changed)',
+    );
+  }
+
+  const tempFiles = await blobs.sweepTemp();
+  for (const row of lostRows) {
+    store.media.remove(row.rowid);
+    log(`sweep: medium ${row.id} had no file (${row.blob_key}); its row was removed`);
+  }
   let previewsLost = 0;
   for (const row of rows) {
-    if (!present.has(row.blob_key)) {
-      store.media.remove(row.rowid);
-      rowsWithoutFile++;
-      log(`sweep: medium ${row.id} had no file (${row.blob_key}); its row was removed`);
-      continue;
-    }
-    named.add(row.blob_key);
-    if (row.preview_key && !present.has(row.preview_key)) {
+    if (present.has(row.blob_key) && row.preview_key && !present.has(row.preview_key)) {
       store.media.dropPreview(row.rowid);
       previewsLost++;
-    } else if (row.preview_key) {
-      named.add(row.preview_key);
     }
   }
-  let orphanBlobs = 0;
-  for (const key of present) {
-    if (named.has(key)) continue;
-    await blobs.delete(key);
-    orphanBlobs++;
-  }
-  const result = { tempFiles, orphanBlobs, rowsWithoutFile, previewsLost };
-  if (tempFiles + orphanBlobs + rowsWithoutFile + previewsLost > 0) {
+  for (const key of orphans) await blobs.delete(key);
+  const result = {
+    tempFiles,
+    orphanBlobs: orphans.length,
+    rowsWithoutFile: lostRows.length,
+    previewsLost,
+  };
+  if (tempFiles + orphans.length + lostRows.length + previewsLost > 0) {
     log(
-      `sweep: removed ${tempFiles} temp file(s), ${orphanBlobs} file(s) without a medium, ` +
-        `${rowsWithoutFile} medium row(s) without a file; ${previewsLost} preview(s) were missing`,
+      `sweep: removed ${tempFiles} temp file(s), ${orphans.length} file(s) without a medium, ` +
+        `${lostRows.length} medium row(s) without a file; ${previewsLost} preview(s) were missing`,
     );
   }
   return result;

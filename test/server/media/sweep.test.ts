@@ -1,5 +1,5 @@
 /** The start-up sweep: what a crash can leave behind is cleaned before the server listens. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
@@ -67,5 +67,108 @@ test('temp files, files without a row and rows without a file are swept at start
   } finally {
     await second.close();
     store.close();
+  }
+});
+
+/** A data dir with `n` media uploaded through a real app; returns what the tests need. */
+async function withMedia(n: number) {
+  const dir = mkdtempSync(join(tmpdir(), 'roster-sweep-guard-'));
+  const png = read((await fixtures()).png);
+  const store = openStore(dir);
+  const token = bootstrap(store)!.adminToken;
+  const config = { dataDir: dir, vendor: 'service', maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES };
+  const app = createApp({ store, config });
+  const req = requester((await app.listen(0)).url, token);
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const { body, contentType } = uploadBody(png, `p${i}.png`);
+    ids.push(
+      (await req('POST', '/api/media', { headers: { 'content-type': contentType }, body })).json.id,
+    );
+  }
+  await app.close();
+  const rows = () => (store.db.prepare('SELECT count(*) AS n FROM media').get() as { n: number }).n;
+  const start = (extra: Partial<typeof config & { forceSweep: boolean }> = {}) => {
+    const logs: string[] = [];
+    const again = createApp({ store, config: { ...config, ...extra }, log: (l) => logs.push(l) });
+    return { app: again, logs, listening: again.listen(0) };
+  };
+  const cleanup = () => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { dir, store, ids, rows, start, cleanup };
+}
+
+test('a missing blob root stops the start and removes nothing; back in place, all is served', async () => {
+  const m = await withMedia(3);
+  try {
+    const files = join(m.dir, 'media', 'files');
+    renameSync(files, `${files}.away`);
+    const first = m.start();
+    await expect(first.listening).rejects.toThrow(
+      `the media files directory ${files} is missing, but 3 media rows name files in it`,
+    );
+    expect(m.rows()).toBe(3);
+    expect(existsSync(files)).toBe(false);
+
+    renameSync(`${files}.away`, files);
+    const second = m.start();
+    await second.listening;
+    expect(m.rows()).toBe(3);
+    expect(await blobKeys({ store: m.store })).toHaveLength(6);
+    await second.app.close();
+  } finally {
+    m.cleanup();
+  }
+});
+
+test('an unreadable blob root stops the start too', async () => {
+  // A file where the directory should be (root reads through any mode, so no chmod 000).
+  const m = await withMedia(1);
+  try {
+    const files = join(m.dir, 'media', 'files');
+    renameSync(files, `${files}.away`);
+    writeFileSync(files, 'not a directory');
+    await expect(m.start().listening).rejects.toThrow(/media files directory .* is not readable/);
+    expect(m.rows()).toBe(1);
+  } finally {
+    m.cleanup();
+  }
+});
+
+test('a sweep that would remove more than 10 % (and 10) of the rows refuses unless forced', async () => {
+  const m = await withMedia(12);
+  try {
+    const keys = m.store.db.prepare('SELECT blob_key FROM media').pluck().all() as string[];
+    for (const key of keys.slice(0, 11)) await m.store.blobs.delete(key);
+    const refused = m.start();
+    await expect(refused.listening).rejects.toThrow(
+      /would remove 11 of 12 media rows .* --force-sweep/,
+    );
+    expect(m.rows()).toBe(12);
+    const forced = m.start({ forceSweep: true });
+    await forced.listening;
+    expect(m.rows()).toBe(1);
+    await forced.app.close();
+  } finally {
+    m.cleanup();
+  }
+});
+
+test('a sweep that would remove more than 10 % (and 10) of the files refuses unless forced', async () => {
+  const m = await withMedia(2);
+  try {
+    m.store.db.prepare('DELETE FROM media').run();
+    // 4 files (2 media with previews) whose rows are gone, plus 8 more strays: 12 of 12 files.
+    for (let i = 0; i < 8; i++) {
+      const t = m.store.blobs.tempPath();
+      writeFileSync(t, 'stray');
+      await m.store.blobs.put(`fffffffffffffffffffffff${i}`, t);
+    }
+    await expect(m.start().listening).rejects.toThrow(/and 12 of 12 media files/);
+    expect(await blobKeys({ store: m.store })).toHaveLength(12);
+  } finally {
+    m.cleanup();
   }
 });
