@@ -53,6 +53,7 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
 
   app.use(async (ctx, next) => {
     const started = performance.now();
+    ctx.state.bodyTimeoutMs = config.bodyTimeoutMs;
     await next();
     // While draining, answer in-flight requests but close their connections.
     if (draining) ctx.set('Connection', 'close');

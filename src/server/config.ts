@@ -14,6 +14,8 @@ export interface ServerConfig {
    * was asked by; named tenants keep theirs in the database (`roster tenants set`).
    */
   publicUrl?: string;
+  /** A JSON or form request body must be complete this long after its headers; default 10 s. */
+  bodyTimeoutMs?: number;
   /** Let the start-up sweep remove more than a tenth of the media (after a real loss). */
   forceSweep?: boolean;
   /** Write one line per request to the log. */

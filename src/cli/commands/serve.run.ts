@@ -57,6 +57,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       cdnUrl: opts.cdnUrl,
       publicUrl,
       forceSweep: opts.forceSweep,
+      bodyTimeoutMs: opts.bodyTimeout === undefined ? undefined : opts.bodyTimeout * 1000,
       accessLog: opts.accessLog,
     },
     log: (line) => note(io, line),

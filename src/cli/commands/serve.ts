@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_VENDOR } from '../../contract/versions.js';
 import type { Deps } from '../context.js';
-import { parsePort, parseSize } from '../parse.js';
+import { parsePort, parsePositiveInt, parseSize } from '../parse.js';
 
 export interface ServeOptions {
   port: number;
@@ -14,6 +14,7 @@ export interface ServeOptions {
   cdnUrl?: string;
   publicUrl?: string;
   forceSweep?: boolean;
+  bodyTimeout?: number;
   accessLog?: boolean;
 }
 
@@ -32,6 +33,11 @@ export function register(program: Command, deps: Deps) {
       parseSize,
     )
     .option('--cdn-url <url>', 'public base URL of a CDN in front of /cdn')
+    .option(
+      '--body-timeout <seconds>',
+      'a JSON or form body must arrive within this time, else 408 (default 10; uploads use an idle timeout)',
+      parsePositiveInt,
+    )
     .option(
       '--public-url <url>',
       "origin of the default tenant's absolute URLs instead of the Host header (named tenants: `roster tenants set`)",

@@ -8,24 +8,52 @@ import type { Context } from 'koa';
 import { AppError } from '../errors.js';
 
 export const MAX_JSON_BYTES = 1024 * 1024;
+/** A JSON or form body must be complete this long after the request began (CONTRACT: 408). */
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
 const tooLarge = (limit: number) =>
   new AppError('payloadTooLarge', `the request body is larger than ${limit} bytes`);
 
-export async function readRawBody(ctx: Context, limit = MAX_JSON_BYTES): Promise<Buffer> {
+/**
+ * Reads a whole body of at most `limit` bytes that must be complete within the request's body
+ * deadline (ctx.state.bodyTimeoutMs). A stalled or trickled body is answered 408 and a body over
+ * the limit 413, and the error middleware then closes the connection: reading on would let one
+ * client hold a socket, or push gigabytes, for as long as it likes.
+ */
+export function readRawBody(ctx: Context, limit = MAX_JSON_BYTES): Promise<Buffer> {
+  const req = ctx.req;
   const declared = Number(ctx.get('Content-Length'));
-  if (declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      ctx.req.resume();
-      throw tooLarge(limit);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  if (declared > limit) return Promise.reject(tooLarge(limit));
+  const timeoutMs: number = ctx.state.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (err?: AppError) => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', onError);
+      if (!err) return resolve(Buffer.concat(chunks));
+      req.pause();
+      reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) finish(tooLarge(limit));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => finish();
+    const onError = () => finish(new AppError('validation', 'the client aborted the request'));
+    const timer = setTimeout(
+      () =>
+        finish(
+          new AppError(
+            'requestTimeout',
+            `the request body was not complete within ${timeoutMs / 1000} s; send it at once`,
+          ),
+        ),
+      timeoutMs,
+    );
+    req.on('data', onData).on('end', onEnd).on('error', onError);
+  });
 }
 
 export async function readJsonBody(ctx: Context): Promise<unknown> {

@@ -39,6 +39,9 @@ export function errorMiddleware(log: (line: string) => void): Middleware {
       }
       ctx.status = envelope.statusCode;
       ctx.set(appError.headers ?? {});
+      // An error answered before the body was read ends the connection: reading on would let
+      // the client push as much as it likes (a refused upload, a stalled JSON body).
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       ctx.type = 'application/json';
       ctx.body = envelope;
     }

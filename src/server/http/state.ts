@@ -16,6 +16,8 @@ export interface AppState {
   accept: VersionEntry;
   /** The request body's version (from Content-Type), or `form` for the form encodings. */
   contentType?: VersionEntry | 'form';
+  /** How long a JSON or form body may take to arrive (see readRawBody). */
+  bodyTimeoutMs?: number;
   /** Where this tenant's absolute URLs point (Location, media URLs): see `publicOrigin`. */
   origin: string;
 }

@@ -1,8 +1,8 @@
 /**
  * Receives POST /media's multipart body: `metaData` (JSON hint) and one `file` part, streamed
  * straight to a temp file with busboy (never held in memory). Every failure removes the temp
- * file before it is reported; the rest of a refused body is drained (bounded) so the client can
- * read the answer instead of meeting a reset connection.
+ * file before it is reported; of the rest of a refused body only a little is read (see
+ * discardRest) before the connection is closed.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -33,15 +33,22 @@ const aborted = () => bad('the client aborted the upload before the body was com
 export const tooLarge = (max: number) =>
   new AppError('payloadTooLarge', `the file is larger than the upload limit of ${max} bytes`);
 
-/** Reads and discards what is left of a refused body, up to a bound, then gives up on it. */
-export function discardRest(req: IncomingMessage, maxBytes = 64 * 1024 * 1024, maxMs = 10_000) {
+/**
+ * Reads and discards a little of what is left of a refused body, so a client still sending can
+ * read the answer instead of meeting a reset, then gives up on the connection (the error answer
+ * says `Connection: close`): a refused upload is never read on to its end.
+ */
+export function discardRest(req: IncomingMessage, maxBytes = 1024 * 1024, maxMs = 2000) {
   if (req.complete || req.destroyed) return;
   let seen = 0;
   const timer = setTimeout(() => req.socket?.destroy(), maxMs).unref();
-  req.on('data', (chunk: Buffer) => {
+  const onData = (chunk: Buffer) => {
     seen += chunk.length;
-    if (seen > maxBytes) req.socket?.destroy();
-  });
+    // Stop reading, and let TCP hold the client back until the answer is out and the
+    // connection closes.
+    if (seen > maxBytes) req.off('data', onData).pause();
+  };
+  req.on('data', onData);
   req.once('close', () => clearTimeout(timer));
   req.on('error', () => {});
   req.resume();

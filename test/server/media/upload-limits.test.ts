@@ -127,3 +127,44 @@ describe('preview deadline', () => {
     }
   });
 });
+
+describe('refused uploads are not read on', () => {
+  test('an upload streaming past the limit gets its 413 and a closed connection', async () => {
+    const rowsBefore = mediaRows(s);
+    const port = Number(new URL(s.url).port);
+    const { contentType } = uploadBody(Buffer.alloc(1), 'x.bin');
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    let answer = '';
+    socket.on('data', (c) => {
+      answer += c;
+    });
+    socket.write(
+      `POST /api/media HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${s.adminToken}\r\n` +
+        `Content-Type: ${contentType}\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
+    const boundary = /boundary=(.+)$/.exec(contentType)![1];
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+    socket.write(`${Buffer.byteLength(head).toString(16)}\r\n${head}\r\n`);
+    const chunk = Buffer.alloc(64 * 1024, 'b');
+    let written = 0;
+    await new Promise<void>((resolve) => {
+      socket.once('close', () => resolve());
+      const pump = () => {
+        while (!socket.destroyed && written < 256 * 1024 * 1024) {
+          written += chunk.length;
+          socket.write(`${chunk.length.toString(16)}\r\n`);
+          socket.write(chunk);
+          const ok = socket.write('\r\n');
+          if (!ok) return void socket.once('drain', pump);
+        }
+        resolve();
+      };
+      pump();
+    });
+    expect(answer, answer.slice(0, 600).replace(/\r\n/g, ' | ')).toMatch(/^HTTP\/1.1 413/);
+    expect(written).toBeLessThan(24 * 1024 * 1024);
+    expect(mediaRows(s)).toBe(rowsBefore);
+    await eventually(async () => (await tempFiles(s)).length === 0);
+  });
+});
