@@ -18,7 +18,8 @@ import { answerClientError } from './http/client-error.js';
 import { errorMiddleware } from './http/error.middleware.js';
 import { rateLimitMiddleware } from './http/rate-limit.js';
 import { type AppState, publicOrigin } from './http/state.js';
-import { outboxMailer } from './mail/outbox.js';
+import { type OutboxDelivery, outboxDelivery } from './mail/delivery.js';
+import { emlTransport, type MailTransport, smtpTransport } from './mail/transports.js';
 import { registerMediaRoutes } from './media/media.routes.js';
 import { mediaService } from './media/media.service.js';
 import { sweepMedia } from './media/sweep.js';
@@ -79,7 +80,12 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
     return next();
   });
   if (config.rateLimit) api.use(rateLimitMiddleware(config.rateLimit));
-  registerUserRoutes(api, usersService(store, outboxMailer(config.dataDir), log), config.vendor);
+  let delivery: OutboxDelivery | undefined;
+  registerUserRoutes(
+    api,
+    usersService(store, () => delivery?.kick()),
+    config.vendor,
+  );
 
   // Signed CDN URLs: the secret is made once per data dir and kept in its meta table.
   const secret = store.meta.getOrCreate(SIGNING_SECRET_KEY, () =>
@@ -115,6 +121,13 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
     /** Sweeps the media left inconsistent by a crash, then listens. */
     async listen(port: number, host = '127.0.0.1'): Promise<RunningApp> {
       await sweepMedia(store, store.blobs, log, { force: config.forceSweep });
+      delivery = outboxDelivery({
+        outbox: store.outbox,
+        transport: await mailTransport(config),
+        log,
+        retryBaseMs: config.mailRetryBaseMs,
+      });
+      delivery.kick();
       return new Promise((resolve, reject) => {
         const s = app.listen(port, host);
         server = s;
@@ -135,8 +148,9 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
     close(graceMs = 10_000): Promise<void> {
       draining = true;
       const s = server;
-      if (!s?.listening) return Promise.resolve();
-      return new Promise((resolve) => {
+      const stopMail = () => delivery?.stop() ?? Promise.resolve();
+      if (!s?.listening) return stopMail();
+      return new Promise<void>((resolve) => {
         const force = setTimeout(() => s.closeAllConnections(), graceMs);
         force.unref();
         s.close(() => {
@@ -144,9 +158,17 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
           resolve();
         });
         s.closeIdleConnections();
-      });
+      }).then(stopMail);
     },
   };
+}
+
+/** SMTP when configured, else `.eml` files in the data dir (temp files a crash left removed). */
+async function mailTransport(config: ServerConfig): Promise<MailTransport> {
+  if (config.smtpUrl) return smtpTransport(config.smtpUrl);
+  const files = emlTransport(config.dataDir);
+  await files.sweep();
+  return files;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -16,6 +16,10 @@ export interface ServerConfig {
   publicUrl?: string;
   /** A JSON or form request body must be complete this long after its headers; default 10 s. */
   bodyTimeoutMs?: number;
+  /** Invitations go to this SMTP relay (smtp:// or smtps://); default: .eml files in the data dir. */
+  smtpUrl?: string;
+  /** First retry delay of a failed delivery (doubling up to 15 min); default 1 s. */
+  mailRetryBaseMs?: number;
   /** Let the start-up sweep remove more than a tenth of the media (after a real loss). */
   forceSweep?: boolean;
   /** Write one line per request to the log. */

@@ -132,4 +132,21 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE tenants ADD COLUMN public_url TEXT;
   ALTER TABLE tenants ADD COLUMN quota_bytes INTEGER;
   `,
+  `
+  -- Invitations, written in the same transaction as their user and delivered from here until
+  -- a transport takes them (at least once; message_id lets a receiver drop a duplicate).
+  CREATE TABLE outbox (
+    id INTEGER PRIMARY KEY,
+    message_id TEXT NOT NULL UNIQUE,
+    recipient TEXT NOT NULL,
+    file_name TEXT NOT NULL,
+    message TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    last_error TEXT
+  ) STRICT;
+
+  CREATE INDEX outbox_due ON outbox (next_attempt_at);
+  `,
 ];

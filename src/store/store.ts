@@ -4,6 +4,7 @@ import type { Db } from './db.js';
 import { DATABASE_FILE, openDatabase } from './db.js';
 import { mediaRepo } from './media.repo.js';
 import { metaRepo } from './meta.repo.js';
+import { outboxRepo } from './outbox.repo.js';
 import { secureDataDir, secureFiles } from './permissions.js';
 import { branchesRepo, tenantsRepo } from './tenants.repo.js';
 import { tokensRepo } from './tokens.repo.js';
@@ -18,6 +19,8 @@ export interface Store {
   users: ReturnType<typeof usersRepo>;
   media: ReturnType<typeof mediaRepo>;
   meta: ReturnType<typeof metaRepo>;
+  /** Messages (invitations) waiting for delivery. */
+  outbox: ReturnType<typeof outboxRepo>;
   /** The media files, on local disk under the data dir. */
   blobs: BlobStore;
   /**
@@ -43,6 +46,7 @@ export function openStore(dataDir: string): Store {
     localWrites++;
   };
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  const outbox = outboxRepo(db);
   return {
     db,
     dataDir,
@@ -50,7 +54,8 @@ export function openStore(dataDir: string): Store {
     branches: branchesRepo(db, onWrite),
     tokens: tokensRepo(db, onWrite),
     credentialsVersion: () => `${dataVersion.get()}:${localWrites}`,
-    users: usersRepo(db),
+    users: usersRepo(db, outbox),
+    outbox,
     media: mediaRepo(db),
     meta: metaRepo(db),
     blobs: localBlobStore(dataDir),

@@ -11,6 +11,7 @@ import type {
 import type { Db } from './db.js';
 import { rethrowUnique } from './errors.js';
 import { OBJECT_ID } from './ids.js';
+import type { OutboxMessage, outboxRepo } from './outbox.repo.js';
 
 /** The columns a write may set, by name; the service decides the values. */
 export interface UserColumns {
@@ -111,7 +112,7 @@ export function ftsExpression(query: string): string | null {
     .join(' ');
 }
 
-export function usersRepo(db: Db) {
+export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
   const byId = db.prepare<[number, string], UserRow>(
     "SELECT * FROM users WHERE branch_id = ? AND id = ? AND status <> 'deleted'",
   );
@@ -138,12 +139,19 @@ export function usersRepo(db: Db) {
         byExternalId.get(branchId, key)
       );
     },
-    insert(row: Omit<UserRow, 'rowid'>): UserRow {
+    /**
+     * Inserts a user and, in the same transaction, the invitation announcing them: a crash
+     * leaves both or neither, so a committed user is always invited.
+     */
+    insert(row: Omit<UserRow, 'rowid'>, invitation?: OutboxMessage): UserRow {
       const cols = Object.keys(row);
       const sql = `INSERT INTO users (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`;
       try {
-        const rowid = Number(cached(sql).run(row).lastInsertRowid);
-        return { ...row, rowid };
+        return db.transaction(() => {
+          const rowid = Number(cached(sql).run(row).lastInsertRowid);
+          if (invitation) outbox.enqueue(invitation);
+          return { ...row, rowid };
+        })();
       } catch (err) {
         rethrowUnique(err);
       }

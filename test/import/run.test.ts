@@ -11,6 +11,7 @@ import { buildPlan, replayPlan } from '../../src/import/plan.js';
 import { openCsv } from '../../src/import/read.js';
 import { type ImportOptions, importCsv } from '../../src/import/run.js';
 import { takeSnapshot, valuesOf } from '../../src/import/snapshot.js';
+import { eventually } from '../helpers/eventually.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { fixture, tempCsv } from './helpers.js';
 
@@ -188,9 +189,10 @@ describe('importCsv', () => {
     const count = () => (existsSync(outbox) ? readdirSync(outbox).length : 0);
     const before = count();
     await run({ sendMail: false }, 'externalId,email\nM-1,m1@example.com\n');
-    expect(count()).toBe(before);
     await run({ sendMail: true }, 'externalId,email\nM-2,m2@example.com\n');
-    expect(count()).toBe(before + 1);
+    await eventually(() => count() === before + 1);
+    expect(server.store.outbox.pending()).toBe(0);
+    expect(readdirSync(outbox).filter((f) => f.endsWith('.eml'))).toHaveLength(before + 1);
   });
 
   it('stops at an auth failure instead of failing every row', async () => {

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { jsonBody, type StartServer, type TestServer, V2, V3 } from '../helpers/server.js';
 
 /** The users routes behaviour, run against any server (in-process or `roster serve`). */
@@ -56,10 +57,15 @@ export function usersRoutesSuite(start: StartServer) {
     });
 
     test('an email invitation goes to the outbox unless sendMail is false', async () => {
-      const before = readdirSync(join(s.dataDir, 'outbox')).length;
-      await create({ email: 'mail1@example.com', profile: { firstName: 'Mia' } });
+      const outbox = join(s.dataDir, 'outbox');
+      const count = () => (existsSync(outbox) ? readdirSync(outbox).length : 0);
+      await eventually(() => s.store.outbox.pending() === 0);
+      const before = count();
       await create({ email: 'mail2@example.com', sendMail: false });
-      const files = readdirSync(join(s.dataDir, 'outbox'));
+      await create({ email: 'mail1@example.com', profile: { firstName: 'Mia' } });
+      await eventually(() => count() === before + 1);
+      expect(s.store.outbox.pending()).toBe(0);
+      const files = readdirSync(outbox);
       expect(files.length).toBe(before + 1);
       const newest = files.sort().at(-1)!;
       const mail = readFileSync(join(s.dataDir, 'outbox', newest), 'utf8');

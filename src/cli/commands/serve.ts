@@ -15,6 +15,7 @@ export interface ServeOptions {
   publicUrl?: string;
   forceSweep?: boolean;
   bodyTimeout?: number;
+  smtpUrl?: string;
   accessLog?: boolean;
 }
 
@@ -45,6 +46,10 @@ export function register(program: Command, deps: Deps) {
     .option(
       '--force-sweep',
       'let the start-up sweep remove more than 10 % of the media (only after a real loss)',
+    )
+    .option(
+      '--smtp-url <url>',
+      'send invitations through this SMTP relay, e.g. smtp://user:pass@mail.example.com:587 (default: .eml files in <data>/outbox)',
     )
     .option('--access-log', 'log one line per request on stderr')
     .addHelpText(

@@ -14,7 +14,7 @@ import {
 } from '../../store/users.repo.js';
 import { AppError } from '../errors.js';
 import type { RequestScope } from '../http/state.js';
-import type { Mailer } from '../mail/outbox.js';
+import { composeInvitation } from '../mail/invitation.js';
 import { hashSecret } from './secrets.js';
 
 const lower = (s: string | null | undefined) => (s == null ? s : s.toLowerCase());
@@ -100,7 +100,11 @@ function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {
   return { status: 'activated', activated_at: now };
 }
 
-export function usersService(store: Store, mailer: Mailer, log: (line: string) => void) {
+/**
+ * `invited` is told after a user and their invitation committed, so delivery starts at once
+ * (it is in the outbox either way: see mail/delivery.ts).
+ */
+export function usersService(store: Store, invited: () => void) {
   const find = (scope: RequestScope, key: string): UserRow => {
     const row = store.users.find(scope.branch.id, key);
     if (!row)
@@ -166,24 +170,22 @@ export function usersService(store: Store, mailer: Mailer, log: (line: string) =
         ...plainColumns(input),
         ...secrets,
       };
+      const invitation =
+        input.sendMail !== false && base.email
+          ? composeInvitation({
+              userId: base.id,
+              email: base.email,
+              firstName: base.first_name,
+              tenantHost: scope.tenant.host,
+            })
+          : undefined;
       let row: UserRow;
       try {
-        row = store.users.insert(base);
+        row = store.users.insert(base, invitation);
       } catch (err) {
         conflict(err, input);
       }
-      if (input.sendMail !== false && row.email) {
-        await mailer
-          .sendInvitation({
-            userId: row.id,
-            email: row.email,
-            firstName: row.first_name,
-            tenantHost: scope.tenant.host,
-          })
-          .catch((err: Error) =>
-            log(`error: invitation for user ${row.id} not written: ${err.message}`),
-          );
-      }
+      if (invitation) invited();
       return toRecord(row);
     },
 

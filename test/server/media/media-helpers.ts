@@ -75,13 +75,7 @@ export async function blobKeys(s: Pick<TestServer, 'store'>): Promise<string[]> 
 }
 
 /** Polls until `check` holds (or fails the test after `ms`). */
-export async function eventually(check: () => Promise<boolean> | boolean, ms = 3000) {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`condition not met within ${ms} ms: ${check}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { eventually } from '../../helpers/eventually.js';
 
 export const mediaRows = (s: TestServer) =>
   (s.store.db.prepare('SELECT count(*) AS n FROM media').get() as { n: number }).n;

@@ -1,0 +1,78 @@
+/** `roster serve` and its outbox as processes: kill -9 in a burst of invitations loses none. */
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { spawnServe } from '../helpers/cli-server.js';
+import { eventually } from '../helpers/eventually.js';
+import { requester, USERS_V2, V3 } from '../helpers/server.js';
+
+const dirs: string[] = [];
+const temp = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const tokenOf = (configDir: string) =>
+  JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.local.token as string;
+
+test('every user committed before a kill -9 gets exactly one invitation after the restart', async () => {
+  const data = temp('roster-mail-data-');
+  const config = temp('roster-mail-config-');
+  const first = await spawnServe(data, config);
+  const req = requester(first.url, tokenOf(config));
+  const posts = Array.from({ length: 60 }, (_, i) =>
+    req('POST', '/api/users', {
+      headers: { 'content-type': V3, accept: V3 },
+      body: JSON.stringify({ email: `burst${i}@example.com` }),
+    }).catch(() => undefined),
+  );
+  // Kill as soon as a few have been answered: the rest are in flight, some committed.
+  await Promise.race([Promise.all(posts.slice(0, 5)), new Promise((r) => setTimeout(r, 2000))]);
+  first.child.kill('SIGKILL');
+  await first.child;
+  await Promise.all(posts);
+
+  const outbox = join(data, 'outbox');
+  mkdirSync(outbox, { recursive: true });
+  writeFileSync(join(outbox, '.left-by-a-crash.eml.tmp'), 'partial');
+
+  const second = await spawnServe(data, config);
+  try {
+    const again = requester(second.url, tokenOf(config));
+    const users = (
+      await again('GET', '/api/users?status=pending&limit=1000', { headers: { accept: USERS_V2 } })
+    ).json.data as { id: string }[];
+    expect(users.length).toBeGreaterThan(0);
+    const mails = () => (existsSync(outbox) ? readdirSync(outbox) : []);
+    await eventually(
+      () => mails().filter((f) => f.endsWith('.eml')).length >= users.length,
+      10_000,
+    );
+    const files = mails();
+    expect(files.filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    for (const u of users) {
+      const theirs = files.filter((f) => f.endsWith(`-${u.id}.eml`));
+      expect(theirs, u.id).toHaveLength(1);
+      expect(readFileSync(join(outbox, theirs[0]!), 'utf8')).toContain(
+        `Message-ID: <invitation.${u.id}@roster.localhost>`,
+      );
+    }
+    expect(files.filter((f) => f.endsWith('.eml'))).toHaveLength(users.length);
+  } finally {
+    second.child.kill('SIGTERM');
+    await second.child;
+  }
+});
