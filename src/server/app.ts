@@ -98,6 +98,7 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
     signer,
     maxUploadBytes: config.maxUploadBytes,
     previewTimeoutMs: config.previewTimeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS,
+    defaultQuotaBytes: config.quotaBytes,
     log,
   });
   const cdnUrl = config.cdnUrl?.replace(/\/+$/, '');

@@ -20,6 +20,8 @@ export interface ServerConfig {
   smtpUrl?: string;
   /** First retry delay of a failed delivery (doubling up to 15 min); default 1 s. */
   mailRetryBaseMs?: number;
+  /** Media storage per tenant for tenants without their own quota; default: no limit. */
+  quotaBytes?: number;
   /** Let the start-up sweep remove more than a tenth of the media (after a real loss). */
   forceSweep?: boolean;
   /** Write one line per request to the log. */

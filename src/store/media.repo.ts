@@ -75,6 +75,9 @@ export function mediaRepo(db: Db) {
     'SELECT * FROM media WHERE branch_id = ? ORDER BY id DESC LIMIT ? OFFSET ?',
   );
   const remove = db.prepare<[number]>('DELETE FROM media WHERE rowid = ?');
+  const used = db.prepare<[number], { bytes: number }>(
+    'SELECT coalesce(sum(bytes + coalesce(preview_bytes, 0)), 0) AS bytes FROM media WHERE tenant_id = ?',
+  );
   const keys = db.prepare<[], Pick<MediumRow, 'rowid' | 'id' | 'blob_key' | 'preview_key'>>(
     'SELECT rowid, id, blob_key, preview_key FROM media',
   );
@@ -96,6 +99,8 @@ export function mediaRepo(db: Db) {
       return { total: count.get(branchId)!.total, rows: page.all(branchId, limit, offset) };
     },
     remove: (rowid: number): boolean => remove.run(rowid).changes > 0,
+    /** Bytes a tenant's media (files and previews) take, for its quota. */
+    bytesUsed: (tenantId: number): number => used.get(tenantId)?.bytes ?? 0,
     /** Every row's blob keys, for the start-up sweep. */
     allKeys: () => keys.all(),
     /** Forgets a preview whose file is gone (start-up sweep). */

@@ -131,6 +131,7 @@ export const MIGRATIONS: string[] = [
   -- Host header of a named tenant) and the storage quota in bytes (NULL: the serve default).
   ALTER TABLE tenants ADD COLUMN public_url TEXT;
   ALTER TABLE tenants ADD COLUMN quota_bytes INTEGER;
+  CREATE INDEX media_by_tenant ON media (tenant_id);
   `,
   `
   -- Invitations, written in the same transaction as their user and delivered from here until

@@ -16,6 +16,7 @@ export interface ServeOptions {
   forceSweep?: boolean;
   bodyTimeout?: number;
   smtpUrl?: string;
+  quota?: number;
   accessLog?: boolean;
 }
 
@@ -34,6 +35,11 @@ export function register(program: Command, deps: Deps) {
       parseSize,
     )
     .option('--cdn-url <url>', 'public base URL of a CDN in front of /cdn')
+    .option(
+      '--quota <size>',
+      'media storage per tenant, e.g. 50GB, for tenants without their own (`roster tenants quota`)',
+      parseSize,
+    )
     .option(
       '--body-timeout <seconds>',
       'a JSON or form body must arrive within this time, else 408 (default 10; uploads use an idle timeout)',

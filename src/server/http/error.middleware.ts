@@ -61,6 +61,13 @@ function asAppError(err: unknown): AppError {
   if (e?.code === 'ECONNRESET' || e?.message === 'aborted') {
     return new AppError('validation', 'the client aborted the request');
   }
+  // A full disk (or a database that may not grow) is the operator's to fix, not a bug.
+  if (e?.code === 'SQLITE_FULL' || e?.code === 'ENOSPC' || e?.code === 'EDQUOT') {
+    return new AppError(
+      'insufficientStorage',
+      "the server's storage is full; delete media you no longer need, or ask the operator to free space (deletes keep working)",
+    );
+  }
   // Errors Koa and Node raise themselves (client aborts, malformed URLs).
   if (e?.status === 400 || e?.type === 'entity.parse.failed') {
     return new AppError('validation', e.expose && e.message ? e.message : 'malformed request');

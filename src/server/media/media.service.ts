@@ -28,6 +28,8 @@ export interface MediaServiceDeps {
   signer: UrlSigner;
   maxUploadBytes: number;
   previewTimeoutMs: number;
+  /** Storage per tenant for tenants without a quota of their own; undefined: no limit. */
+  defaultQuotaBytes?: number;
   log: (line: string) => void;
 }
 
@@ -73,6 +75,24 @@ export function mediaService(deps: MediaServiceDeps) {
     return { kind, described };
   };
 
+  /**
+   * 507 when `adding` more bytes would take the tenant past its quota. Checked before the body
+   * is read, and again right before the row commits (synchronously, so two uploads cannot both
+   * take the last room).
+   */
+  const checkQuota = (scope: RequestScope, adding?: number) => {
+    const quota = scope.tenant.quotaBytes ?? deps.defaultQuotaBytes;
+    if (quota === undefined) return;
+    const used = store.media.bytesUsed(scope.tenant.id);
+    if (adding === undefined ? used < quota : used + adding <= quota) return;
+    const what = adding === undefined ? 'has used' : 'would exceed';
+    const upload = adding === undefined ? '' : `, this upload is ${adding} bytes`;
+    throw new AppError(
+      'insufficientStorage',
+      `tenant '${scope.tenant.host}' ${what} its storage quota: ${used} bytes used of ${quota}${upload}; delete media or raise the quota (roster tenants quota)`,
+    );
+  };
+
   /** Removes files, logging (not failing on) what cannot be removed: the sweep gets it later. */
   const discard = async (keys: (string | null | undefined)[]) => {
     for (const key of keys) {
@@ -95,6 +115,7 @@ export function mediaService(deps: MediaServiceDeps) {
 
     /** Receives, inspects, stores and records one upload; the preview is best effort. */
     async upload(scope: RequestScope, req: IncomingMessage): Promise<MediumRow> {
+      checkQuota(scope);
       const id = newObjectId();
       const received = await receiveUpload(req, blobs.tempPath(), deps.maxUploadBytes);
       const previewTemp = blobs.tempPath();
@@ -107,6 +128,7 @@ export function mediaService(deps: MediaServiceDeps) {
         await blobs.put(keys.file, received.tempPath);
         stored = true;
         if (preview) await blobs.put(keys.preview, previewTemp);
+        checkQuota(scope, received.bytes + (preview?.bytes ?? 0));
         return store.media.insert({
           id,
           tenant_id: scope.tenant.id,
