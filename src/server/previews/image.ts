@@ -5,6 +5,8 @@
  * rasterised here: it is served as it is (sandboxed) and gets no preview. (librsvg runs no
  * script and, from a buffer, fetches nothing; but its rendering time cannot be bounded well.)
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { type Described, MAX_INPUT_PIXELS, PREVIEW_MAX, previewFile } from './preview-file.js';
 
@@ -15,6 +17,21 @@ sharp.cache(false);
 // preview anyway: this keeps any mis-sniffed file from reaching that loader.
 sharp.block({ operation: ['VipsForeignLoadSvgFile'] });
 
+/** Formats sharp's libvips cannot read, decoded by a helper program first. */
+const DECODED_ELSEWHERE: Record<string, () => Promise<Decoder>> = {
+  'image/bmp': async () => (await import('./bitmap.js')).decodeBitmap,
+  'image/x-icon': async () => (await import('./bitmap.js')).decodeBitmap,
+  'image/vnd.microsoft.icon': async () => (await import('./bitmap.js')).decodeBitmap,
+  'image/heic': async () => (await import('./heic.js')).decodeHeic,
+  'image/heif': async () => (await import('./heic.js')).decodeHeic,
+};
+
+/**
+ * Decodes `path` into a file sharp reads (in `scratchDir`), or throws when it cannot; the
+ * caller removes the scratch dir.
+ */
+export type Decoder = (path: string, scratchDir: string, timeoutMs: number) => Promise<string>;
+
 export async function describeImage(
   path: string,
   mimeType: string,
@@ -22,7 +39,8 @@ export async function describeImage(
   timeoutMs: number,
 ): Promise<Described> {
   if (mimeType === 'image/svg+xml') return {};
-  const options = { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' as const };
+  const decoder = DECODED_ELSEWHERE[mimeType];
+  if (decoder) return describeDecoded(path, await decoder(), previewPath, timeoutMs);
   // The header alone, so even an image too big to decode still gets its size.
   const meta = await sharp(path, { limitInputPixels: false }).metadata();
   const described: Described = {
@@ -30,16 +48,48 @@ export async function describeImage(
     height: meta.autoOrient?.height ?? meta.height,
   };
   try {
-    const info = await sharp(path, options)
-      .autoOrient()
-      .resize(PREVIEW_MAX, PREVIEW_MAX, { fit: 'inside', withoutEnlargement: true })
-      .flatten({ background: '#ffffff' })
-      .jpeg({ quality: 80 })
-      .timeout({ seconds: Math.max(1, Math.ceil(timeoutMs / 1000)) })
-      .toFile(previewPath);
-    described.preview = previewFile(info.width, info.height, info.size);
+    described.preview = await renderPreview(path, previewPath, timeoutMs);
   } catch {
     // A corrupt, truncated or oversized image: described as far as its header goes.
   }
   return described;
+}
+
+/** The JPEG preview of an image sharp reads: upright, fit in 800×800, on white. */
+async function renderPreview(path: string, previewPath: string, timeoutMs: number) {
+  const info = await sharp(path, { limitInputPixels: MAX_INPUT_PIXELS, failOn: 'warning' })
+    .autoOrient()
+    .resize(PREVIEW_MAX, PREVIEW_MAX, { fit: 'inside', withoutEnlargement: true })
+    .flatten({ background: '#ffffff' })
+    .jpeg({ quality: 80 })
+    .timeout({ seconds: Math.max(1, Math.ceil(timeoutMs / 1000)) })
+    .toFile(previewPath);
+  return previewFile(info.width, info.height, info.size);
+}
+
+/** BMP, ICO, HEIC: decoded by ffmpeg or heif-convert, then described and previewed as usual. */
+async function describeDecoded(
+  path: string,
+  decode: Decoder,
+  previewPath: string,
+  timeoutMs: number,
+): Promise<Described> {
+  const deadline = Date.now() + timeoutMs;
+  const scratch = await mkdtemp(join(dirname(previewPath), '.decode-'));
+  try {
+    const decoded = await decode(path, scratch, timeoutMs);
+    const meta = await sharp(decoded, { limitInputPixels: false }).metadata();
+    const described: Described = {
+      width: meta.autoOrient?.width ?? meta.width,
+      height: meta.autoOrient?.height ?? meta.height,
+    };
+    try {
+      described.preview = await renderPreview(decoded, previewPath, deadline - Date.now());
+    } catch {
+      // Decoded, but too big or broken to render: described by its size only.
+    }
+    return described;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
