@@ -6,6 +6,7 @@ import { mediaRepo } from './media.repo.js';
 import { metaRepo } from './meta.repo.js';
 import { outboxRepo } from './outbox.repo.js';
 import { secureDataDir, secureFiles } from './permissions.js';
+import { type DiskReserve, diskReserve } from './reserve.js';
 import { branchesRepo, tenantsRepo } from './tenants.repo.js';
 import { tokensRepo } from './tokens.repo.js';
 import { usersRepo } from './users.repo.js';
@@ -29,6 +30,8 @@ export interface Store {
    * Lets the server cache credentials without ever serving a revoked token.
    */
   credentialsVersion(): string;
+  /** Room kept for deletes and revocations on a full disk (see reserve.ts). */
+  reserve: DiskReserve;
   /** What was looser than it should be when the store opened (and has been tightened). */
   permissionWarnings: string[];
   close(): void;
@@ -46,6 +49,8 @@ export function openStore(dataDir: string): Store {
     localWrites++;
   };
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  const reserve = diskReserve(dataDir);
+  reserve.ensure();
   const outbox = outboxRepo(db);
   return {
     db,
@@ -60,6 +65,7 @@ export function openStore(dataDir: string): Store {
     meta: metaRepo(db),
     blobs: localBlobStore(dataDir),
     permissionWarnings,
+    reserve,
     close: () => db.close(),
   };
 }

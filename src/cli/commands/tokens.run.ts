@@ -49,7 +49,7 @@ export function listTokens(opts: { data?: string }, format: Format, deps: Deps) 
 
 export function revokeToken(id: string, opts: { data?: string }, deps: Deps) {
   return withStore(opts.data, deps, (store) => {
-    if (!store.tokens.revoke(id)) {
+    if (!store.reserve.whenFull(() => store.tokens.revoke(id))) {
       throw new CliError(
         `no live token with id '${id}' (see \`roster tokens list\`)`,
         EXIT.notFound,

@@ -163,8 +163,9 @@ export function mediaService(deps: MediaServiceDeps) {
 
     async remove(scope: RequestScope, id: string): Promise<void> {
       const row = find(scope, id);
-      store.media.remove(row.rowid);
+      store.reserve.whenFull(() => store.media.remove(row.rowid));
       await discard([row.blob_key, row.preview_key]);
+      store.reserve.ensure();
     },
 
     /** Renders rows as Media whose URLs point at `cdnBase` and are signed. */

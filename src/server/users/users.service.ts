@@ -210,7 +210,9 @@ export function usersService(store: Store, invited: () => void) {
 
     remove(scope: RequestScope, key: string): void {
       const row = find(scope, key);
-      store.users.update(row.rowid, { status: 'deleted', updated_at: new Date().toISOString() });
+      store.reserve.whenFull(() =>
+        store.users.update(row.rowid, { status: 'deleted', updated_at: new Date().toISOString() }),
+      );
     },
   };
 }
