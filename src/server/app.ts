@@ -22,6 +22,7 @@ import { type OutboxDelivery, outboxDelivery } from './mail/delivery.js';
 import { emlTransport, type MailTransport, smtpTransport } from './mail/transports.js';
 import { registerMediaRoutes } from './media/media.routes.js';
 import { mediaService } from './media/media.service.js';
+import type { PreviewScheduler } from './media/preview-scheduler.js';
 import { sweepMedia } from './media/sweep.js';
 import { registerUserRoutes } from './users/users.routes.js';
 import { usersService } from './users/users.service.js';
@@ -31,6 +32,8 @@ export interface AppDeps {
   config: ServerConfig;
   /** Where server log lines go (stderr for `roster serve`). */
   log?: (line: string) => void;
+  /** How preview slots are shared (default: fair shares of one slot per core). */
+  previewScheduler?: PreviewScheduler;
 }
 
 export interface RunningApp {
@@ -41,7 +44,7 @@ export interface RunningApp {
 
 export const SIGNING_SECRET_KEY = 'cdn.signing-secret';
 
-export function createApp({ store, config, log = () => {} }: AppDeps) {
+export function createApp({ store, config, log = () => {}, previewScheduler }: AppDeps) {
   const app = new Koa<AppState>();
   let draining = false;
   // Koa's default prints to the console; errors it sees after a response began (a client that
@@ -99,6 +102,7 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
     maxUploadBytes: config.maxUploadBytes,
     previewTimeoutMs: config.previewTimeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS,
     defaultQuotaBytes: config.quotaBytes,
+    previewScheduler,
     log,
   });
   const cdnUrl = config.cdnUrl?.replace(/\/+$/, '');
@@ -106,6 +110,7 @@ export function createApp({ store, config, log = () => {} }: AppDeps) {
     vendor: config.vendor,
     maxUploadBytes: config.maxUploadBytes,
     cdnBase: (ctx) => cdnUrl ?? `${ctx.state.origin}/cdn`,
+    uploadIdleTimeoutMs: config.uploadIdleTimeoutMs,
   });
   // /cdn authorises per file (signed URL or token), not through the API's auth middleware.
   const cdn = new Router<AppState>();

@@ -28,6 +28,8 @@ export interface ServerConfig {
   accessLog?: boolean;
   /** How long signed CDN URLs stay valid (rounded up to the hour); default 24 h. */
   signedUrlTtlSeconds?: number;
+  /** An upload body idle this long is cut; default 5 min (not counting the server's own work). */
+  uploadIdleTimeoutMs?: number;
   /** A preview taking longer is abandoned (the medium is stored without one); default 30 s. */
   previewTimeoutMs?: number;
 }

@@ -9,7 +9,10 @@ import type { AppContext, AppState } from '../http/state.js';
 import type { MediaService } from './media.service.js';
 import { discardRest, MULTIPART_OVERHEAD, tooLarge } from './receive.js';
 
-/** An upload with no bytes either way for this long is cut (covers slow previews too). */
+/**
+ * An upload whose body stops flowing for this long is cut. Only while the body arrives: once it
+ * is in, the server's own work (preview queue, preview, storage) does not count.
+ */
 export const UPLOAD_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
 
 /**
@@ -24,7 +27,13 @@ function idleTimeout(ctx: AppContext, ms: number) {
 export function registerMediaRoutes(
   router: Router<AppState>,
   media: MediaService,
-  opts: { vendor: string; maxUploadBytes: number; cdnBase: (ctx: AppContext) => string },
+  opts: {
+    vendor: string;
+    maxUploadBytes: number;
+    cdnBase: (ctx: AppContext) => string;
+    /** Default UPLOAD_IDLE_TIMEOUT_MS. */
+    uploadIdleTimeoutMs?: number;
+  },
 ): void {
   const { vendor, maxUploadBytes } = opts;
   const read = requireScope('media:read', 401);
@@ -49,7 +58,7 @@ export function registerMediaRoutes(
       discardRest(ctx.req);
       throw tooLarge(maxUploadBytes);
     }
-    idleTimeout(ctx, UPLOAD_IDLE_TIMEOUT_MS);
+    idleTimeout(ctx, opts.uploadIdleTimeoutMs ?? UPLOAD_IDLE_TIMEOUT_MS);
     const row = await media.upload(ctx.state.scope, ctx.req);
     ctx.body = view(ctx)(row);
   });

@@ -17,7 +17,7 @@ import { AppError } from '../errors.js';
 import type { RequestScope } from '../http/state.js';
 import type { Described } from '../previews/index.js';
 import { sanitizeFileName } from './file-name.js';
-import { limiter } from './limiter.js';
+import { type PreviewScheduler, previewScheduler } from './preview-scheduler.js';
 import { encodePath, type MediumPlace } from './public-id.js';
 import { receiveUpload } from './receive.js';
 import { represent } from './represent.js';
@@ -28,10 +28,15 @@ export interface MediaServiceDeps {
   signer: UrlSigner;
   maxUploadBytes: number;
   previewTimeoutMs: number;
+  /** Shares the preview slots between tenants and tokens (default: one per core, at least 2). */
+  previewScheduler?: PreviewScheduler;
   /** Storage per tenant for tenants without a quota of their own; undefined: no limit. */
   defaultQuotaBytes?: number;
   log: (line: string) => void;
 }
+
+/** A preview that cannot start within this time is skipped: the upload is answered without. */
+export const PREVIEW_QUEUE_WAIT_MS = 15_000;
 
 /** sharp, pdfjs and friends load on the first upload, not when the server starts. */
 const previews = () => import('../previews/index.js');
@@ -49,7 +54,13 @@ export const placeOf = (scope: RequestScope, row: MediumRow): MediumPlace => ({
 
 export function mediaService(deps: MediaServiceDeps) {
   const { store, blobs, signer, log } = deps;
-  const previewSlot = limiter(Math.max(2, availableParallelism()));
+  const schedule =
+    deps.previewScheduler ??
+    previewScheduler({
+      slots: Math.max(2, availableParallelism()),
+      maxQueuedPerKey: 8,
+      maxWaitMs: PREVIEW_QUEUE_WAIT_MS,
+    });
 
   const find = (scope: RequestScope, id: string): MediumRow => {
     const row = store.media.find(scope.branch.id, id);
@@ -62,16 +73,22 @@ export function mediaService(deps: MediaServiceDeps) {
     return row;
   };
 
-  /** Sniffs the type, then describes and previews (a failed preview is no failed upload). */
-  const inspect = async (id: string, path: string, previewPath: string) => {
+  /**
+   * Sniffs the type, then describes and previews in the tenant's and token's share of the
+   * preview slots. A failed, given-up or crowded-out preview is no failed upload.
+   */
+  const inspect = async (scope: RequestScope, id: string, path: string, previewPath: string) => {
     const { sniffType, describeAndPreview } = await previews();
     const kind = await sniffType(path);
-    const described = await previewSlot(() =>
-      describeAndPreview(path, kind, { previewPath, timeoutMs: deps.previewTimeoutMs }),
-    ).catch((err: Error): Described => {
-      log(`medium ${id} (${kind.mimeType}) stored without preview: ${err.message}`);
+    const key = `${scope.tenant.id}/${scope.token.id}`;
+    const skipped = (why: string): Described => {
+      log(`medium ${id} (${kind.mimeType}) stored without preview: ${why}`);
       return {};
-    });
+    };
+    const outcome = await schedule(key, () =>
+      describeAndPreview(path, kind, { previewPath, timeoutMs: deps.previewTimeoutMs }),
+    ).catch((err: Error) => ({ ran: true as const, value: skipped(err.message) }));
+    const described = outcome.ran ? outcome.value : skipped(`preview ${outcome.reason}`);
     return { kind, described };
   };
 
@@ -122,13 +139,16 @@ export function mediaService(deps: MediaServiceDeps) {
       const keys = { file: id, preview: `${id}.preview` };
       let stored = false;
       try {
-        const { kind, described } = await inspect(id, received.tempPath, previewTemp);
+        const { kind, described } = await inspect(scope, id, received.tempPath, previewTemp);
         const fileName = sanitizeFileName(received.fileName, kind.format);
         const { preview } = described;
         await blobs.put(keys.file, received.tempPath);
         stored = true;
         if (preview) await blobs.put(keys.preview, previewTemp);
         checkQuota(scope, received.bytes + (preview?.bytes ?? 0));
+        // Nobody would hear of this medium: a client that left gets no write it cannot know of
+        // (and would only repeat).
+        if (req.socket?.destroyed) throw new AppError('validation', 'the client went away');
         return store.media.insert({
           id,
           tenant_id: scope.tenant.id,

@@ -173,6 +173,9 @@ export function receiveUpload(
       written.then((file) => {
         if (settled) return;
         settled = true;
+        // The body is in: from here the server works (queue, preview, storage), and that time
+        // must not count against the client's idle timeout.
+        req.socket?.setTimeout(0);
         resolve({ ...file, tempPath, hint });
       }, fail);
     });

@@ -1,0 +1,133 @@
+/**
+ * Preview slots under pressure, through the real app: a busy token does not hold up another
+ * tenant's upload, and an upload whose client left before the commit point is not stored.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createApp } from '../../../src/server/app.js';
+import { DEFAULT_MAX_UPLOAD_BYTES } from '../../../src/server/config.js';
+import { previewScheduler } from '../../../src/server/media/preview-scheduler.js';
+import { openStore, type Store } from '../../../src/store/store.js';
+import { addTenant, bootstrap } from '../../../src/store/tenancy.js';
+import { eventually } from '../../helpers/eventually.js';
+import { requester } from '../../helpers/server.js';
+import { blobKeys, fixtures, tempFiles, uploadBody } from './media-helpers.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'roster-fair-'));
+let store: Store;
+let app: ReturnType<typeof createApp>;
+let url: string;
+let admin: string;
+let png: Buffer;
+/** Preview tasks of the token 'busy' wait here until the test lets them go. */
+let release!: () => void;
+const held = new Promise<void>((resolve) => {
+  release = resolve;
+});
+const entered: string[] = [];
+/** When set, the next preview task waits for it (once). */
+let gateNext: Promise<void> | undefined;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  store = openStore(dataDir);
+  admin = bootstrap(store)!.adminToken;
+  png = readFileSync((await fixtures()).png);
+  const fair = previewScheduler({ slots: 2, maxQueuedPerKey: 8, maxWaitMs: 60_000 });
+  app = createApp({
+    store,
+    config: {
+      dataDir,
+      vendor: 'service',
+      maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES,
+      accessLog: true,
+      uploadIdleTimeoutMs: 100,
+    },
+    log: (line) => logs.push(line),
+    previewScheduler: (key, task) =>
+      fair(key, async () => {
+        entered.push(key);
+        if (key.endsWith(busyTokenId())) await held;
+        const gate = gateNext;
+        gateNext = undefined;
+        if (gate) await gate;
+        return task();
+      }),
+  });
+  url = (await app.listen(0)).url;
+});
+afterAll(async () => {
+  release();
+  await app.close();
+  store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const busyTokenId = () => Buffer.from(admin, 'base64').toString().split(':')[0]!;
+const post = (token: string, host?: string) => {
+  const { body, contentType } = uploadBody(png, 'dot.png');
+  return requester(url, token)('POST', '/api/media', {
+    headers: { 'content-type': contentType, ...(host ? { host } : {}) },
+    body,
+  });
+};
+
+test("a token with previews stuck in every slot it may use does not hold up another tenant's upload", async () => {
+  const stuck = [post(admin), post(admin), post(admin)];
+  await eventually(() => entered.length === 1);
+  addTenant(store, 'other.example.com');
+  const branch = store.branches.byName(store.tenants.byHost('other.example.com')!.id, 'main')!;
+  const other = store.tokens.create(branch.id, 'other', ['media:read', 'media:write']).secret;
+  const r = await post(other, 'other.example.com');
+  expect(r.status).toBe(200);
+  expect(r.json.transformations.t_preview).toBeDefined();
+  release();
+  for (const s of await Promise.all(stuck)) expect(s.status).toBe(200);
+});
+
+test('an upload whose client left before the commit point is not stored', async () => {
+  const rowsBefore = store.media.allKeys().length;
+  const blobsBefore = (await blobKeys({ store })).length;
+  let letGo!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    letGo = resolve;
+  });
+  const waiting = entered.length;
+  gateNext = gate;
+  const { body, contentType } = uploadBody(png, 'gone.png');
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.on('error', () => {});
+  const closed = new Promise((r) => socket.once('close', r));
+  socket.write(
+    `POST /api/media HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${admin}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`,
+  );
+  socket.end(body);
+  await eventually(() => entered.length > waiting);
+  socket.destroy();
+  await closed;
+  letGo();
+  await eventually(() => logs.some((l) => l.startsWith('POST /api/media 400')));
+  expect(await tempFiles({ store })).toEqual([]);
+  expect(store.media.allKeys()).toHaveLength(rowsBefore);
+  expect(await blobKeys({ store })).toHaveLength(blobsBefore);
+});
+
+test('time an upload waits for a preview slot is not idle time of its connection', async () => {
+  let letGo!: () => void;
+  gateNext = new Promise<void>((resolve) => {
+    letGo = resolve;
+  });
+  const waiting = entered.length;
+  const answer = post(admin);
+  await eventually(() => entered.length > waiting);
+  // Several idle timeouts (100 ms) pass while the server, not the client, is busy.
+  await new Promise((r) => setTimeout(r, 500));
+  letGo();
+  const r = await answer;
+  expect(r.status).toBe(200);
+  expect(r.json.transformations.t_preview).toBeDefined();
+});
