@@ -1,0 +1,85 @@
+/**
+ * `roster serve --smtp-url` killed with -9 during a burst of invitations: after a restart, the
+ * relay (a real SMTP server, smtp-server) receives every committed user's invitation, at least
+ * once, recognisable by its Message-ID. (The .eml case is in invitations.test.ts.)
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { openStore } from '../../src/store/store.js';
+import { spawnServe } from '../helpers/cli-server.js';
+import { requester, V3 } from '../helpers/server.js';
+import { startSmtp } from '../helpers/smtp.js';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+const temp = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  cleanup.push(() => rmSync(d, { recursive: true, force: true }));
+  return d;
+};
+const tokenOf = (configDir: string) =>
+  JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.local.token as string;
+
+/** Fires `count` invitations at once and kills the server with -9 once `killAfter` are answered. */
+async function burstThenKill(data: string, config: string, args: string[], tag: string) {
+  const first = await spawnServe(data, config, args);
+  const req = requester(first.url, tokenOf(config));
+  let answered = 0;
+  const acknowledged: string[] = [];
+  await Promise.allSettled(
+    Array.from({ length: 40 }, (_, i) =>
+      req('POST', '/api/users', {
+        headers: { 'content-type': V3, accept: V3 },
+        body: JSON.stringify({ email: `${tag}${i}@example.com` }),
+      }).then((r) => {
+        if (r.status === 201) acknowledged.push(r.json.id);
+        if (++answered === 10) first.child.kill('SIGKILL');
+      }),
+    ),
+  );
+  await first.child;
+  return acknowledged;
+}
+
+/** Every user the database holds with an email (what was committed, acknowledged or not). */
+function committedUsers(data: string): string[] {
+  const store = openStore(data);
+  try {
+    return store.db
+      .prepare('SELECT id FROM users WHERE email IS NOT NULL')
+      .pluck()
+      .all() as string[];
+  } finally {
+    store.close();
+  }
+}
+
+describe('invitations survive kill -9', () => {
+  test('SMTP: every committed user gets its invitation from the restarted server', async () => {
+    const data = temp('roster-outbox-data-');
+    const config = temp('roster-outbox-config-');
+    const relay = await startSmtp();
+    cleanup.push(() => relay.close());
+    const acknowledged = await burstThenKill(data, config, ['--smtp-url', relay.url], 'smtp');
+
+    const users = committedUsers(data);
+    expect(users).toEqual(expect.arrayContaining(acknowledged));
+    const second = await spawnServe(data, config, ['--smtp-url', relay.url]);
+    cleanup.push(async () => {
+      second.child.kill('SIGTERM');
+      await second.child;
+    });
+    const expected = new Set(users.map((id) => `<invitation.${id}@roster.localhost>`));
+    // At least once: duplicates may arrive (same Message-ID); wait until each one has.
+    const seen = new Set<string>();
+    for (let n = 1; [...expected].some((m) => !seen.has(m)); n++) {
+      const mails = await relay.waitFor(n);
+      seen.add(mails[n - 1]!.messageId!);
+    }
+    expect([...seen].filter((m) => !expected.has(m))).toEqual([]);
+  });
+});
