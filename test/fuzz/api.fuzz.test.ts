@@ -12,10 +12,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { makeFixtures } from '../../fixtures/make-fixtures.mjs';
 import { startServer, type TestServer, V3 } from '../helpers/server.js';
 import { upload } from '../server/media/media-helpers.js';
-import { type FuzzRequest, fuzzRequest, rawRequest, type Targets } from './arbitraries.js';
+import {
+  type FuzzRequest,
+  fuzzRequest,
+  rawRequest,
+  type Targets,
+  userWrite,
+} from './arbitraries.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
 
 let s: TestServer;
 let targets: Targets;
@@ -97,7 +103,7 @@ describe('fuzz: every route under hostile requests', () => {
     const before = await victimState();
     const seen = new Map<number, number>();
     await fc.assert(
-      fc.asyncProperty(fuzzRequest(targets), async (r) => {
+      fc.asyncProperty(fc.oneof(fuzzRequest(targets), userWrite(targets)), async (r) => {
         let res: Awaited<ReturnType<typeof send>>;
         try {
           res = await send(r);

@@ -255,3 +255,72 @@ export function rawRequest(t: Targets): fc.Arbitrary<string> {
       return `${line}\r\nHost: localhost\r\nConnection: close\r\n${lines.map((l) => `${l}\r\n`).join('')}\r\n${sent}`;
     });
 }
+
+/** A user that may well be valid: the fuzz then reaches the store, uniqueness and statuses. */
+const plausibleUser = fc.record(
+  {
+    email: fc.stringMatching(/^[a-z]{1,8}[0-9]{0,3}@example\.(com|org)$/),
+    userName: fc.stringMatching(/^[a-z][a-z0-9._-]{0,15}$/),
+    externalId: fc.stringMatching(/^[A-Za-z0-9-]{1,8}$/),
+    secret: fc.string({ minLength: 1, maxLength: 12 }),
+    sendMail: fc.constant(false),
+    profile: fc.record(
+      {
+        firstName: fc.string({ minLength: 1, maxLength: 30 }),
+        lastName: fc.oneof(fc.string({ maxLength: 30 }), fc.constant(null)),
+        position: fc.string({ maxLength: 30 }),
+        custom1: fc.string({ maxLength: 30 }),
+      },
+      { requiredKeys: [] },
+    ),
+  },
+  { requiredKeys: ['email'] },
+);
+
+/** Requests that pass negotiation and authentication, so the fuzz reaches validation and rules. */
+export function userWrite(t: Targets): fc.Arbitrary<FuzzRequest> {
+  const jsonTypes = MEDIA_TYPES.slice(0, 6).filter((m) => !m.includes('users.v2'));
+  const form = fc
+    .dictionary(
+      fc.constantFrom(
+        'email',
+        'userName',
+        'externalId',
+        'status',
+        'secret',
+        'profile.firstName',
+        'profile.position',
+        'profile.custom1',
+        'config.locale',
+        'role',
+      ),
+      fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('', 'activated', 'deactivated')),
+      { maxKeys: 4 },
+    )
+    .map((d) => Buffer.from(new URLSearchParams(d).toString()));
+  return fc.oneof(
+    fc
+      .record({
+        // POST creates; PUT aims at the fuzzer's own user and at the victim (404 expected).
+        target: fc.constantFrom<[string, string]>(
+          ['POST', '/api/users'],
+          ['POST', '/api/users'],
+          ['PUT', `/api/users/${t.ownUserId}`],
+          ['PUT', `/api/users/${t.victimId}`],
+        ),
+        headers: fc
+          .constantFrom(...jsonTypes)
+          .map((ct) => ({ 'content-type': ct, accept: `${MEDIA_TYPES[1]}` })),
+        body: fc.oneof(userish, plausibleUser).map((u) => Buffer.from(JSON.stringify(u))),
+        auth: fc.constant('fuzz' as const),
+      })
+      .map(({ target: [method, path], ...rest }) => ({ method, path, ...rest })),
+    fc.record({
+      method: fc.constant('PUT'),
+      path: fc.constantFrom(`/api/users/${t.ownUserId}`, `/api/users/${t.victimExternalId}`),
+      headers: fc.constant({ 'content-type': 'application/x-www-form-urlencoded' }),
+      body: form,
+      auth: fc.constant('fuzz' as const),
+    }),
+  );
+}
