@@ -3,6 +3,7 @@
  * parsed by encoding. Form encodings use dotted keys (`profile.firstName=Ann`) and come out as
  * the same nested object a JSON body would be.
  */
+import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import type { Context } from 'koa';
 import { AppError } from '../errors.js';
@@ -11,14 +12,33 @@ export const MAX_JSON_BYTES = 1024 * 1024;
 /** A JSON or form body must be complete this long after the request began (CONTRACT: 408). */
 export const DEFAULT_BODY_TIMEOUT_MS = 10_000;
 
+/**
+ * What is left of a refused body is read and thrown away for a little while (8 MiB, 5 s), so a
+ * client still sending sees the answer instead of a reset; past that the connection is cut.
+ * Never drained to its end: a client may not push gigabytes at a server that said no.
+ */
+export function discardRest(req: IncomingMessage, maxBytes = 8 * 1024 * 1024, maxMs = 5000) {
+  if (req.complete || req.destroyed) return;
+  let seen = 0;
+  const cut = () => req.socket?.destroy();
+  const timer = setTimeout(cut, maxMs).unref();
+  req.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > maxBytes) cut();
+  });
+  req.once('close', () => clearTimeout(timer));
+  req.on('error', () => {});
+  req.resume();
+}
+
 const tooLarge = (limit: number) =>
   new AppError('payloadTooLarge', `the request body is larger than ${limit} bytes`);
 
 /**
  * Reads a whole body of at most `limit` bytes that must be complete within the request's body
- * deadline (ctx.state.bodyTimeoutMs). A stalled or trickled body is answered 408 and a body over
- * the limit 413, and the error middleware then closes the connection: reading on would let one
- * client hold a socket, or push gigabytes, for as long as it likes.
+ * deadline (ctx.state.bodyTimeoutMs). A stalled or trickled body is answered 408 on a closed
+ * connection, and a body over the limit 413 with the rest discarded only briefly (error
+ * middleware): reading on would let one client hold a socket, or push gigabytes, at will.
  */
 export function readRawBody(ctx: Context, limit = MAX_JSON_BYTES): Promise<Buffer> {
   const req = ctx.req;

@@ -6,6 +6,7 @@
 import type { Middleware } from 'koa';
 import { errorEnvelope } from '../../contract/errors.js';
 import { AppError } from '../errors.js';
+import { discardRest } from './body.js';
 
 export function errorMiddleware(log: (line: string) => void): Middleware {
   return async (ctx, next) => {
@@ -39,9 +40,12 @@ export function errorMiddleware(log: (line: string) => void): Middleware {
       }
       ctx.status = envelope.statusCode;
       ctx.set(appError.headers ?? {});
-      // An error answered before the body was read ends the connection: reading on would let
-      // the client push as much as it likes (a refused upload, a stalled JSON body).
-      if (!ctx.req.complete) ctx.set('Connection', 'close');
+      // An error answered before the body was read: a stalled body's connection is closed; of
+      // any other, a little more is read so the client sees the answer, then it is cut.
+      if (!ctx.req.complete) {
+        if (appError.kind === 'requestTimeout') ctx.set('Connection', 'close');
+        else discardRest(ctx.req);
+      }
       ctx.type = 'application/json';
       ctx.body = envelope;
     }

@@ -7,7 +7,7 @@ import { negotiate } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import type { AppContext, AppState } from '../http/state.js';
 import type { MediaService } from './media.service.js';
-import { discardRest, MULTIPART_OVERHEAD, tooLarge } from './receive.js';
+import { MULTIPART_OVERHEAD, tooLarge } from './receive.js';
 
 /**
  * An upload whose body stops flowing for this long is cut. Only while the body arrives: once it
@@ -48,14 +48,12 @@ export function registerMediaRoutes(
 
   router.post('/api/media', write, negotiate('/media', 'POST', { vendor }), async (ctx) => {
     if (!ctx.is('multipart/form-data')) {
-      discardRest(ctx.req);
       throw new AppError(
         'unsupportedMediaType',
         `Content-Type '${ctx.get('Content-Type') || '(none)'}' is not supported by POST /media; send multipart/form-data with the parts metaData and file`,
       );
     }
     if (Number(ctx.get('Content-Length')) > maxUploadBytes + MULTIPART_OVERHEAD) {
-      discardRest(ctx.req);
       throw tooLarge(maxUploadBytes);
     }
     idleTimeout(ctx, opts.uploadIdleTimeoutMs ?? UPLOAD_IDLE_TIMEOUT_MS);

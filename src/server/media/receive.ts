@@ -1,8 +1,8 @@
 /**
  * Receives POST /media's multipart body: `metaData` (JSON hint) and one `file` part, streamed
  * straight to a temp file with busboy (never held in memory). Every failure removes the temp
- * file before it is reported; of the rest of a refused body only a little is read (see
- * discardRest) before the connection is closed.
+ * file before it is reported; the error middleware deals with the rest of a refused body
+ * (see discardRest in http/body.ts).
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -32,27 +32,6 @@ const bad = (message: string) => new AppError('validation', message);
 const aborted = () => bad('the client aborted the upload before the body was complete');
 export const tooLarge = (max: number) =>
   new AppError('payloadTooLarge', `the file is larger than the upload limit of ${max} bytes`);
-
-/**
- * Reads and discards a little of what is left of a refused body, so a client still sending can
- * read the answer instead of meeting a reset, then gives up on the connection (the error answer
- * says `Connection: close`): a refused upload is never read on to its end.
- */
-export function discardRest(req: IncomingMessage, maxBytes = 1024 * 1024, maxMs = 2000) {
-  if (req.complete || req.destroyed) return;
-  let seen = 0;
-  const timer = setTimeout(() => req.socket?.destroy(), maxMs).unref();
-  const onData = (chunk: Buffer) => {
-    seen += chunk.length;
-    // Stop reading, and let TCP hold the client back until the answer is out and the
-    // connection closes.
-    if (seen > maxBytes) req.off('data', onData).pause();
-  };
-  req.on('data', onData);
-  req.once('close', () => clearTimeout(timer));
-  req.on('error', () => {});
-  req.resume();
-}
 
 export function receiveUpload(
   req: IncomingMessage,
@@ -93,7 +72,6 @@ export function receiveUpload(
       if (settled) return;
       settled = true;
       req.unpipe(parser);
-      discardRest(req);
       const file = out;
       const closed = new Promise<void>((done) => {
         if (!file || file.closed) return done();

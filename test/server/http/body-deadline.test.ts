@@ -53,7 +53,7 @@ test('a body trickled slower than the deadline is cut too (the deadline is not a
   expect((await s.req('GET', '/api/users/slow@example.com')).status).toBe(404);
 });
 
-test('after a 413 the connection is closed, not drained', async () => {
+test('after a 413 the rest of the body is read only briefly, then the connection is cut', async () => {
   const c = open(600 * 1024 * 1024);
   const chunk = Buffer.alloc(64 * 1024, 'a');
   let written = 0;
@@ -71,7 +71,7 @@ test('after a 413 the connection is closed, not drained', async () => {
   await c.closed;
   expect(c.answer()).toMatch(/^HTTP\/1.1 413/);
   // What the kernel buffers on both sides, not what the server read on.
-  expect(written).toBeLessThan(16 * 1024 * 1024);
+  expect(written).toBeLessThan(24 * 1024 * 1024);
 });
 
 test('a body that arrives in time is served, on a connection that stays open', async () => {
