@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, test } from 'vitest';
 import { describeAndPreview, sniffType } from '../../../src/server/previews/index.js';
+import { fromProbe } from '../../../src/server/previews/video.js';
 import { expectPicture, previewSetup } from './helpers.js';
 
 const s = previewSetup();
@@ -24,6 +25,16 @@ describe('videos', () => {
     expect(described).toMatchObject({ width: 1024, height: 576 });
     expect(described.preview).toMatchObject({ width: 800, height: 450 });
     expect(await expectPicture(out)).toMatchObject({ width: 800, height: 450, flat: false });
+  });
+
+  test('display size: SAR stretches the width, then a 90° rotation swaps; unknown SAR is square', () => {
+    const stream = { codec_type: 'video', width: 720, height: 576 };
+    const turned = { ...stream, sample_aspect_ratio: '64:45', side_data_list: [{ rotation: -90 }] };
+    expect(fromProbe({ streams: [turned] })).toMatchObject({ width: 576, height: 1024 });
+    for (const sar of ['0:1', 'N/A', '1:1', undefined]) {
+      const probe = { streams: [{ ...stream, sample_aspect_ratio: sar }] };
+      expect(fromProbe(probe), String(sar)).toMatchObject({ width: 720, height: 576 });
+    }
   });
 
   test('a one-frame video gets its only frame as preview', async () => {
