@@ -8,6 +8,7 @@ const benches = [
   './media.bench.mjs',
   './media-cli.bench.mjs',
   './import.bench.mjs',
+  './table.bench.mjs',
 ];
 const only = process.argv.slice(2);
 for (const path of benches) {

@@ -11,6 +11,8 @@ export interface IO {
   stderr: Writable;
   stdin: NodeJS.ReadableStream;
   stdoutIsTTY: boolean;
+  /** Width of the terminal on stdout, to fit tables; undefined: no limit (a pipe, `-o wide`). */
+  columns?: number;
   stderrIsTTY: boolean;
   stdinIsTTY: boolean;
   /** Colours on stdout: only on a TTY and never with NO_COLOR or --no-color. */
@@ -52,6 +54,7 @@ export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
     stderr: process.stderr,
     stdin: process.stdin,
     stdoutIsTTY,
+    columns: stdoutIsTTY ? process.stdout.columns || undefined : undefined,
     stderrIsTTY,
     stdinIsTTY: Boolean(process.stdin.isTTY),
     color: stdoutIsTTY && !noColorEnv(env),

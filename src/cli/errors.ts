@@ -7,6 +7,7 @@ export const EXIT = {
   notFound: 4,
   partial: 5,
   interrupted: 130,
+  terminated: 143,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -6,14 +6,15 @@ import { Command, CommanderError, Option } from 'commander';
 import { ALL, COMMANDS, commandsFor } from './commands/index.js';
 import { type Deps, note, processIO } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
-import { FORMATS } from './output/render.js';
+import { OUTPUT_CHOICES } from './output/render.js';
 import { paintErr } from './output/style.js';
 import { isPromptExit } from './prompt.js';
+import { exitCodeOf, installSignals } from './signals.js';
 import { version } from './version.js';
 
 const EXIT_HELP = `
 Exit codes: 0 ok · 1 error · 2 usage · 3 auth (401/403, not logged in) · 4 not found ·
-5 partial failure (some ids/rows failed) · 130 interrupted.
+5 partial failure (some ids/rows failed) · 130 interrupted (Ctrl-C) · 143 terminated (SIGTERM).
 Environment: ROSTER_BASE_URL, ROSTER_TOKEN, ROSTER_PROFILE, ROSTER_VENDOR, ROSTER_CONFIG_DIR,
 ROSTER_DATA_DIR, NO_COLOR.`;
 
@@ -27,8 +28,8 @@ export function createRoot(deps: Deps): Command {
     .addOption(
       new Option(
         '-o, --output <format>',
-        'output format (default: table on a terminal, json when piped)',
-      ).choices(FORMATS),
+        'output format (default: table on a terminal, json when piped; wide: a table not cut to the terminal)',
+      ).choices(OUTPUT_CHOICES),
     )
     .option('--profile <name>', 'CLI profile to use (default: $ROSTER_PROFILE or the current one)')
     .option('--base-url <url>', 'service base URL ending in /api (default: from the profile)')
@@ -118,24 +119,20 @@ async function runCleanups(deps: Deps) {
 /** Runs one command line (argv with node and script) and returns its exit code. */
 export async function run(argv: string[], deps: Deps): Promise<ExitCode> {
   const verbose = argv.includes('--verbose');
-  // Ctrl-C ends the command at once with 130, unless the command listens for SIGINT itself
-  // (serve drains in-flight requests); a second Ctrl-C then forces the exit.
-  const onSigint = () => {
-    if (process.listenerCount('SIGINT') > 1) return;
+  const removeSignals = installSignals((signal) => {
     for (const fn of deps.cleanups ?? []) {
       try {
         fn();
       } catch {}
     }
     note(deps.io, 'interrupted');
-    process.exit(EXIT.interrupted);
-  };
+    process.exit(exitCodeOf(signal));
+  });
   // `roster users list | head -1`: a closed pipe ends the output, not with a stack trace.
   const onStdoutError = (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
     throw err;
   };
-  process.on('SIGINT', onSigint);
   deps.io.stdout.on('error', onStdoutError);
   let code: ExitCode = EXIT.ok;
   try {
@@ -145,7 +142,7 @@ export async function run(argv: string[], deps: Deps): Promise<ExitCode> {
     code = await reportError(err, deps, verbose);
   } finally {
     await runCleanups(deps);
-    process.off('SIGINT', onSigint);
+    removeSignals();
     deps.io.stdout.off('error', onStdoutError);
   }
   return code;

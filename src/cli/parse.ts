@@ -1,5 +1,6 @@
 /** Flag value parsers: each throws a usage error that names the flag and shows a valid value. */
 import { InvalidArgumentError } from 'commander';
+import { LISTABLE_STATUSES, type ListableStatus, SORT_KEYS } from '../contract/user.js';
 
 const UNITS: Record<string, number> = {
   '': 1,
@@ -53,4 +54,43 @@ export function parseNonNegativeInt(value: string): number {
     throw new InvalidArgumentError(`expected a whole number of at least 0, got '${value}'`);
   }
   return Number(value);
+}
+
+/** `--status`: `activated,pending`, or `all` for every live status (`users list` and `export`). */
+export function parseStatuses(value: string): ListableStatus[] {
+  if (value.trim() === 'all') return [...LISTABLE_STATUSES];
+  const parts = [
+    ...new Set(
+      value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+  const bad = parts.filter((p) => !(LISTABLE_STATUSES as readonly string[]).includes(p));
+  if (parts.length === 0 || bad.length > 0) {
+    throw new InvalidArgumentError(
+      `expected ${LISTABLE_STATUSES.join(', ')} (comma-separated) or all, got '${value}'`,
+    );
+  }
+  return parts as ListableStatus[];
+}
+
+/**
+ * `--sort`: one key and direction (`lastName_DESC`), filled with a second key as the service
+ * wants two (`lastName_DESC_firstName_ASC`), or both given as on the wire.
+ */
+export function parseSort(value: string): string {
+  const m = /^(\w+?)_(ASC|DESC)(?:_(\w+?)_(ASC|DESC))?$/i.exec(value.trim());
+  const keys = SORT_KEYS as readonly string[];
+  const bad = m && [m[1], m[3]].find((k) => k !== undefined && !keys.includes(k));
+  if (!m || bad) {
+    throw new InvalidArgumentError(
+      `expected KEY_ASC or KEY_DESC (optionally twice), KEY one of ${SORT_KEYS.join(', ')}; got '${value}'`,
+    );
+  }
+  const [, k1, d1, k2, d2] = m;
+  if (k2) return `${k1}_${d1!.toUpperCase()}_${k2}_${d2!.toUpperCase()}`;
+  const second = k1 === 'lastName' ? 'firstName' : 'lastName';
+  return `${k1}_${d1!.toUpperCase()}_${second}_ASC`;
 }

@@ -29,6 +29,8 @@ export interface ApplyOptions {
   concurrency: number;
   sendMail: boolean;
   onOutcome: (outcome: Outcome) => void;
+  /** Aborted: workers take no new task; the ones in flight finish. */
+  signal?: AbortSignal;
 }
 
 /** What the service said, in one line (the client's message adds hints meant for commands). */
@@ -119,7 +121,7 @@ export async function applyPlan(
   const source = tasks();
   let fatal: unknown;
   const worker = async () => {
-    while (fatal === undefined) {
+    while (fatal === undefined && !opts.signal?.aborted) {
       let next: IteratorResult<Task>;
       try {
         next = await source.next();

@@ -5,7 +5,6 @@
  */
 import { TextDecoder } from 'node:util';
 import { InvalidArgumentError } from 'commander';
-import { LISTABLE_STATUSES, type ListableStatus } from '../contract/user.js';
 import type { DeactivateLimit } from './sync.js';
 
 /** `,` `;` `|` …, or `tab` / `\t`. */
@@ -41,26 +40,6 @@ export function parseMaxDeactivate(value: string): DeactivateLimit {
     );
   }
   return m[2] ? { percent: n } : { count: n };
-}
-
-/** `activated,pending`, or `all` for every listable status. */
-export function parseStatuses(value: string): ListableStatus[] {
-  if (value.trim() === 'all') return [...LISTABLE_STATUSES];
-  const parts = [
-    ...new Set(
-      value
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
-  ];
-  const bad = parts.filter((p) => !(LISTABLE_STATUSES as readonly string[]).includes(p));
-  if (parts.length === 0 || bad.length > 0) {
-    throw new InvalidArgumentError(
-      `expected ${LISTABLE_STATUSES.join(', ')} (comma-separated) or all, got '${value}'`,
-    );
-  }
-  return parts as ListableStatus[];
 }
 
 /** `--concurrency`: 1 to 64 requests at a time. */

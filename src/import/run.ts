@@ -28,6 +28,8 @@ export interface ImportOptions {
   resume?: string;
   sync?: boolean;
   maxDeactivate?: DeactivateLimit;
+  /** Aborted: send no more rows; those in flight finish and are reported. */
+  signal?: AbortSignal;
 }
 
 export interface ImportHooks {
@@ -44,6 +46,8 @@ export interface ImportResult {
   failures: Outcome[];
   /** A dry run's `--sync` beyond `--max-deactivate` (a real run throws it instead). */
   refusal?: CliError;
+  /** The run was stopped (`signal`) before every row was sent. */
+  interrupted?: boolean;
 }
 
 const planned = (e: Entry): Outcome => ({
@@ -178,6 +182,7 @@ export async function importCsv(
         match,
         concurrency: opts.concurrency ?? 8,
         sendMail: opts.sendMail ?? true,
+        signal: opts.signal,
         onOutcome: (o) => {
           report?.write(o);
           bar?.tick();
@@ -191,7 +196,7 @@ export async function importCsv(
       bar?.end();
     }
     failures.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
-    return { plan, summary, failures };
+    return { plan, summary, failures, interrupted: opts.signal?.aborted };
   } finally {
     report?.close();
   }

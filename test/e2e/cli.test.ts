@@ -205,7 +205,9 @@ describe('on the way to the service', () => {
 
   it('--verbose traces requests with timing, never the token', async () => {
     const r = await srv.run(['users', 'list', '--verbose']);
-    expect(r.stderr).toMatch(/→ GET http:\/\/127\.0\.0\.1:\d+\/api\/users\n← 200 OK \d+ ms/);
+    expect(r.stderr).toMatch(
+      /→ GET http:\/\/127\.0\.0\.1:\d+\/api\/users\?status=activated%2Cpending\n← 200 OK \d+ ms/,
+    );
     expect(r.stderr).toContain('(redacted)');
     expect(r.stderr).not.toContain(srv.token);
   });

@@ -99,10 +99,12 @@ describe('users invite', () => {
 describe('users list, every format', () => {
   const all = ['--status', 'activated,pending,deactivated'];
 
-  it('json: an array of v3 users; the default status is activated', async () => {
+  it('json: an array of v3 users; the default is activated and pending users', async () => {
     const r = await srv.run(['users', 'list']);
     expect(r.exitCode).toBe(0);
-    expect(json(r.stdout).map((u: any) => u.externalId)).toEqual(['E-bob']);
+    expect(json(r.stdout).map((u: any) => u.externalId)).toEqual(['E-ann', 'E-bob']);
+    const active = await srv.run(['users', 'list', '--status', 'activated']);
+    expect(json(active.stdout).map((u: any) => u.externalId)).toEqual(['E-bob']);
     const every = json((await srv.run(['users', 'list', ...all])).stdout);
     expect(every.map((u: any) => u.externalId)).toEqual(['E-ann', 'E-bob']);
     expect(every[0]).toEqual(ann);

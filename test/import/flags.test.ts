@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { parseStatuses } from '../../src/cli/parse.js';
 import {
   parseConcurrency,
   parseDelimiter,
   parseEncoding,
   parseMaxDeactivate,
-  parseStatuses,
 } from '../../src/import/flags.js';
 import type { Plan } from '../../src/import/plan.js';
 import type { KnownUser } from '../../src/import/snapshot.js';

@@ -9,6 +9,7 @@ import { type Config, DEFAULT_PROFILE, openConfig } from '../config.js';
 import { type Deps, note } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { dataDirOf } from '../paths.js';
+import { onInterrupt } from '../signals.js';
 import type { ServeOptions } from './serve.js';
 import { parsePublicUrl } from './tenant-settings.js';
 
@@ -104,7 +105,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
         })
         .catch(resolve);
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    // The first SIGINT/SIGTERM drains; a second one ends the process at once (signals.ts).
+    onInterrupt(stop);
   });
 }

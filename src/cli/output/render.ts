@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import type { IO } from '../context.js';
 import { usageError } from '../errors.js';
 import { leaves, pathColumns, pickPaths } from './fields.js';
-import { paint } from './style.js';
+import { safeJson } from './text-safe.js';
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 export type Format = (typeof FORMATS)[number];
@@ -24,8 +24,15 @@ export interface View<T> {
   json: (row: T) => unknown;
 }
 
+/** What `-o` accepts: the formats, and `wide`, a table not fitted to the terminal. */
+export const OUTPUT_CHOICES = [...FORMATS, 'wide'] as const;
+
 export function resolveFormat(flag: string | undefined, io: IO): Format {
   if (flag === undefined) return io.stdoutIsTTY ? 'table' : 'json';
+  if (flag === 'wide') {
+    io.columns = undefined;
+    return 'table';
+  }
   if (!(FORMATS as readonly string[]).includes(flag)) {
     throw usageError(`-o/--output must be one of ${FORMATS.join(', ')}, got '${flag}'`);
   }
@@ -51,14 +58,12 @@ async function write(io: IO, text: string) {
 }
 
 async function table(io: IO, head: string[], rows: unknown[][]) {
-  const { default: Table } = await import('cli-table3');
-  // Colour decided here, not by cli-table3's own terminal detection (it ignores our IO).
-  const t = new Table({
-    head: head.map((h) => paint(io, 'cyan', h)),
-    style: { head: [], border: [] },
-  });
-  for (const row of rows) t.push(row.map(cell));
-  await write(io, `${t.toString()}\n`);
+  const { renderTable } = await import('./table.js');
+  await renderTable(
+    io,
+    head,
+    rows.map((r) => r.map(cell)),
+  );
 }
 
 export interface ListWriter<T> {
@@ -78,10 +83,10 @@ export async function listWriter<T>(io: IO, view: View<T>): Promise<ListWriter<T
     async write(row) {
       count++;
       if (format === 'json') {
-        const item = JSON.stringify(json(row), null, 2).replace(/\n/g, '\n  ');
+        const item = safeJson(JSON.stringify(json(row), null, 2)).replace(/\n/g, '\n  ');
         await write(io, `${count === 1 ? '[\n' : ',\n'}  ${item}`);
       } else if (format === 'ndjson') {
-        await write(io, `${JSON.stringify(json(row))}\n`);
+        await write(io, `${safeJson(JSON.stringify(json(row)))}\n`);
       } else if (format === 'csv') {
         if (count === 1) await write(io, csvRow(columns.map((c) => c.header)));
         await write(io, csvRow(columns.map((c) => c.value(row))));
@@ -125,7 +130,7 @@ export async function renderOne<T>(
   columns: Column<T>[],
   json = (r: T): unknown => r,
 ) {
-  if (format === 'json') await write(io, `${JSON.stringify(json(row), null, 2)}\n`);
+  if (format === 'json') await write(io, `${safeJson(JSON.stringify(json(row), null, 2))}\n`);
   else await renderList(io, format, [row], columns, json);
 }
 

@@ -49,7 +49,13 @@ describe('roster completion', () => {
     expect(complete(bash, ['roster', '--profile', 'users', 'users', 'li'])).toEqual(['list']);
     expect(complete(bash, ['roster', 'users', 'list', '--st'])).toEqual(['--status']);
     expect(complete(bash, ['roster', 'users', 'list', '--ou'])).toEqual(['--output']);
-    expect(complete(bash, ['roster', '-o', ''])).toEqual(['table', 'json', 'ndjson', 'csv']);
+    expect(complete(bash, ['roster', '-o', ''])).toEqual([
+      'table',
+      'json',
+      'ndjson',
+      'csv',
+      'wide',
+    ]);
     expect(complete(bash, ['roster', 'completion', '--he'])).toEqual(['--help']);
   });
 
@@ -62,7 +68,7 @@ describe('roster completion', () => {
     expect(fish).toMatch(
       /complete -c roster -n '__fish_seen_subcommand_from users; and not __fish_seen_subcommand_from list show invite update activate deactivate remove[a-z ]*' -a list/,
     );
-    expect(fish).toContain("complete -c roster -s o -l output -x -a 'table json ndjson csv'");
+    expect(fish).toContain("complete -c roster -s o -l output -x -a 'table json ndjson csv wide'");
     expect(fish).toContain(
       "-n '__fish_seen_subcommand_from users; and __fish_seen_subcommand_from invite' -l email -r -F",
     );

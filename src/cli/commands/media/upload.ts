@@ -11,6 +11,7 @@ import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js
 import { CliError, EXIT, usageError } from '../../errors.js';
 import { renderList, resolveFormat } from '../../output/render.js';
 import { paintErr } from '../../output/style.js';
+import { exitCodeOf, onInterrupt } from '../../signals.js';
 import { globalsOf } from '../options.js';
 import type { Outcome } from './upload-run.js';
 
@@ -90,13 +91,13 @@ export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> 
   const progress = () => bars.footer(`${finished} of ${tasks.length} files done`);
   progress();
 
-  // Ctrl-C cancels the uploads in flight; a second Ctrl-C exits at once (main.ts).
+  // Ctrl-C cancels the uploads in flight; a second Ctrl-C exits at once (signals.ts).
   const controller = new AbortController();
-  const interrupt = () =>
+  const stopListening = onInterrupt((signal) =>
     controller.abort(
-      new CliError('interrupted: the uploads in flight were cancelled', EXIT.interrupted),
-    );
-  process.once('SIGINT', interrupt);
+      new CliError('interrupted: the uploads in flight were cancelled', exitCodeOf(signal)),
+    ),
+  );
   const run = await uploadAll(client, tasks, {
     type: opts.type,
     concurrency: opts.concurrency,
@@ -112,7 +113,7 @@ export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> 
         );
     },
   }).finally(() => {
-    process.off('SIGINT', interrupt);
+    stopListening();
     bars.end();
   });
 

@@ -10,6 +10,7 @@ import type { DeactivateLimit } from '../../../import/sync.js';
 import type { MatchField } from '../../../import/types.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
+import { exitCodeOf, onInterrupt, type StopSignal } from '../../signals.js';
 import { collect, globalsOf } from '../options.js';
 
 export interface ImportFlags {
@@ -103,9 +104,20 @@ export async function runImport(csv: string | undefined, opts: ImportFlags, deps
 
   const client = await apiClient(opts.globals, deps);
   const spin = await spinner(deps, `reading ${csv} and the branch's users…`);
+  // Ctrl-C while rows are sent: no new rows, the ones in flight finish and reach the report.
+  // (While reading and planning nothing has been sent: Ctrl-C ends the command at once.)
+  const controller = new AbortController();
+  let stoppedBy: StopSignal | undefined;
+  let stopListening = () => {};
   const result = await importCsv(
     client,
-    { ...opts, file: csv, maps: opts.map, sendMail: opts.sendMail ?? true },
+    {
+      ...opts,
+      file: csv,
+      maps: opts.map,
+      sendMail: opts.sendMail ?? true,
+      signal: controller.signal,
+    },
     {
       onWarning: (w) => note(io, `warning: ${w}`),
       onPlan: (plan) => {
@@ -115,15 +127,31 @@ export async function runImport(csv: string | undefined, opts: ImportFlags, deps
       progress: (total) => {
         const bar = progress(io, 'importing', total);
         onCleanup(deps, () => bar.end()); // Ctrl-C: leave a clean line
+        stopListening = onInterrupt((signal) => {
+          stoppedBy = signal;
+          controller.abort();
+        });
         return bar;
       },
     },
-  ).finally(() => spin.stop());
+  ).finally(() => {
+    spin.stop();
+    stopListening();
+  });
 
   if (opts.dryRun) await show.renderPlan(io, format, result.plan, result.summary, opts.match);
   else await show.renderSummary(io, format, result.summary);
   const report = opts.report ?? (opts.dryRun ? undefined : opts.resume);
   show.noteFailures(io, result.failures, report);
+  if (result.interrupted && stoppedBy) {
+    const next = report
+      ? `roster users import ${csv} --resume ${report}`
+      : `roster users import ${csv} (rows already applied come out unchanged)`;
+    throw new CliError(
+      `interrupted: no further rows were sent; the rows above were applied. Continue with: ${next}`,
+      exitCodeOf(stoppedBy),
+    );
+  }
   if (result.refusal) throw result.refusal;
   const { failed, rows } = result.summary;
   if (failed > 0) {

@@ -1,14 +1,15 @@
 /** `roster users list`: one page of users, or every page with --all. */
 import type { Command } from 'commander';
+import { LISTABLE_STATUSES, type ListableStatus, SORT_KEYS } from '../../../contract/user.js';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { usageError } from '../../errors.js';
-import { parseNonNegativeInt, parsePositiveInt } from '../../parse.js';
+import { parseNonNegativeInt, parsePositiveInt, parseSort, parseStatuses } from '../../parse.js';
 import { fieldsOption, globalsOf } from '../options.js';
 import { runPagedList } from '../paged-list.js';
 import { userView } from './format.js';
 
 export interface ListOptions {
-  status?: string;
+  status?: ListableStatus[];
   query?: string;
   sort?: string;
   limit?: number;
@@ -18,6 +19,8 @@ export interface ListOptions {
   globals: GlobalOptions;
 }
 
+const DEFAULT_STATUSES: ListableStatus[] = ['activated', 'pending'];
+
 export function register(users: Command, deps: Deps, runFn = runList) {
   fieldsOption(
     users
@@ -25,13 +28,18 @@ export function register(users: Command, deps: Deps, runFn = runList) {
       .description("list users of the token's branch (JSON: an array of v3 users)")
       .option(
         '--status <list>',
-        'activated, pending, deactivated, comma-separated (default: activated)',
+        'activated, pending, deactivated, comma-separated, or all (default: activated,pending)',
+        parseStatuses,
       )
       .option(
         '--query <text>',
         'free-text search over names, email, userName, position, … (prefix match)',
       )
-      .option('--sort <keys>', 'two keys, e.g. lastName_ASC_firstName_ASC')
+      .option(
+        '--sort <key_DIR>',
+        `order, e.g. lastName_DESC (a second key is added) or lastName_ASC_firstName_ASC; keys: ${SORT_KEYS.join(', ')}`,
+        parseSort,
+      )
       .option(
         '--limit <n>',
         'users per page, at most 1000 (default 100; with --all: 1000)',
@@ -48,7 +56,7 @@ export function register(users: Command, deps: Deps, runFn = runList) {
 async function checkQuery(opts: ListOptions) {
   if (opts.status === undefined && opts.sort === undefined && opts.query === undefined) return;
   const { userListQuerySchema } = await import('../../../contract/schemas.js');
-  const query = { status: opts.status, sort: opts.sort, query: opts.query };
+  const query = { status: opts.status?.join(','), sort: opts.sort, query: opts.query };
   const parsed = userListQuerySchema.safeParse(
     Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)),
   );
@@ -63,8 +71,11 @@ export async function runList(opts: ListOptions, deps: Deps): Promise<void> {
   await checkQuery(opts);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
-  const params = { status: opts.status as never, query: opts.query, sort: opts.sort };
-  const filter = opts.status ? `status ${opts.status}` : 'status activated (the default)';
+  // CONTRACT: everyone who can or soon will log in, unless told otherwise.
+  const status = opts.status ?? DEFAULT_STATUSES;
+  const params = { status, query: opts.query, sort: opts.sort };
+  const filter =
+    status.length === LISTABLE_STATUSES.length ? 'any status' : `status ${status.join(' or ')}`;
   await runPagedList(deps, view, opts, (page) => client.listUsers({ ...params, ...page }), {
     plural: 'users',
     empty: `no users with ${filter}${opts.query ? ` matching '${opts.query}'` : ''}`,

@@ -1,0 +1,77 @@
+/**
+ * Ctrl-C in a real terminal (issue: ignored once a spinner had run). The first Ctrl-C stops the
+ * command (in-flight work finishes or is cancelled, the import report is flushed, the resume
+ * hint printed) and exits 130; `serve` drains and exits 0.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type Served, serve } from './helpers/cli.js';
+import { inPty } from './helpers/pty.js';
+
+let srv: Served;
+beforeAll(async () => {
+  srv = await serve();
+});
+afterAll(() => srv.close());
+
+const csv = (rows: number, prefix: string) => {
+  const path = join(srv.dataDir, `${prefix}.csv`);
+  const lines = ['externalId,email,firstName,lastName'];
+  for (let i = 0; i < rows; i++) lines.push(`${prefix}-${i},${prefix}${i}@example.com,F${i},L${i}`);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+};
+
+describe('Ctrl-C on a terminal', () => {
+  test('during an import: stops, flushes the report, names --resume, exits 130', async () => {
+    const file = csv(3000, 'sig');
+    const report = join(srv.dataDir, 'sig-report.csv');
+    const run = inPty(
+      ['users', 'import', file, '--report', report, '--no-send-mail', '--concurrency', '2'],
+      srv.env,
+    );
+    await run.waitFor(/\d+\/3000/);
+    run.type('\x03');
+    const { exitCode, screen } = await run.exited;
+    expect(exitCode, screen).toBe(130);
+    expect(screen).toContain(`--resume ${report}`);
+    const rows = readFileSync(report, 'utf8').trim().split('\n').length - 1;
+    expect(rows).toBeGreaterThan(0);
+    expect(rows).toBeLessThan(3000);
+    // What the report calls done is done: a resume completes the rest, nothing twice.
+    const resumed = await srv.run([
+      'users',
+      'import',
+      file,
+      '--resume',
+      report,
+      '--no-send-mail',
+      '-o',
+      'json',
+    ]);
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const summary = JSON.parse(resumed.stdout);
+    expect(summary.failed).toBe(0);
+    expect(summary.created + summary.unchanged + (summary.skipped ?? 0)).toBe(3000);
+  });
+
+  test('after a spinner ran (users list --all as a table): exits 130', async () => {
+    await srv.run(['users', 'import', csv(2500, 'lst'), '--no-send-mail']);
+    const run = inPty(['users', 'list', '--all', '--limit', '100', '--status', 'all'], srv.env);
+    await run.waitFor('lst-');
+    run.type('\x03');
+    const { exitCode, screen } = await run.exited;
+    expect(exitCode, screen.slice(-500)).toBe(130);
+    expect(screen).toContain('interrupted');
+  });
+
+  test('at a confirmation prompt: nothing is removed, exit 130', async () => {
+    const run = inPty(['users', 'remove', 'lst-1'], srv.env);
+    await run.waitFor('?');
+    run.type('\x03');
+    const { exitCode } = await run.exited;
+    expect(exitCode).toBe(130);
+    expect((await srv.run(['users', 'show', 'lst-1', '-o', 'json'])).exitCode).toBe(0);
+  });
+});
