@@ -9,6 +9,7 @@ import { rename, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { stringify } from 'csv-stringify/sync';
+import { toCsvCell } from '../contract/csv-cell.js';
 import type { ListableStatus } from '../contract/user.js';
 import { CREATE_ONLY, CUSTOM_PREFIX, FIELDS } from './columns.js';
 import { currentValues, type Values } from './fields.js';
@@ -55,7 +56,9 @@ export async function exportUsers(
     if (!opts.out.write(text)) await once(opts.out, 'drain');
   };
   await write(`${opts.bom ? '\ufeff' : ''}${line(columns)}`);
-  for (const values of rows) await write(line(columns.map((c) => values[c] ?? '')));
+  for (const values of rows) {
+    await write(line(columns.map((c) => toCsvCell(String(values[c] ?? '')))));
+  }
   return {
     users: rows.length,
     withoutExternalId: rows.filter((r) => !r.externalId).length,

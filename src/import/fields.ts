@@ -2,6 +2,7 @@
  * A row as field values, and the three things done with them: validate with the contract's
  * schemas, compare with a user the service has, and turn into a v3 request body.
  */
+import { fromCsvCell } from '../contract/csv-cell.js';
 import { fieldIssues, userBodySchemas } from '../contract/schemas.js';
 import { PROFILE_FIELDS, type UserV3 } from '../contract/user.js';
 import { CREATE_ONLY, CUSTOM_PREFIX } from './columns.js';
@@ -22,12 +23,12 @@ export interface Issue {
 
 const NAMED_PROFILE: ReadonlySet<string> = new Set(PROFILE_FIELDS);
 
-/** The row's values; cells are trimmed, roles lower-cased. */
+/** The row's values; cells are trimmed and unquoted (contract/csv-cell), roles lower-cased. */
 export function rowValues(cells: string[], columns: (string | null)[], emptyClears: boolean) {
   const values: Values = {};
   columns.forEach((field, i) => {
     if (!field) return;
-    const cell = (cells[i] ?? '').trim();
+    const cell = fromCsvCell((cells[i] ?? '').trim());
     if (cell !== '') values[field] = field === 'role' ? cell.toLowerCase() : cell;
     else if (emptyClears && !CREATE_ONLY.has(field)) values[field] = null;
   });

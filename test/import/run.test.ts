@@ -340,4 +340,30 @@ describe('export', () => {
     const withSync = await run({ sync: true }, text);
     expect(withSync.summary).toMatchObject({ unchanged: 2, deactivated: 0 });
   });
+
+  it('formula-like values leave with a leading quote and come back unchanged', async () => {
+    const values = ['=SUM(A1:A2)', '@cmd', '+cmd|calc', '-x', "'s-Hertogenbosch", '+49 89 1234-0'];
+    for (const [i, v] of values.entries()) {
+      await client.createUser({
+        email: `f${i}@example.com`,
+        externalId: `F-${i}`,
+        profile: { position: v },
+        sendMail: false,
+      });
+    }
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (c: Buffer) => chunks.push(c));
+    await exportUsers(client, { out });
+    const text = Buffer.concat(chunks).toString();
+    expect(text).toContain(",'=SUM(A1:A2),");
+    expect(text).toContain(",'@cmd,");
+    expect(text).toContain(",'+cmd|calc,");
+    expect(text).toContain(",''s-Hertogenbosch,");
+    expect(text).toContain(',+49 89 1234-0,');
+    const again = await run({}, text);
+    expect(again.summary).toMatchObject({ unchanged: values.length, updated: 0, failed: 0 });
+    const stored = await Promise.all(values.map((_, i) => client.getUser(`F-${i}`)));
+    expect(stored.map((u) => u.profile.position)).toEqual(values);
+  });
 });

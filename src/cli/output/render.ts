@@ -4,6 +4,7 @@
  * tables, which need every row to size their columns).
  */
 import { once } from 'node:events';
+import { toCsvCell } from '../../contract/csv-cell.js';
 import type { IO } from '../context.js';
 import { usageError } from '../errors.js';
 import { leaves, pathColumns, pickPaths } from './fields.js';
@@ -89,7 +90,7 @@ export async function listWriter<T>(io: IO, view: View<T>): Promise<ListWriter<T
         await write(io, `${safeJson(JSON.stringify(json(row)))}\n`);
       } else if (format === 'csv') {
         if (count === 1) await write(io, csvRow(columns.map((c) => c.header)));
-        await write(io, csvRow(columns.map((c) => c.value(row))));
+        await write(io, csvRow(columns.map((c) => toCsvCell(cell(c.value(row))))));
       } else {
         buffered.push(row);
       }

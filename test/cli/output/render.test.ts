@@ -86,3 +86,14 @@ describe('views and records', () => {
     expect(table.out()).toMatch(/│ profile\.lastName\s+│ B\s+│/);
   });
 });
+
+it('-o csv quotes formula-like cells as export does (CSV injection)', async () => {
+  const fake = fakeIO();
+  await renderList(
+    fake.io,
+    'csv',
+    [{ a: '=1+2' }, { a: '+49 89 1234-0' }],
+    [{ header: 'a', value: (r: { a: string }) => r.a }],
+  );
+  expect(fake.out()).toBe("a\n'=1+2\n+49 89 1234-0\n");
+});
