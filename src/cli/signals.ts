@@ -15,6 +15,9 @@ export const exitCodeOf = (signal: StopSignal): ExitCode =>
 
 const handlers: ((signal: StopSignal) => void)[] = [];
 
+/** A repeat within this time is a library's echo of the first signal, not a second one. */
+const ECHO_MS = 300;
+
 /** Routes the first SIGINT/SIGTERM to `fn` until the returned function is called. */
 export function onInterrupt(fn: (signal: StopSignal) => void): () => void {
   handlers.push(fn);
@@ -28,13 +31,22 @@ export function onInterrupt(fn: (signal: StopSignal) => void): () => void {
  * Installs the process listeners for one command run. `stopNow` ends the process (after what
  * must be flushed); it gets the signal that asked for it.
  */
-export function installSignals(stopNow: (signal: StopSignal) => void): () => void {
-  let received = false;
+export function installSignals(
+  stopNow: (signal: StopSignal) => void,
+  now: () => number = Date.now,
+): () => void {
+  let receivedAt: number | undefined;
   const listener = (signal: StopSignal) => {
     const handler = handlers.at(-1);
-    if (received || !handler) return stopNow(signal);
-    received = true;
-    handler(signal);
+    if (receivedAt === undefined) {
+      if (!handler) return stopNow(signal);
+      receivedAt = now();
+      return handler(signal);
+    }
+    // conf's file writer (atomically → when-exit) re-raises every signal it sees, at once: that
+    // echo is not a person pressing Ctrl-C twice.
+    if (now() - receivedAt < ECHO_MS) return;
+    stopNow(signal);
   };
   const onInt = () => listener('SIGINT');
   const onTerm = () => listener('SIGTERM');

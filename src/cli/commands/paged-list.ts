@@ -42,11 +42,15 @@ export async function runPagedList<T>(
     return;
   }
   const page = await fetchPage({ limit: paging.limit, offset: paging.offset });
+  const shown = page.offset + page.data.length;
+  // On a terminal an empty list is a sentence, not an empty table.
+  if (view.format === 'table' && page.total === 0) {
+    note(deps.io, text.empty);
+    return;
+  }
   for (const row of page.data) await out.write(row);
   await out.end();
-  const shown = page.offset + page.data.length;
-  if (view.format === 'table' && page.total === 0) note(deps.io, text.empty);
-  else if (view.format === 'table' && shown < page.total) {
+  if (view.format === 'table' && shown < page.total) {
     note(
       deps.io,
       `showing ${page.offset + 1}–${shown} of ${page.total}; --all for every page, or --offset ${shown}`,
