@@ -333,6 +333,12 @@ describe('users export', () => {
       'externalId,email,userName,firstName,lastName,role,locale,position,department,location,phoneNumber,publicEmailAddress,profile.costCenter',
     );
     expect(`${run(['users', 'export']).stdout}\n`).toBe(text);
+    // An existing file is kept unless --force (the rule of media download).
+    const again = run(['users', 'export', '--to', out]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`${out} already exists; pass --force to overwrite it`);
+    expect(run(['users', 'export', '--to', out, '--force']).code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(text);
     expect(json(['users', 'import', out])).toEqual({
       created: 0,
       updated: 0,

@@ -113,8 +113,8 @@ export async function runConfirmedBatch(
   const question = `${spec.verb} ${what}?`;
   const refusal = `not ${spec.doing} ${what}`;
   if (!(await confirmOrRefuse(deps, opts.globals, question, refusal))) {
-    note(deps.io, `nothing ${spec.done}`);
-    return;
+    // Nothing was done, so the command did not do what it was asked: not a success (exit 1).
+    throw new CliError(`nothing ${spec.done}: not confirmed`);
   }
   const { apiClient } = await import('../client.js');
   const client = await apiClient(opts.globals, deps);

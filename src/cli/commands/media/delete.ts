@@ -12,6 +12,7 @@ export interface DeleteOptions {
 export function register(media: Command, deps: Deps, runFn = runDelete) {
   media
     .command('delete')
+    .aliases(['remove', 'rm'])
     .description('delete media by id (the files are removed; their URLs stop working)')
     .argument('<ids...>', 'medium ids')
     .addHelpText(

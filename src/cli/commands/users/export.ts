@@ -9,6 +9,7 @@ import { globalsOf } from '../options.js';
 export interface ExportFlags {
   status?: ListableStatus[];
   to?: string;
+  force?: boolean;
   delimiter?: string;
   bom?: boolean;
   globals: GlobalOptions;
@@ -25,7 +26,8 @@ export function register(users: Command, deps: Deps, runFn = runExport) {
       'activated, pending, deactivated (comma-separated) or all (default: activated,pending)',
       parseStatuses,
     )
-    .option('--to <file>', 'write to this file (default: stdout)')
+    .option('--to <file>', 'write to this file (default: stdout); an existing one needs --force')
+    .option('--force', 'overwrite the --to file if it exists')
     .option('--delimiter <char>', "',' (default), ';' or 'tab'", parseDelimiter)
     .option('--bom', 'start with a UTF-8 BOM (for Excel)')
     .action((opts: Omit<ExportFlags, 'globals'>, cmd: Command) =>
@@ -37,12 +39,15 @@ export async function runExport(opts: ExportFlags, deps: Deps) {
   const { io } = deps;
   const { apiClient } = await import('../../client.js');
   const { exportUsers, exportToFile } = await import('../../../import/export.js');
+  // The same rule as `media download`: an existing file is kept unless --force.
+  const { targetPath } = await import('../media/save.js');
+  const to = opts.to === undefined ? undefined : await targetPath(opts.to, 'users.csv', opts.force);
   const client = await apiClient(opts.globals, deps);
   const options = { statuses: opts.status, delimiter: opts.delimiter, bom: opts.bom };
-  const result = opts.to
-    ? await exportToFile(client, opts.to, options)
+  const result = to
+    ? await exportToFile(client, to, options)
     : await exportUsers(client, { ...options, out: io.stdout });
-  if (opts.to) note(io, `exported ${result.users} users to ${opts.to}`);
+  if (to) note(io, `exported ${result.users} users to ${to}`);
   if (result.withoutExternalId > 0) {
     note(
       io,

@@ -12,6 +12,7 @@ export interface RemoveOptions {
 export function register(users: Command, deps: Deps, runFn = runRemove) {
   users
     .command('remove')
+    .aliases(['delete', 'rm'])
     .description('remove users by id or externalId (they become deleted: 404 from then on)')
     .argument('<ids...>', 'user ids or externalIds')
     .addHelpText(

@@ -59,10 +59,11 @@ describe('media delete', () => {
 
   it('asks on a terminal: no deletes nothing, yes deletes', async () => {
     const no = remove(['a'], { tty: true, answers: [false] });
-    expect(await no.done).toBeUndefined();
+    const refused = await no.done.catch((e) => e);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.message).toBe('nothing deleted: not confirmed');
     expect(no.prompter.asked).toEqual(['Delete medium a?']);
     expect(no.stub.calls).toEqual([]);
-    expect(no.fake.err()).toContain('nothing deleted');
     const yes = remove(['a', 'a'], { tty: true, answers: [true] });
     await yes.done;
     expect(yes.stub.calls.map((c) => c.args[0])).toEqual(['a']);
@@ -80,5 +81,20 @@ describe('media delete', () => {
     const err = await none.done;
     expect(err.exitCode).toBe(4);
     expect(err.message).toBe('no medium found for gone1, gone2');
+  });
+});
+
+describe('verb names', () => {
+  it.each([
+    ['media', 'rm'],
+    ['media', 'remove'],
+    ['users', 'rm'],
+    ['users', 'delete'],
+  ])('%s %s is an alias', async (noun, verb) => {
+    const { buildProgram } = await import('../../../../src/cli/main.js');
+    const fake = fakeIO();
+    const program = await buildProgram({ io: fake.io, env: {} }, [noun]);
+    const parent = program.commands.find((c) => c.name() === noun)!;
+    expect(parent.commands.some((c) => c.aliases().includes(verb))).toBe(true);
   });
 });

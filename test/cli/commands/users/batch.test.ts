@@ -148,14 +148,15 @@ describe('users remove: confirmation', () => {
     expect(prompter.asked).toEqual([]);
   });
 
-  it('asks on a terminal: yes removes, no removes nothing', async () => {
+  it('asks on a terminal: yes removes, no removes nothing and exits 1', async () => {
     const yes = remove(true, false, [true]);
     await yes.done;
     expect(yes.prompter.asked).toEqual(['Remove 2 users (a, b)?']);
     expect(yes.stub.calls).toHaveLength(2);
     const no = remove(true, false, [false]);
-    await no.done;
+    const refused = await no.done.catch((e) => e);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.message).toBe('nothing removed: not confirmed');
     expect(no.stub.calls).toEqual([]);
-    expect(no.fake.err()).toContain('nothing removed');
   });
 });
