@@ -24,6 +24,8 @@ export interface ClientSettings {
   profile?: string;
   /** Where the base URL and token came from, for --verbose and error messages. */
   sources: { baseUrl: string; token: string };
+  /** Things the person should hear about (a config file others can read). */
+  warnings?: string[];
 }
 
 type Source = { value: string; from: string };
@@ -120,6 +122,12 @@ export async function resolveSettings(
     vendor: env.ROSTER_VENDOR || (usedProfile ? profile?.vendor : undefined),
     profile: usedProfile,
     sources: { baseUrl: baseUrl.from, token: token.from },
+    // As ssh does with a key others can read: the tokens in it may no longer be secret.
+    warnings: config?.looseMode
+      ? [
+          `${config.path} is mode ${config.looseMode}: other users can read the API tokens in it; run \`chmod 600 ${config.path}\` and consider replacing the tokens`,
+        ]
+      : [],
   };
 }
 
@@ -152,6 +160,8 @@ export async function clientFor(
 /** The client for this command's flags, environment and profile. */
 export async function apiClient(globals: GlobalOptions, deps: Deps): Promise<ApiClient> {
   const settings = await resolveSettings(globals, deps.env);
+  for (const w of settings.warnings ?? [])
+    note(deps.io, paintErr(deps.io, 'yellow', `warning: ${w}`));
   if (globals.verbose) {
     note(
       deps.io,

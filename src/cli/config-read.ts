@@ -3,7 +3,7 @@
  * parse the JSON themselves, because loading conf (and its JSON-schema validator) costs more
  * start-up time than the request. Writes go through conf (config.ts).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CliError } from './errors.js';
@@ -45,6 +45,8 @@ export interface ConfigView {
   profiles(): Record<string, Profile>;
   profile(name: string): Profile | undefined;
   currentProfile(): string;
+  /** Set when the file is readable or writable by others (it holds tokens). */
+  looseMode?: string;
 }
 
 export function viewOf(path: string, data: ConfigShape): ConfigView {
@@ -80,5 +82,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigView {
   if (typeof profiles !== 'object' || profiles === null) {
     throw unreadable(path, '"profiles" is not an object');
   }
-  return viewOf(path, { currentProfile: shape.currentProfile, profiles });
+  const view = viewOf(path, { currentProfile: shape.currentProfile, profiles });
+  const mode = statSync(path).mode & 0o777;
+  if (mode & 0o077) view.looseMode = mode.toString(8).padStart(4, '0');
+  return view;
 }

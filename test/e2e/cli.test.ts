@@ -4,7 +4,15 @@
  * codes, --verbose, completion.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +114,22 @@ describe('configuration', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('a config file others can read is used with a warning, as ssh does', async () => {
+    const path = join(srv.configDir, 'config.json');
+    chmodSync(path, 0o644);
+    try {
+      const r = await srv.run(['users', 'list']);
+      expect(r.exitCode).toBe(0);
+      expect(r.stderr).toContain(
+        `warning: ${path} is mode 0644: other users can read the API tokens`,
+      );
+      expect(r.stderr).toContain(`chmod 600 ${path}`);
+    } finally {
+      chmodSync(path, 0o600);
+    }
+    expect((await srv.run(['users', 'list'])).stderr).not.toContain('warning');
   });
 
   it('a fresh machine: exit 3 with a hint to log in', async () => {
