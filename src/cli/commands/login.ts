@@ -7,6 +7,7 @@ import { type Deps, type GlobalOptions, interactive, note } from '../context.js'
 import { CliError, EXIT, usageError } from '../errors.js';
 import { withSpinner } from '../output/progress.js';
 import { prompterOf } from '../prompt.js';
+import { readSecretFromStdin } from '../stdin.js';
 import { globalsOf } from './options.js';
 
 export const DEFAULT_LOGIN_PROFILE = 'default';
@@ -45,14 +46,8 @@ const normalizeUrl = (url: string, flag: string) => {
   return trimmed;
 };
 
-async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  let text = '';
-  for await (const chunk of stream) text += chunk.toString();
-  return text.trim();
-}
-
 async function tokenOf(opts: LoginOptions, deps: Deps): Promise<string> {
-  if (opts.token === '-') return readAll(deps.io.stdin);
+  if (opts.token === '-') return readSecretFromStdin(deps.io);
   const token = opts.token ?? deps.env.ROSTER_TOKEN;
   if (token) return token;
   if (!interactive(deps.io)) {

@@ -8,6 +8,7 @@ import { type Deps, type GlobalOptions, interactive, note } from '../../context.
 import { usageError } from '../../errors.js';
 import { renderRecord } from '../../output/render.js';
 import { prompterOf } from '../../prompt.js';
+import { readSecretFromStdin } from '../../stdin.js';
 import { collect, fieldsOption, globalsOf } from '../options.js';
 import { describeUser, userView } from './format.js';
 import { applySets, type Body } from './patch.js';
@@ -21,7 +22,8 @@ export interface InviteOptions {
   lastName?: string;
   role?: string;
   locale?: string;
-  secret?: string;
+  /** A password; `-` reads it from stdin; `true` (the flag alone) asks on a terminal. */
+  secret?: string | true;
   sendMail: boolean;
   set?: string[];
   fields?: string;
@@ -53,7 +55,10 @@ export function register(users: Command, deps: Deps, runFn = runInvite) {
       .option('--last-name <name>', 'last name')
       .option('--role <role>', 'admin, editor, moderator, reader or restricted')
       .option('--locale <xx_YY>', 'language and region, e.g. de_DE')
-      .option('--secret <password>', 'initial password: the user is activated at once')
+      .option(
+        '--secret [password]',
+        "initial password, the user is activated at once: '-' reads it from stdin, the flag alone asks (a value on the command line shows in ps and history)",
+      )
       .option('--no-send-mail', 'do not send the invitation mail')
       .option(
         '--set <key=value>',
@@ -77,7 +82,7 @@ export function inviteBody(opts: InviteOptions): Body {
   put('userName', opts.userName);
   put('externalId', opts.externalId);
   put('role', opts.role);
-  put('secret', opts.secret);
+  if (typeof opts.secret === 'string') put('secret', opts.secret);
   if (opts.locale !== undefined) body.config = { locale: opts.locale };
   const profile: Body = {};
   if (opts.firstName !== undefined) profile.firstName = opts.firstName;
@@ -109,9 +114,20 @@ async function askMissing(opts: InviteOptions, deps: Deps): Promise<InviteOption
   };
 }
 
+/** `--secret -` from stdin, `--secret` alone asked for (masked) on a terminal. */
+async function secretOf(opts: InviteOptions, deps: Deps): Promise<string | undefined> {
+  if (opts.secret === '-') return readSecretFromStdin(deps.io);
+  if (opts.secret !== true) return opts.secret;
+  if (!interactive(deps.io)) {
+    throw usageError('--secret without a value asks on a terminal; not on one, use --secret -');
+  }
+  return prompterOf(deps).password({ message: 'Initial password', required: true });
+}
+
 export async function runInvite(options: InviteOptions, deps: Deps): Promise<void> {
   const view = userView(options.globals, options.fields, deps);
-  const opts = await askMissing(options, deps);
+  const secret = await secretOf(options, deps);
+  const opts = await askMissing({ ...options, secret }, deps);
   const body = inviteBody(opts);
   if (body.email === undefined && body.userName === undefined) {
     throw usageError('--email or --user-name is required');

@@ -136,3 +136,32 @@ describe('users invite: run', () => {
     expect(prompter.asked).toEqual([]);
   });
 });
+
+describe('users invite: the secret stays out of argv', () => {
+  it('--secret - reads it from stdin', async () => {
+    const fake = fakeIO({ stdin: 'from-stdin-pass\n' });
+    const stub = stubClient({ createUser: async (body) => created(body) });
+    await runInvite(
+      { email: 'a@x.de', secret: '-', sendMail: true, globals: {} },
+      testDeps(fake, stub.client),
+    );
+    expect(stub.calls[0]!.args[0]).toMatchObject({ secret: 'from-stdin-pass' });
+  });
+
+  it('--secret alone asks for it on a terminal, and refuses elsewhere', async () => {
+    const prompter = scriptedPrompter(['asked-pass-1']);
+    const stub = stubClient({ createUser: async (body) => created(body) });
+    await runInvite(
+      { email: 'a@x.de', secret: true, sendMail: true, globals: {} },
+      { ...testDeps(fakeIO({ tty: true }), stub.client), prompter },
+    );
+    expect(prompter.asked).toEqual(['Initial password']);
+    expect(stub.calls[0]!.args[0]).toMatchObject({ secret: 'asked-pass-1' });
+    const err = await runInvite(
+      { email: 'a@x.de', secret: true, sendMail: true, globals: {} },
+      testDeps(fakeIO(), stubClient({}).client),
+    ).catch((e) => e);
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toContain('use --secret -');
+  });
+});
