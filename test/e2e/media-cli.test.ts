@@ -236,9 +236,9 @@ describe('media show, download', () => {
 
     const preview = await srv.run(['media', 'download', pdf.id, '--preview', '--to', out]);
     expect(preview.exitCode, preview.stderr).toBe(0);
-    const jpeg = readFileSync(join(out, 'report.jpg'));
+    const jpeg = readFileSync(join(out, 'report.preview.jpg'));
     expect(jpeg.subarray(0, 3).toString('hex')).toBe('ffd8ff');
-    expect(readdirSync(out).sort()).toEqual(['a.png', 'report.jpg']);
+    expect(readdirSync(out).sort()).toEqual(['a.png', 'report.preview.jpg']);
 
     const piped = await srv.run(['media', 'download', pdf.id, '--to', '-']);
     expect(piped.stdout).toBe(tinyPdf().toString('latin1'));

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { Medium } from '../../../contract/medium.js';
 import { PREVIEW } from '../../../contract/medium.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
-import { CliError, EXIT } from '../../errors.js';
+import { CliError, EXIT, usageError } from '../../errors.js';
 import { globalsOf } from '../options.js';
 
 export interface DownloadOptions {
@@ -28,7 +28,7 @@ export function register(media: Command, deps: Deps, runFn = runDownload) {
       "file or existing directory to write, or - for stdout (default: the medium's file name here)",
     )
     .option('--preview', 'the preview image (t_preview) instead of the original')
-    .option('--force', 'overwrite an existing file')
+    .option('--force', 'overwrite an existing file (with --to -: write binary to a terminal)')
     .action((id: string, opts: Omit<DownloadOptions, 'id' | 'globals'>, cmd: Command) =>
       runFn({ id, ...opts, globals: globalsOf(cmd) }, deps),
     );
@@ -46,7 +46,7 @@ function pick(medium: Medium, preview: boolean | undefined) {
   }
   const dot = medium.fileName.lastIndexOf('.');
   const stem = dot > 0 ? medium.fileName.slice(0, dot) : medium.fileName;
-  return { info, name: `${stem}.${info.format}` };
+  return { info, name: `${stem}.preview.${info.format}` };
 }
 
 export async function runDownload(opts: DownloadOptions, deps: Deps): Promise<void> {
@@ -61,11 +61,16 @@ export async function runDownload(opts: DownloadOptions, deps: Deps): Promise<vo
   const { info, name } = pick(medium, opts.preview);
 
   if (opts.to === '-') {
+    if (io.stdoutIsTTY && !opts.force && !/^text\//.test(info.mimeType)) {
+      throw usageError(
+        `not writing binary (${info.mimeType}) to a terminal: redirect stdout to a file, or pass --force`,
+      );
+    }
     const { pipeline } = await import('node:stream/promises');
     await pipeline(await client.downloadUrl(info.url), io.stdout, { end: false });
     return;
   }
-  const fallback = `medium-${medium.id}${opts.preview ? `.${info.format}` : ''}`;
+  const fallback = `medium-${medium.id}${opts.preview ? `.preview.${info.format}` : ''}`;
   const target = await targetPath(opts.to, localFileName(name, fallback), opts.force);
   const bars = transferBars(io);
   onCleanup(deps, () => bars.end());

@@ -63,12 +63,13 @@ describe('media download: run', () => {
     expect(readdirSync(dir)).toEqual(['evil_ _name_.txt']);
   });
 
-  it('--preview: the t_preview bytes, named after the original with the preview format', async () => {
+  it('--preview: the t_preview bytes, named as a preview (never the original file name)', async () => {
     const photo = medium();
     const preview = photo.transformations!.t_preview!.resourceInfo;
     const r = await download(photo, { [preview.url]: 'jpegdata' }, { to: dir, preview: true });
     expect(r.err).toBeUndefined();
-    expect(readFileSync(join(dir, 'photo.jpg'), 'utf8')).toBe('jpegdata');
+    expect(readdirSync(dir)).toEqual(['photo.preview.jpg']);
+    expect(readFileSync(join(dir, 'photo.preview.jpg'), 'utf8')).toBe('jpegdata');
   });
 
   it('--preview on a medium without one: exit 4, nothing written', async () => {
@@ -100,5 +101,17 @@ describe('media download: run', () => {
     const r = await download(m, content, { to: '-' });
     expect(r.err).toBeUndefined();
     expect(r.fake.out()).toBe('hello');
+  });
+
+  it('--to - refuses to write binary bytes to a terminal unless --force, as curl does', async () => {
+    const photo = medium();
+    const bytes = { [photo.resourceInfo.url]: 'jpegbytes' };
+    const r = await download(photo, bytes, { to: '-' }, true);
+    expect(r.err.exitCode).toBe(2);
+    expect(r.err.message).toContain('binary (image/png) to a terminal');
+    expect(r.fake.out()).toBe('');
+    const forced = await download(photo, bytes, { to: '-', force: true }, true);
+    expect(forced.err).toBeUndefined();
+    expect(forced.fake.out()).toBe('jpegbytes');
   });
 });
