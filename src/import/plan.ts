@@ -30,6 +30,8 @@ export interface Plan {
   errors: Entry[];
   /** `--sync`: users of the branch that the file does not name and that are not deactivated. */
   deactivate: KnownUser[];
+  /** Creates with an email: the invitations a real run sends (unless --no-send-mail). */
+  invitations: number;
   /** Activated and pending users of the branch before the import: the base of a % limit. */
   active: number;
   /** Per row (index = row - 1): the action's code, and the key (to notice a changed file). */
@@ -58,6 +60,7 @@ export async function buildPlan(
   const lines: number[] = [];
   const errors = new Map<number, Entry>();
   const preview: Entry[] = [];
+  const mailed: number[] = [];
   const fileKeys = new Set<string>();
   const firstSeen = Object.fromEntries(
     Object.keys(UNIQUE).map((f) => [f, new Map<string, number>()]),
@@ -87,6 +90,7 @@ export async function buildPlan(
       ? { row: rec.row, line: rec.line, key, action: 'error', error: problem }
       : decide(rec, values, key!);
     actions.push(CODES.indexOf(entry.action as RowAction));
+    if (entry.action === 'create' && values.email) mailed.push(at);
     if (entry.action === 'error') errors.set(at, entry);
     else if (
       (entry.action === 'create' || entry.action === 'update') &&
@@ -134,6 +138,7 @@ export async function buildPlan(
     preview: preview.filter((e) => actions[e.row - 1] !== ERROR),
     errors: [...errors.entries()].sort(([a], [b]) => a - b).map(([, e]) => e),
     deactivate,
+    invitations: mailed.filter((i) => CODES[actions[i]!] === 'create').length,
     active: live.length,
     actions,
     keys,

@@ -1,6 +1,6 @@
 /**
- * A one-line progress bar on stderr (done/total, rate, ETA), redrawn at most 10 times a second,
- * and only on a terminal: logs of a nightly run get the summary, not thousands of redraws.
+ * Progress on stderr: on a terminal a one-line bar (done/total, rate, ETA) redrawn at most 10
+ * times a second; in a log a plain line every tenth of the work or 10 s (logLines).
  */
 import type { IO } from '../cli/context.js';
 
@@ -36,13 +36,41 @@ export function progressLine(
   return `${label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${done}/${total} ${Math.floor(share * 100)}%  ${rate.toFixed(0)}/s  ETA ${eta}`;
 }
 
+/**
+ * For logs (a nightly cron job): a plain line at every tenth of the work and at least every
+ * 10 s, so a log shows the run is alive without thousands of redraws.
+ */
+function logLines(io: IO, label: string, total: number, now: () => number): Progress {
+  const start = now();
+  let done = 0;
+  let lastAt = start;
+  let lastTenth = 0;
+  return {
+    tick() {
+      done++;
+      const tenth = Math.floor((done * 10) / total);
+      const at = now();
+      if (tenth === lastTenth && at - lastAt < 10_000) return;
+      lastTenth = tenth;
+      lastAt = at;
+      const elapsed = at - start;
+      const share = `${label} ${done}/${total} ${Math.floor((done / total) * 100)}%`;
+      const rate = elapsed > 0 ? (done * 1000) / elapsed : 0;
+      const pace = rate > 0 ? `  ${rate.toFixed(0)}/s  ETA ${duration((total - done) / rate)}` : '';
+      io.stderr.write(`${share}${pace}\n`);
+    },
+    end() {},
+  };
+}
+
 export function progress(
   io: IO,
   label: string,
   total: number,
   now = () => performance.now(),
 ): Progress {
-  if (!io.stderrIsTTY || total === 0) return { tick() {}, end() {} };
+  if (total === 0) return { tick() {}, end() {} };
+  if (!io.stderrIsTTY) return logLines(io, label, total, now);
   const start = now();
   let done = 0;
   let drawn = 0;

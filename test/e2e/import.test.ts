@@ -69,6 +69,9 @@ describe('users import', () => {
     expect(dry.stdout).toContain('Plan for');
     expect(dry.stdout).toMatch(/│ create\s+│ update\s+│ unchanged/);
     expect(dry.stdout).toMatch(/│ 2\s+│ create │ D-0\s+│ email=d0@example.com, firstName=First0/);
+    expect(dry.stderr).toContain('5 invitations would be sent (one per new user with an email');
+    const quiet = run(['users', 'import', csv, '--dry-run', '--no-send-mail']);
+    expect(quiet.stderr).toContain('no invitations would be sent (--no-send-mail; 5 new users');
     expect(json(['users', 'import', csv, '--dry-run'])).toEqual({
       created: 5,
       updated: 0,

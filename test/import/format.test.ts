@@ -36,6 +36,7 @@ const plan: Plan = {
   delimiter: ',',
   rows: 4,
   counts: { create: 1, update: 1, unchanged: 1, error: 1, skip: 0 },
+  invitations: 1,
   preview: [
     {
       row: 1,
@@ -158,10 +159,22 @@ describe('progress', () => {
         .split('\r')
         .filter((s) => s.includes('importing')),
     ).toHaveLength(3);
+  });
+
+  it('when stderr is not a terminal (cron): a plain line every 10 % or every 10 s', () => {
+    let now = 0;
     const piped = fakeIO(false);
-    const quiet = progress(piped.io, 'importing', 3);
-    quiet.tick();
-    quiet.end();
-    expect(piped.err()).toBe('');
+    const log = progress(piped.io, 'importing', 1000, () => now);
+    for (let i = 0; i < 250; i++) log.tick(); // 10 % and 20 %
+    now = 11_000;
+    log.tick(); // 10 s later, before 30 %
+    for (let i = 0; i < 749; i++) log.tick(); // 30 % … 100 %
+    log.end();
+    const lines = piped.err().trimEnd().split('\n');
+    expect(lines[0]).toBe('importing 100/1000 10%');
+    expect(lines[2]).toMatch(/^importing 251\/1000 25% {2}23\/s {2}ETA 33s$/);
+    expect(lines.at(-1)).toMatch(/^importing 1000\/1000 100%/);
+    expect(lines).toHaveLength(11);
+    expect(piped.err()).not.toContain('\r');
   });
 });

@@ -139,8 +139,19 @@ export async function runImport(csv: string | undefined, opts: ImportFlags, deps
     stopListening();
   });
 
-  if (opts.dryRun) await show.renderPlan(io, format, result.plan, result.summary, opts.match);
-  else await show.renderSummary(io, format, result.summary);
+  if (opts.dryRun) {
+    await show.renderPlan(io, format, result.plan, result.summary, opts.match);
+    const n = result.plan.invitations;
+    if (n > 0) {
+      note(
+        io,
+        opts.sendMail === false
+          ? `no invitations would be sent (--no-send-mail; ${n} new users have an email)`
+          : `${n} invitation${n === 1 ? '' : 's'} would be sent (one per new user with an email; --no-send-mail to send none)`,
+      );
+    }
+  }
+  if (!opts.dryRun) await show.renderSummary(io, format, result.summary);
   const report = opts.report ?? (opts.dryRun ? undefined : opts.resume);
   show.noteFailures(io, result.failures, report);
   if (result.interrupted && stoppedBy) {
