@@ -32,7 +32,13 @@ function sink() {
 async function time(format, data, columns) {
   const { renderList } = await import(`${ROOT}dist/cli/output/render.js`);
   const out = sink();
-  const io = { stdout: out.stream, stderr: out.stream, stdoutIsTTY: true, color: false, columns: 120 };
+  const io = {
+    stdout: out.stream,
+    stderr: out.stream,
+    stdoutIsTTY: true,
+    color: false,
+    columns: 120,
+  };
   const cols = columns.map((c) => ({ header: c, value: (r) => r[c] }));
   // The longest the event loop went without a turn while rendering: what Ctrl-C waits for.
   let longest = 0;
