@@ -2,7 +2,7 @@
  * `roster users import` / `users export` as a user runs them: the built CLI against a real
  * `roster serve` in its own process. Each test works in its own branch, with its own keys.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -38,8 +38,8 @@ const people = (prefix: string, n: number, department = 'Sales') =>
 function inBranch() {
   const token = server.token({ branch: `import-${++branches}` });
   const env = { ...server.env, ROSTER_TOKEN: token };
-  const run = (args: string[]) => {
-    const r = server.cli(args, { env: { ROSTER_TOKEN: token } });
+  const run = (args: string[], input?: string) => {
+    const r = server.cli(args, { env: { ROSTER_TOKEN: token }, input });
     return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
   };
   const json = (args: string[]) => JSON.parse(run([...args, '-o', 'json']).stdout);
@@ -59,6 +59,16 @@ describe('users import', () => {
     expect(run(['users', 'import', '--template']).stdout).toBe(
       'externalId,email,userName,firstName,lastName,role,locale,position,department,location,phoneNumber,publicEmailAddress,secret,recoveryCode',
     );
+  });
+
+  test('- reads the CSV from stdin, and leaves no temp file', () => {
+    const { run } = inBranch();
+    const before = readdirSync(tmpdir()).filter((f) => f.startsWith('roster-stdin-'));
+    const r = run(['users', 'import', '-', '--no-send-mail', '-o', 'json'], people('STDIN', 3));
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ created: 3, rows: 3 });
+    const after = readdirSync(tmpdir()).filter((f) => f.startsWith('roster-stdin-'));
+    expect(after).toEqual(before);
   });
 
   test('dry run, import, idempotent re-run, updates', () => {

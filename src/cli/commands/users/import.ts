@@ -79,8 +79,11 @@ export function register(users: Command, deps: Deps, runFn = runImport) {
     );
 }
 
-export async function runImport(csv: string | undefined, opts: ImportFlags, deps: Deps) {
+export async function runImport(given: string | undefined, opts: ImportFlags, deps: Deps) {
   const { io } = deps;
+  // The file is read twice (plan, then apply): stdin is kept in a private temp file meanwhile.
+  const csv =
+    given === '-' ? await (await import('../../spool.js')).spoolStdin(deps, 'stdin.csv') : given;
   if (opts.template) {
     const { templateHeader } = await import('../../../import/export.js');
     io.stdout.write(templateHeader());
