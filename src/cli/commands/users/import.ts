@@ -79,6 +79,12 @@ export function register(users: Command, deps: Deps, runFn = runImport) {
     );
 }
 
+/** How to carry on after a run that stopped part-way. */
+const continueHint = (csv: string, report: string | undefined) =>
+  report
+    ? `The report ${report} has every row done so far; continue with: roster users import ${csv} --resume ${report}`
+    : `Rows already applied come out unchanged when you run the same import again (--report FILE lets a later run --resume)`;
+
 export async function runImport(given: string | undefined, opts: ImportFlags, deps: Deps) {
   const { io } = deps;
   // The file is read twice (plan, then apply): stdin is kept in a private temp file meanwhile.
@@ -112,6 +118,8 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
   const controller = new AbortController();
   let stoppedBy: StopSignal | undefined;
   let stopListening = () => {};
+  let applying = false;
+  const report = opts.report ?? (opts.dryRun ? undefined : opts.resume);
   const result = await importCsv(
     client,
     {
@@ -130,6 +138,7 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
       progress: (total) => {
         const bar = progress(io, 'importing', total);
         onCleanup(deps, () => bar.end()); // Ctrl-C: leave a clean line
+        applying = true;
         stopListening = onInterrupt((signal) => {
           stoppedBy = signal;
           controller.abort();
@@ -137,10 +146,16 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
         return bar;
       },
     },
-  ).finally(() => {
-    spin.stop();
-    stopListening();
-  });
+  )
+    .catch((err: unknown) => {
+      // A lost connection or a revoked token mid-run: say how to carry on from where it stopped.
+      if (applying) note(io, continueHint(given === '-' ? '- (the same input)' : csv, report));
+      throw err;
+    })
+    .finally(() => {
+      spin.stop();
+      stopListening();
+    });
 
   if (opts.dryRun) {
     await show.renderPlan(io, format, result.plan, result.summary, opts.match);
@@ -155,14 +170,10 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
     }
   }
   if (!opts.dryRun) await show.renderSummary(io, format, result.summary);
-  const report = opts.report ?? (opts.dryRun ? undefined : opts.resume);
   show.noteFailures(io, result.failures, report);
   if (result.interrupted && stoppedBy) {
-    const next = report
-      ? `roster users import ${csv} --resume ${report}`
-      : `roster users import ${csv} (rows already applied come out unchanged)`;
     throw new CliError(
-      `interrupted: no further rows were sent; the rows above were applied. Continue with: ${next}`,
+      `interrupted: no further rows were sent. ${continueHint(given === '-' ? '- (the same input)' : csv, report)}`,
       exitCodeOf(stoppedBy),
     );
   }
