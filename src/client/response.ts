@@ -7,6 +7,11 @@ import { parseRetryAfter } from './retry.js';
 
 /** Error pages can be large; the envelope never is. */
 const ERROR_BODY_LIMIT = 64 * 1024;
+/**
+ * The most a JSON answer may hold (CONTRACT): a 1,000-user page stays far below it, so anything
+ * larger is a broken or hostile server, and reading on would only exhaust memory.
+ */
+export const JSON_BODY_LIMIT = 64 * 1024 * 1024;
 
 export interface Answer {
   status: number;
@@ -69,10 +74,29 @@ export async function errorFromAnswer(
   return new ResponseFormatError({ ...base, contentType, title: htmlTitle(text) });
 }
 
+/** Reads a body of at most `limit` bytes; a larger one (declared or sent) is an error. */
+async function readCapped(answer: Answer, method: string, url: string, limit: number) {
+  const tooLarge = () =>
+    new ResponseFormatError({
+      status: answer.status,
+      method,
+      url,
+      contentType: header(answer.headers, 'content-type'),
+      problem: `an answer larger than ${limit / 1024 / 1024} MiB, which no valid answer is`,
+    });
+  if (Number(header(answer.headers, 'content-length')) > limit) {
+    answer.body.destroy();
+    throw tooLarge();
+  }
+  const text = await readText(answer.body, limit + 1);
+  if (Buffer.byteLength(text) > limit) throw tooLarge();
+  return text;
+}
+
 /** Parses a success answer's JSON body; `undefined` for 202/204 or an empty body. */
 export async function readJson<T>(answer: Answer, method: string, url: string): Promise<T> {
   const contentType = header(answer.headers, 'content-type');
-  const text = await readText(answer.body);
+  const text = await readCapped(answer, method, url, JSON_BODY_LIMIT);
   const location = header(answer.headers, 'location');
   if (answer.status >= 300 && location) {
     // Typically http:// redirected to https://, or a path missing /api: the fix is the base URL.

@@ -326,3 +326,44 @@ describe('secrets in URLs', () => {
     expect(err.url).not.toContain('s3cr3t');
   });
 });
+
+describe('answers larger than anything the service sends', () => {
+  it('an endless JSON body fails at the 64 MiB cap, naming it, without reading on', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, ' ');
+    let sent = 0;
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('[');
+      const pump = () => {
+        while (!res.destroyed && sent < 1024) {
+          sent++;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end(']');
+      };
+      pump();
+      res.on('close', () => {
+        sent = 1024;
+      });
+    });
+    const http = client(server.baseUrl, { retry: { maxRetries: 0 } });
+    const before = process.memoryUsage().rss;
+    const err = await rejection(listUsers(http));
+    expect(err).toBeInstanceOf(ResponseFormatError);
+    expect((err as Error).message).toContain('larger than 64 MiB');
+    expect(process.memoryUsage().rss - before).toBeLessThan(400 * 1024 * 1024);
+  });
+
+  it('a declared Content-Length over the cap fails before reading', async () => {
+    const server = await serve((_req, res) => {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': String(700 * 1024 * 1024),
+      });
+      res.write('[');
+    });
+    const http = client(server.baseUrl, { retry: { maxRetries: 0 } });
+    const err = await rejection(listUsers(http));
+    expect((err as Error).message).toContain('larger than 64 MiB');
+  });
+});

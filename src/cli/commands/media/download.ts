@@ -67,7 +67,11 @@ export async function runDownload(opts: DownloadOptions, deps: Deps): Promise<vo
       );
     }
     const { pipeline } = await import('node:stream/promises');
-    await pipeline(await client.downloadUrl(info.url), io.stdout, { end: false });
+    const { capAt } = await import('./save.js');
+    const cap = capAt(info.bytes, undefined, 'output stopped at that size');
+    await pipeline(await client.downloadUrl(info.url), cap, io.stdout, {
+      end: false,
+    });
     return;
   }
   const fallback = `medium-${medium.id}${opts.preview ? `.preview.${info.format}` : ''}`;

@@ -38,6 +38,29 @@ export async function targetPath(to: string | undefined, name: string, force?: b
 }
 
 /**
+ * Passes bytes on while counting them; past `expected` (the medium's declared size) it fails
+ * instead: a server sending more is cut off there, not believed.
+ */
+export function capAt(
+  expected: number | undefined,
+  onCount: (bytes: number) => void = () => {},
+  outcome = 'nothing was saved',
+) {
+  let bytes = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.length;
+      if (expected !== undefined && bytes > expected) {
+        done(new CliError(`the server sent more than the medium's ${expected} bytes; ${outcome}`));
+        return;
+      }
+      onCount(bytes);
+      done(null, chunk);
+    },
+  });
+}
+
+/**
  * Streams `open()` into a temp file beside `target`, checks the byte count, then moves it into
  * place: with `force` by rename (atomic replace), else by link (fails if the target appeared
  * meanwhile, so nothing is clobbered). `cleanup` registers the temp file's removal for an exit
@@ -52,12 +75,9 @@ export async function saveStream(
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.part`);
   cleanup(() => rmSync(temp, { force: true }));
   let bytes = 0;
-  const count = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      bytes += chunk.length;
-      opts.onProgress?.(bytes);
-      done(null, chunk);
-    },
+  const count = capAt(opts.expectedBytes, (n) => {
+    bytes = n;
+    opts.onProgress?.(n);
   });
   try {
     await pipeline(await open(), count, createWriteStream(temp, { flags: 'wx' }));

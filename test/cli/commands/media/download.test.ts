@@ -91,6 +91,29 @@ describe('media download: run', () => {
     expect(readFileSync(target, 'utf8')).toBe('hello');
   });
 
+  it('a server sending more than the medium holds is cut at its size; nothing is written', async () => {
+    let pulled = 0;
+    const endless = stubClient({
+      getMedium: async () => m,
+      downloadUrl: async () =>
+        Readable.from(
+          (function* () {
+            for (;;) {
+              pulled++;
+              yield Buffer.alloc(64 * 1024, 'x');
+            }
+          })(),
+        ),
+    });
+    const err = await runDownload(
+      { id: m.id, to: dir, globals: {} },
+      testDeps(fakeIO(), endless.client),
+    ).catch((e) => e);
+    expect(err.message).toContain(`more than the medium's ${m.resourceInfo.bytes} bytes`);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(pulled).toBeLessThan(4);
+  });
+
   it('a short download leaves no file', async () => {
     const r = await download(m, { [m.resourceInfo.url]: 'hel' }, { to: dir });
     expect(r.err.message).toContain('ended after 3 of 5 bytes');
