@@ -5,9 +5,11 @@ import { basename, extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Medium, MediumType, Page } from '../contract/medium.js';
 import type { MediaMetaData } from '../contract/schemas.js';
+import { ClientError, redactUrl } from './errors.js';
 import type { HttpClient } from './http.js';
 import { multipartBody } from './multipart.js';
 import type { PageRequest } from './paginate.js';
+import { header } from './response.js';
 
 export interface UploadOptions {
   filePath: string;
@@ -111,7 +113,32 @@ export async function downloadUrl(
   opts: { signal?: AbortSignal } = {},
 ): Promise<Readable> {
   // A relative URL resolves like a link on the API's pages ("/cdn/…" → the base URL's origin).
-  const absolute = new URL(url, `${http.baseUrl}/`).href;
-  const res = await http.request({ method: 'GET', url: absolute, signal: opts.signal });
-  return res.body;
+  let target = new URL(url, `${http.baseUrl}/`);
+  for (let hop = 0; ; hop++) {
+    const res = await http.request({ method: 'GET', url: target.href, signal: opts.signal });
+    if (res.status < 300) return res.body;
+    // A redirect is followed (the token only ever goes to the API's own origin: http.ts);
+    // its body is never what gets saved.
+    res.body.destroy();
+    const location = header(res.headers, 'location');
+    const next = location ? new URL(location, target) : undefined;
+    if (!REDIRECTS.has(res.status) || !next || !/^https?:$/.test(next.protocol)) {
+      throw new ClientError(
+        `GET ${redactUrl(target.href)} answered ${res.status}${location ? ` pointing at ${redactUrl(location)}` : ''}, which is not a file to download`,
+        'GET',
+        target.href,
+      );
+    }
+    if (hop === MAX_REDIRECTS) {
+      throw new ClientError(
+        `GET ${redactUrl(url)} took more than ${MAX_REDIRECTS} redirects; the media URL or the CDN is misconfigured`,
+        'GET',
+        target.href,
+      );
+    }
+    target = next;
+  }
 }
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;

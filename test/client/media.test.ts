@@ -171,6 +171,49 @@ describe('media endpoints', () => {
   });
 });
 
+describe('downloads and redirects (CONTRACT: at most 5, the token stays on its origin)', () => {
+  it('follows a redirect to another origin without the token', async () => {
+    const cdn = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end(content);
+    });
+    const api = await startServer((_req, res) => {
+      res.writeHead(302, { location: `${cdn.origin}/files/photo.png` });
+      res.end('<html>moved</html>');
+    });
+    const client = createApiClient({ baseUrl: api.baseUrl, token: 'tok' });
+    cleanup.push(cdn.close, api.close, client.close);
+    const chunks: Buffer[] = [];
+    for await (const chunk of await client.downloadUrl('/cdn/x')) chunks.push(chunk as Buffer);
+    expect(sha256(Buffer.concat(chunks))).toBe(sha256(content));
+    expect(api.seen[0]?.headers.authorization).toBe('Basic tok');
+    expect(cdn.seen[0]?.headers.authorization).toBeUndefined();
+  });
+
+  it('a redirect loop fails after 5 hops instead of saving a 3xx body', async () => {
+    const api = await startServer((req, res) => {
+      res.writeHead(301, { location: `${req.url}x` });
+      res.end('moved');
+    });
+    const client = createApiClient({ baseUrl: api.baseUrl, token: 'tok' });
+    cleanup.push(api.close, client.close);
+    const err = await client.downloadUrl('/cdn/a').catch((e) => e);
+    expect(err.message).toContain('more than 5 redirects');
+    expect(api.seen).toHaveLength(6);
+  });
+
+  it('a 3xx without a usable Location is an error, not a file', async () => {
+    const api = await startServer((_req, res) => {
+      res.writeHead(302, { location: 'ftp://elsewhere/x' });
+      res.end('moved');
+    });
+    const client = createApiClient({ baseUrl: api.baseUrl, token: 'tok' });
+    cleanup.push(api.close, client.close);
+    const err = await client.downloadUrl('/cdn/a').catch((e) => e);
+    expect(err.message).toContain('answered 302');
+  });
+});
+
 it('guesses the metaData type from the extension', () => {
   expect(guessMediumType('a.JPG')).toEqual(['image', 'image/jpeg']);
   expect(guessMediumType('b.mp4')[0]).toBe('video');
