@@ -148,6 +148,7 @@ export async function clientFor(
     token: settings.token,
     vendor: settings.vendor,
     userAgent: `roster/${version()}`,
+    timeoutMs: timeoutOf(globals, deps.env) * 1000,
     onTrace: globals.verbose ? (line: string) => note(io, paintErr(io, 'dim', line)) : undefined,
     onRetry: (info: RetryInfo) => note(io, paintErr(io, 'yellow', retryNotice(info))),
   };
@@ -156,6 +157,23 @@ export async function clientFor(
   onCleanup(deps, () => client.close());
   return client;
 }
+
+/**
+ * How long a request may wait for the service (CONTRACT: 60 s, above the service's 30 s preview
+ * deadline): --timeout, else ROSTER_TIMEOUT.
+ */
+export function timeoutOf(globals: GlobalOptions, env: NodeJS.ProcessEnv): number {
+  if (globals.timeout !== undefined) return globals.timeout;
+  const fromEnv = env.ROSTER_TIMEOUT;
+  if (fromEnv === undefined || fromEnv === '') return DEFAULT_TIMEOUT_S;
+  const seconds = Number(fromEnv);
+  if (!(seconds > 0)) {
+    throw usageError(`ROSTER_TIMEOUT must be a number of seconds above 0, got '${fromEnv}'`);
+  }
+  return seconds;
+}
+
+export const DEFAULT_TIMEOUT_S = 60;
 
 /** The client for this command's flags, environment and profile. */
 export async function apiClient(globals: GlobalOptions, deps: Deps): Promise<ApiClient> {

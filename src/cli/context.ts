@@ -41,6 +41,8 @@ export interface GlobalOptions {
   verbose?: boolean;
   color?: boolean;
   yes?: boolean;
+  /** Seconds a request may wait for the service (headers, or the next body bytes). */
+  timeout?: number;
 }
 
 /** NO_COLOR counts when set to anything but the empty string (no-color.org). */

@@ -8,6 +8,7 @@ import { type Deps, note, processIO } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
 import { OUTPUT_CHOICES } from './output/render.js';
 import { paintErr } from './output/style.js';
+import { parsePositiveSeconds } from './parse.js';
 import { isPromptExit } from './prompt.js';
 import { exitCodeOf, installSignals } from './signals.js';
 import { version } from './version.js';
@@ -16,7 +17,7 @@ const EXIT_HELP = `
 Exit codes: 0 ok · 1 error · 2 usage · 3 auth (401/403, not logged in) · 4 not found ·
 5 partial failure (some ids/rows failed) · 130 interrupted (Ctrl-C) · 143 terminated (SIGTERM).
 Environment: ROSTER_BASE_URL, ROSTER_TOKEN, ROSTER_PROFILE, ROSTER_VENDOR, ROSTER_CONFIG_DIR,
-ROSTER_DATA_DIR, NO_COLOR.`;
+ROSTER_DATA_DIR, ROSTER_TIMEOUT, NO_COLOR.`;
 
 /** The program with its global options and settings, before any command is registered. */
 export function createRoot(deps: Deps): Command {
@@ -35,6 +36,11 @@ export function createRoot(deps: Deps): Command {
     .option('--base-url <url>', 'service base URL ending in /api (default: from the profile)')
     .addOption(
       new Option('--region <region>', "'de' uses the profile's German base URL").choices(['de']),
+    )
+    .option(
+      '--timeout <seconds>',
+      'how long a request may wait for the service (default: $ROSTER_TIMEOUT or 60)',
+      parsePositiveSeconds,
     )
     .option('--verbose', 'trace HTTP requests on stderr (token redacted), stacks on errors')
     .option('--no-color', 'no colours (also: NO_COLOR)')

@@ -34,6 +34,15 @@ export function parseQuota(value: string): number | null {
   return value.trim().toLowerCase() === 'none' ? null : parseSize(value);
 }
 
+/** A duration in seconds above 0 (fractions allowed): `--timeout 90`. */
+export function parsePositiveSeconds(value: string): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !(n > 0)) {
+    throw new InvalidArgumentError(`expected a number of seconds above 0, got '${value}'`);
+  }
+  return n;
+}
+
 export function parsePort(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65535) {

@@ -132,7 +132,7 @@ function describeNetwork(code: string | undefined, url: URL, timeoutMs: number):
       return `Connecting to ${url.origin} timed out. Check the base URL, a firewall or VPN.`;
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
-      return `No answer from ${url.origin} within ${timeoutMs} ms (timeout). The service may be overloaded; try again later.`;
+      return `No answer from ${url.origin}: no answer within ${timeoutMs / 1000} s (timeout). The service may be overloaded; try again later, or allow longer with --timeout SECONDS (ROSTER_TIMEOUT).`;
     case 'UND_ERR_SOCKET':
     case 'ECONNRESET':
     case 'EPIPE':

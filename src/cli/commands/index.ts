@@ -23,7 +23,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
 };
 export const ALL = Object.keys(COMMANDS);
 /** Global options followed by a value, which is not a command name. */
-const VALUE_FLAGS = new Set(['-o', '--output', '--profile', '--base-url', '--region']);
+const VALUE_FLAGS = new Set(['-o', '--output', '--profile', '--base-url', '--region', '--timeout']);
 
 /** The command modules `args` (argv without node and script) needs. */
 export function commandsFor(args: string[]): string[] {
