@@ -40,8 +40,13 @@ export function isRetryableStatus(status: number, method: string): boolean {
   return status >= 500 && status !== 501 && status !== 505 && isIdempotent(method);
 }
 
+/** A failure of the network or the peer (errno, undici), not of this process (ERR_STRING_TOO_LONG…). */
+const isNetworkCode = (code: string) =>
+  (/^E[A-Z0-9_]+$/.test(code) && !code.startsWith('ERR_')) || code.startsWith('UND_ERR_');
+
 export function isRetryableNetworkError(code: string | undefined, method: string): boolean {
-  if (code && NOT_SENT.has(code)) return true;
+  if (!code || !isNetworkCode(code)) return false;
+  if (NOT_SENT.has(code)) return true;
   if (code && PERMANENT.has(code)) return false;
   if (code?.startsWith('ERR_TLS') || code?.includes('CERT')) return false;
   return isIdempotent(method);

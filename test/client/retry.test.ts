@@ -38,6 +38,14 @@ describe('retry policy', () => {
     expect(isRetryableNetworkError('ENOTFOUND', 'GET')).toBe(false);
   });
 
+  it('never retries a local error as if the network had failed', () => {
+    expect(isRetryableNetworkError('ERR_STRING_TOO_LONG', 'GET')).toBe(false);
+    expect(isRetryableNetworkError('ERR_INVALID_ARG_TYPE', 'GET')).toBe(false);
+    expect(isRetryableNetworkError(undefined, 'GET')).toBe(false);
+    expect(isRetryableNetworkError('ECONNRESET', 'GET')).toBe(true);
+    expect(isRetryableNetworkError('UND_ERR_HEADERS_TIMEOUT', 'GET')).toBe(true);
+  });
+
   it('finds the code inside wrapped and aggregate errors', () => {
     const refused = Object.assign(new Error('refused'), { code: 'ECONNREFUSED' });
     expect(errorCode(new AggregateError([refused]))).toBe('ECONNREFUSED');
