@@ -113,6 +113,12 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
           `← ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} ${ms} ms${deprecated}`,
         );
         if (res.statusCode < 400) return await consume(answer, href);
+        // A DELETE retried after a failure the first attempt may have acted on, now answered
+        // 404: that first attempt removed it. Gone is what was asked for.
+        if (res.statusCode === 404 && spec.method === 'DELETE' && attempt > 1) {
+          await res.body.dump();
+          return await consume({ status: 204, headers: {}, body: Readable.from([]) }, href);
+        }
         const error = await errorFromAnswer(answer, spec.method, href);
         failure = {
           error,

@@ -119,7 +119,7 @@ export async function downloadUrl(
     if (res.status < 300) return res.body;
     // A redirect is followed (the token only ever goes to the API's own origin: http.ts);
     // its body is never what gets saved.
-    res.body.destroy();
+    res.body.on('error', () => {}).destroy();
     const location = header(res.headers, 'location');
     const next = location ? new URL(location, target) : undefined;
     if (!REDIRECTS.has(res.status) || !next || !/^https?:$/.test(next.protocol)) {

@@ -5,7 +5,7 @@ import { text } from 'node:stream/consumers';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, ResponseFormatError, redactUrl } from '../../src/client/errors.js';
 import { createHttpClient, type HttpClient, type RetryInfo } from '../../src/client/http.js';
-import { getUser, listUsers, updateUser } from '../../src/client/users.js';
+import { deleteUser, getUser, listUsers, updateUser } from '../../src/client/users.js';
 import { closedPort, sendJson, startServer, type TestServer } from './server.js';
 
 const TOKEN = 'dG9rZW4taWQ6c2VjcmV0LXNlY3JldA==';
@@ -365,5 +365,23 @@ describe('answers larger than anything the service sends', () => {
     const http = client(server.baseUrl, { retry: { maxRetries: 0 } });
     const err = await rejection(listUsers(http));
     expect((err as Error).message).toContain('larger than 64 MiB');
+  });
+});
+
+describe('a DELETE retried after the first attempt may have acted', () => {
+  it('a 404 after a retried 503 means the first attempt removed it', async () => {
+    const server = await serve((_req, res, n) =>
+      n === 1 ? sendJson(res, 503, { message: 'busy' }) : sendJson(res, 404, { message: 'gone' }),
+    );
+    const http = client(server.baseUrl);
+    await expect(deleteUser(http, 'u1')).resolves.toBeUndefined();
+    expect(server.seen.map((s) => s.method)).toEqual(['DELETE', 'DELETE']);
+  });
+
+  it('a 404 on the first attempt is still not found', async () => {
+    const server = await serve((_req, res) => sendJson(res, 404, { message: 'gone' }));
+    const err = await rejection(deleteUser(client(server.baseUrl), 'u1'));
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(404);
   });
 });
