@@ -63,6 +63,30 @@ describe('roster check', () => {
     expect(r.stdout).toMatch(/^step,result,detail,ms\n/);
     expect(r.stdout).toMatch(/authenticate: GET \/users\?limit=1,fail,"?401 NotLoggedInException/);
     expect(r.stderr).toContain('check failed');
+    // Steps that needed the token are skipped because of it, not for reasons of their own.
+    const json = await srv.run(['check', '--json'], { env: { ROSTER_TOKEN: token } });
+    const steps = JSON.parse(json.stdout).steps as {
+      name: string;
+      result: string;
+      detail: string;
+    }[];
+    const byId = steps.filter((x) => x.name.startsWith('GET /users/{id}'));
+    expect(byId.length).toBeGreaterThan(0);
+    for (const x of byId) {
+      expect(x).toMatchObject({ result: 'skip', detail: 'skipped: the token was rejected' });
+    }
+  });
+
+  it('counts say what they count: every live user, not only activated ones', async () => {
+    await srv.run(['users', 'invite', '--email', 'counted@example.com', '--no-send-mail']);
+    const total = JSON.parse(
+      (await srv.run(['users', 'list', '--status', 'all', '--all'])).stdout,
+    ).length;
+    const r = await srv.run(['check', '--json']);
+    const auth = JSON.parse(r.stdout).steps.find((x: any) => x.name.startsWith('authenticate'));
+    expect(auth.detail).toBe(
+      `token accepted; ${total} live users on the branch (activated, pending, deactivated)`,
+    );
   });
 
   it('an unreachable service: exit 1, the rest skipped', async () => {

@@ -55,8 +55,9 @@ export async function step(probe: Probe, name: string, fn: () => Promise<string>
   }
 }
 
+/** Records a skipped step; after a stop (rejected token, lost service) that is the reason. */
 export const skip = (probe: Probe, name: string, why: string) =>
-  probe.steps.push({ name, result: 'skip', detail: why, ms: 0 });
+  probe.steps.push({ name, result: 'skip', detail: probe.stopped ?? why, ms: 0 });
 
 const baseType = (value: string | string[] | undefined) =>
   (Array.isArray(value) ? value[0] : value)?.split(';')[0]?.trim().toLowerCase();

@@ -1,5 +1,6 @@
 /** The users half of `roster check`: auth, every version of every /users endpoint. */
 import { ApiError } from '../../client/index.js';
+import { LISTABLE_STATUSES } from '../../contract/user.js';
 import type { Shape } from '../../contract/versions.js';
 import { mediaTypeOf, versionsOf } from '../../contract/versions.js';
 import { answered, expect404, Mismatch, negotiate, type Probe, skip, step } from './check.probe.js';
@@ -21,9 +22,9 @@ export async function checkUsers(p: Probe, write: boolean, created: string[]) {
   const label = (method: string, path: string, type: string) => `${method} ${path} (${type})`;
   let userId: string | undefined;
   await step(p, 'authenticate: GET /users?limit=1', async () => {
-    const page = await p.client.listUsers({ limit: 1 });
+    const page = await p.client.listUsers({ limit: 1, status: [...LISTABLE_STATUSES] });
     userId = page.data[0]?.id;
-    return `token accepted; ${page.total} users`;
+    return `token accepted; ${page.total} live users on the branch (${LISTABLE_STATUSES.join(', ')})`;
   });
   for (const accept of versionsOf('/users', 'GET', 'accept')) {
     await step(p, label('GET', '/users', mediaTypeOf(accept, p.vendor)), async () => {
