@@ -28,15 +28,36 @@ const HINTS: Record<number, string> = {
   400: 'Fix the fields named above and try again.',
   401: 'The token was rejected (missing, invalid, revoked or without the needed scope): run `roster login`, or check --profile / ROSTER_TOKEN.',
   403: "The token may not do this on its branch: create a token with the needed scopes (`roster tokens create --scopes …`) on the service's side.",
-  404: 'Check the id or externalId (`roster users list`, `roster media list`), and that the token belongs to the right branch.',
+  404: 'Check the id, and that the token belongs to the right branch.',
   406: 'The service does not offer the media type this client asks for: update roster, or set the vendor word of the profile if the deployment uses another one.',
-  409: 'Another user already has this externalId, email or userName.',
   413: 'The body is larger than the service accepts.',
   415: 'The service does not accept this content type.',
   429: 'The service is rate-limiting this token: wait a little, or lower --concurrency.',
 };
 
-function hintFor(status: number): string {
+const UNIQUE_FIELDS = ['externalId', 'email', 'userName', 'externalID'];
+
+/** What to do about an error: by status, refined by what it is about (the URL, the details). */
+function hintFor(status: number, url: string, details: FieldIssue[]): string {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  const path = parsed?.pathname ?? url;
+  if (status === 404 && parsed && !/\/api(\/|$)/.test(path)) {
+    return `The base URL should end with /api: did you mean ${parsed.origin}/api?`;
+  }
+  if (status === 404 && /\/media(\/|$)/.test(path)) {
+    return 'Check the medium id (`roster media list`), and that the token belongs to the right branch.';
+  }
+  if (status === 404 && /\/users(\/|$)/.test(path)) {
+    return 'Check the id or externalId (`roster users list --status all`), and that the token belongs to the right branch.';
+  }
+  if (status === 409) {
+    const unique = details.find((d) => UNIQUE_FIELDS.includes(d.field));
+    if (unique) return `Another user of this tenant already has this ${unique.field}.`;
+    if (details.some((d) => d.field === 'status')) {
+      return 'A user who never signed up is activated by giving them a secret (one-time password): --set secret=… or users invite --secret.';
+    }
+    return '';
+  }
   if (HINTS[status]) return HINTS[status];
   if (status >= 500) {
     return 'The service failed; try again later. If it persists, report it with the --verbose output.';
@@ -76,7 +97,7 @@ export class ApiError extends ClientError {
       `${serverMessage} (${status}${envelope ? ` ${envelope.type}` : ''}, ${method} ${redactUrl(url)})`,
       ...details.map((d) => `  ${d.field}: ${d.message}`),
     ];
-    const hint = hintFor(status);
+    const hint = hintFor(status, url, details);
     if (hint) lines.push(hint);
     if (init.retryAfterMs !== undefined && status === 429) {
       lines.push(`The service asked to retry after ${Math.ceil(init.retryAfterMs / 1000)} s.`);
@@ -130,6 +151,9 @@ function describeNetwork(code: string | undefined, url: URL, timeoutMs: number):
       return `Could not resolve the host name ${url.hostname} (${code}). Check the base URL and your network or DNS.`;
     case 'UND_ERR_CONNECT_TIMEOUT':
       return `Connecting to ${url.origin} timed out. Check the base URL, a firewall or VPN.`;
+    case 'ERR_SSL_WRONG_VERSION_NUMBER':
+    case 'EPROTO':
+      return `${url.origin} speaks plain HTTP, not HTTPS: use ${url.href.replace(/^https:/, 'http:').replace(/\/users.*$|\/media.*$/, '')} as the base URL (or put TLS in front of the service).`;
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
       return `No answer from ${url.origin}: no answer within ${timeoutMs / 1000} s (timeout). The service may be overloaded; try again later, or allow longer with --timeout SECONDS (ROSTER_TIMEOUT).`;

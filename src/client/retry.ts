@@ -28,7 +28,13 @@ const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 const NOT_SENT = new Set(['ECONNREFUSED', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** Errors no retry will fix. */
-const PERMANENT = new Set(['ENOTFOUND', 'UND_ERR_ABORTED', 'UND_ERR_DESTROYED', 'UND_ERR_CLOSED']);
+const PERMANENT = new Set([
+  'ENOTFOUND',
+  'EPROTO',
+  'UND_ERR_ABORTED',
+  'UND_ERR_DESTROYED',
+  'UND_ERR_CLOSED',
+]);
 
 export function isIdempotent(method: string): boolean {
   return IDEMPOTENT.has(method.toUpperCase());

@@ -385,3 +385,67 @@ describe('a DELETE retried after the first attempt may have acted', () => {
     expect((err as ApiError).status).toBe(404);
   });
 });
+
+describe('hints that point at the real cause', () => {
+  const envelope = (status: number, type: string, message: string, details?: unknown) => ({
+    identifier: status * 100,
+    statusCode: status,
+    message,
+    type,
+    ...(details ? { details } : {}),
+  });
+
+  it('a 409 about activation names the secret, not another user', async () => {
+    const server = await serve((_req, res) =>
+      sendJson(
+        res,
+        409,
+        envelope(409, 'ConflictException', 'user x has not signed up yet', [
+          { field: 'status', message: 'a pending user needs a secret to be activated' },
+        ]),
+      ),
+    );
+    const err = await rejection(updateUser(client(server.baseUrl), 'x', { status: 'activated' }));
+    const message = (err as Error).message;
+    expect(message).not.toContain('Another user');
+    expect(message).toContain('secret');
+  });
+
+  it('a 409 on a unique field names that field', async () => {
+    const server = await serve((_req, res) =>
+      sendJson(
+        res,
+        409,
+        envelope(409, 'ConflictException', "email 'a@x' is already used", [
+          { field: 'email', message: 'is already in use' },
+        ]),
+      ),
+    );
+    const err = await rejection(updateUser(client(server.baseUrl), 'x', { email: 'a@x' }));
+    expect((err as Error).message).toContain('Another user of this tenant already has this email');
+  });
+
+  it('a missing medium talks about media; a path without /api suggests the base URL', async () => {
+    const server = await serve((_req, res) =>
+      sendJson(res, 404, envelope(404, 'NotFoundException', 'not found')),
+    );
+    const { getMedium } = await import('../../src/client/media.js');
+    const media = await rejection(getMedium(client(server.baseUrl), 'm1'));
+    expect((media as Error).message).toContain('roster media list');
+    expect((media as Error).message).not.toContain('externalId');
+    const origin = server.baseUrl.replace(/\/api$/, '');
+    const bare = await rejection(getUser(client(origin), 'u1'));
+    expect((bare as Error).message).toContain(`did you mean ${origin}/api?`);
+  });
+
+  it('https:// against a plain-HTTP server says so, once, and suggests http://', async () => {
+    const server = await serve((_req, res) => sendJson(res, 200, page));
+    const https = server.baseUrl.replace('http://', 'https://');
+    const retries: RetryInfo[] = [];
+    const http = client(https, { onRetry: (r) => retries.push(r) });
+    const err = await rejection(getUser(http, 'u1'));
+    expect((err as Error).message).toContain('speaks plain HTTP');
+    expect((err as Error).message).toContain(server.baseUrl);
+    expect(retries).toEqual([]);
+  });
+});

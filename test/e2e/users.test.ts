@@ -92,7 +92,7 @@ describe('users invite', () => {
     const r = await srv.run(['users', 'invite', '--email', 'ann@example.com', '--no-send-mail']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/409 ConflictException/);
-    expect(r.stderr).toContain('Another user already has this externalId, email or userName.');
+    expect(r.stderr).toContain('Another user of this tenant already has this email.');
   });
 });
 
