@@ -157,6 +157,16 @@ describe('configuration', () => {
     }
   });
 
+  it('login with a base URL missing /api says which one to use, before a token is asked', async () => {
+    const origin = srv.baseUrl.replace(/\/api$/, '');
+    const r = await srv.run(['login', '--base-url', origin, '--token', '-', '--profile', 'x'], {
+      input: 'never-read\n',
+    });
+    expect(r.exitCode).toBe(4);
+    expect(r.stderr).toContain(`did you mean ${srv.baseUrl}?`);
+    expect(r.stderr).not.toContain('Check the id');
+  });
+
   it('login checks and saves a profile (0600); profiles list never shows tokens; logout', async () => {
     const { token } = await srv.newToken();
     const bad = await srv.run([

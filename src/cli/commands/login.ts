@@ -78,6 +78,22 @@ async function detectVendor(
   }
 }
 
+/**
+ * Asks the URL for users without a token: the API answers 401 (or 200 where no token is needed);
+ * a 404 or a web page means the URL is not the API's, and the error says which one to use.
+ */
+async function checkBaseUrl(baseUrl: string, globals: GlobalOptions, deps: Deps) {
+  const { clientFor } = await import('../client.js');
+  const { ApiError } = await import('../../client/errors.js');
+  const client = await clientFor({ baseUrl, token: '' }, globals, deps);
+  try {
+    await client.listUsers({ limit: 1 });
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return;
+    throw err;
+  }
+}
+
 export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
   const { openConfig } = await import('../config.js');
   const config = openConfig(deps.env);
@@ -101,6 +117,8 @@ export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
   const baseUrlDe = opts.baseUrlDe
     ? normalizeUrl(opts.baseUrlDe, '--base-url-de')
     : existing?.baseUrlDe;
+  // Before anyone types a token: does this URL answer like the API?
+  await checkBaseUrl(baseUrl, opts.globals, deps);
   const token = await tokenOf(opts, deps);
   if (!token) throw usageError('the token is empty');
 

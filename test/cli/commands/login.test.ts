@@ -68,7 +68,9 @@ describe('roster login', () => {
       { token: 'TOKEN', globals: { baseUrl: 'http://acme.test/api/', profile: 'acme' } },
       svc.deps(fake),
     );
-    expect(svc.connected[0]).toMatchObject({ baseUrl: 'http://acme.test/api', token: 'TOKEN' });
+    // First the URL alone (is it the API?), then the token.
+    expect(svc.connected[0]).toMatchObject({ baseUrl: 'http://acme.test/api', token: '' });
+    expect(svc.connected[1]).toMatchObject({ baseUrl: 'http://acme.test/api', token: 'TOKEN' });
     expect(config().profile('acme')).toEqual({ baseUrl: 'http://acme.test/api', token: 'TOKEN' });
     expect(config().currentProfile()).toBe('acme');
     const { statSync } = await import('node:fs');
