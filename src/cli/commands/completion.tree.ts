@@ -1,5 +1,17 @@
 /** The commander tree as plain data for the completion scripts, and pieces they share. */
 import type { Command } from 'commander';
+import { LISTABLE_STATUSES, ROLES } from '../../contract/user.js';
+
+/**
+ * Values of flags that a parser checks rather than commander's `choices` (so they are not in
+ * the tree by themselves): what completion offers after them.
+ */
+const FLAG_VALUES: Record<string, readonly string[]> = {
+  '--status': [...LISTABLE_STATUSES, 'all'],
+  '--role': ROLES,
+  '--match': ['externalId', 'email'],
+  '--encoding': ['utf-8', 'windows-1252', 'macintosh', 'latin1', 'utf-16le'],
+};
 
 export interface Opt {
   flags: string[];
@@ -36,7 +48,7 @@ export function treeOf(cmd: Command, path: string[] = []): Node {
           flags: [o.short, o.long].filter((f): f is string => Boolean(f)),
           description: o.description,
           takesValue: o.required || o.optional,
-          choices: o.argChoices,
+          choices: o.argChoices ?? (o.long ? FLAG_VALUES[o.long]?.slice() : undefined),
         })),
       HELP,
     ],

@@ -57,6 +57,21 @@ describe('roster completion', () => {
       'wide',
     ]);
     expect(complete(bash, ['roster', 'completion', '--he'])).toEqual(['--help']);
+    // Values of flags whose parser checks them (not commander choices) complete too.
+    expect(complete(bash, ['roster', 'users', 'list', '--status', ''])).toEqual([
+      'activated',
+      'pending',
+      'deactivated',
+      'all',
+    ]);
+    expect(complete(bash, ['roster', 'users', 'invite', '--role', 'ed'])).toEqual(['editor']);
+    expect(complete(bash, ['roster', 'users', 'import', '--match', ''])).toEqual([
+      'externalId',
+      'email',
+    ]);
+    expect(complete(bash, ['roster', 'users', 'import', '--encoding', 'win'])).toEqual([
+      'windows-1252',
+    ]);
   });
 
   it('zsh and fish: scripts generated from the same tree', async () => {
