@@ -3,6 +3,7 @@
  * one-line messages; commands throw, they never exit.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { addExamples } from './commands/examples.js';
 import { ALL, COMMANDS, commandsFor } from './commands/index.js';
 import { type Deps, note, processIO } from './context.js';
 import { CliError, EXIT, type ExitCode } from './errors.js';
@@ -21,43 +22,51 @@ ROSTER_DATA_DIR, ROSTER_TIMEOUT, NO_COLOR.`;
 
 /** The program with its global options and settings, before any command is registered. */
 export function createRoot(deps: Deps): Command {
-  return new Command('roster')
-    .description(
-      'Administer the users and media of an employee-app platform, or run the service itself.',
-    )
-    .version(version(), '-V, --version')
-    .addOption(
-      new Option(
-        '-o, --output <format>',
-        'output format (default: table on a terminal, json when piped; wide: a table not cut to the terminal)',
-      ).choices(OUTPUT_CHOICES),
-    )
-    .option('--profile <name>', 'CLI profile to use (default: $ROSTER_PROFILE or the current one)')
-    .option('--base-url <url>', 'service base URL ending in /api (default: from the profile)')
-    .addOption(
-      new Option('--region <region>', "'de' uses the profile's German base URL").choices(['de']),
-    )
-    .option(
-      '--timeout <seconds>',
-      'how long a request may wait for the service (default: $ROSTER_TIMEOUT or 60)',
-      parsePositiveSeconds,
-    )
-    .option('--verbose', 'trace HTTP requests on stderr (token redacted), stacks on errors')
-    .option('--no-color', 'no colours (also: NO_COLOR)')
-    .option('-y, --yes', 'answer yes to confirmations (needed when not on a terminal)')
-    .addHelpText('after', EXIT_HELP)
-    .showHelpAfterError('(run with --help for usage)')
-    .showSuggestionAfterError()
-    .exitOverride()
-    .configureOutput({
-      writeOut: (s) => deps.io.stdout.write(s),
-      writeErr: (s) => deps.io.stderr.write(s),
-    });
+  return (
+    new Command('roster')
+      .description(
+        'Administer the users and media of an employee-app platform, or run the service itself.',
+      )
+      .version(version(), '-V, --version')
+      .addOption(
+        new Option(
+          '-o, --output <format>',
+          'output format (default: table on a terminal, json when piped; wide: a table not cut to the terminal)',
+        ).choices(OUTPUT_CHOICES),
+      )
+      .option(
+        '--profile <name>',
+        'CLI profile to use (default: $ROSTER_PROFILE or the current one)',
+      )
+      .option('--base-url <url>', 'service base URL ending in /api (default: from the profile)')
+      .addOption(
+        new Option('--region <region>', "'de' uses the profile's German base URL").choices(['de']),
+      )
+      .option(
+        '--timeout <seconds>',
+        'how long a request may wait for the service (default: $ROSTER_TIMEOUT or 60)',
+        parsePositiveSeconds,
+      )
+      .option('--verbose', 'trace HTTP requests on stderr (token redacted), stacks on errors')
+      .option('--no-color', 'no colours (also: NO_COLOR)')
+      .option('-y, --yes', 'answer yes to confirmations (needed when not on a terminal)')
+      .addHelpText('after', EXIT_HELP)
+      // A subcommand's --help lists the global options that apply to it too.
+      .configureHelp({ showGlobalOptions: true })
+      .showHelpAfterError('(run with --help for usage)')
+      .showSuggestionAfterError()
+      .exitOverride()
+      .configureOutput({
+        writeOut: (s) => deps.io.stdout.write(s),
+        writeErr: (s) => deps.io.stderr.write(s),
+      })
+  );
 }
 
 export async function buildProgram(deps: Deps, only: string[] = ALL): Promise<Command> {
   const program = createRoot(deps);
   for (const name of only) await (await COMMANDS[name]!()).register(program, deps);
+  addExamples(program);
   const override = (cmd: Command) => {
     cmd.exitOverride();
     cmd.commands.forEach(override);

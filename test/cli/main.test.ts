@@ -91,6 +91,17 @@ describe('run: commander errors', () => {
     expect(help.code).toBe(0);
     expect(help.out).toContain('invite');
   });
+
+  it.each([['users', 'list'], ['users', 'import'], ['media', 'upload'], ['check'], ['serve']])(
+    '%s %s --help shows the global options that apply, and examples',
+    async (...words) => {
+      const help = await runArgs(...words.filter(Boolean), '--help');
+      expect(help.code).toBe(0);
+      expect(help.out).toContain('Global Options:');
+      expect(help.out).toContain('--timeout <seconds>');
+      expect(help.out).toMatch(new RegExp(`Examples:\\n {2}roster ${words.join(' ')}`));
+    },
+  );
 });
 
 describe('commandsFor: load only the module of the command being run', () => {

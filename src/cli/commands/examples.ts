@@ -1,0 +1,58 @@
+/** Examples shown at the end of each command's --help: what a person types first. */
+import type { Command } from 'commander';
+
+const EXAMPLES: Record<string, string[]> = {
+  'users list': [
+    'roster users list                          # activated and pending users, one page',
+    'roster users list --query ber --sort lastName_DESC',
+    'roster users list --all --status all -o csv > everyone.csv',
+  ],
+  'users show': [
+    'roster users show emp-1042             # by id or externalId',
+    'roster users show emp-1042 -o json',
+  ],
+  'users invite': [
+    'roster users invite --email ann@example.com --first-name Ann --role editor --locale de_DE',
+    'echo "$PASS" | roster users invite --user-name kiosk-1 --secret -   # activated at once',
+  ],
+  'users update': [
+    'roster users update emp-1042 --set profile.position=CTO --unset profile.phoneNumber',
+  ],
+  'users remove': ['roster users remove emp-1042 emp-1043 --yes'],
+  'users import': [
+    'roster users import people.csv --dry-run    # the plan; nothing changes',
+    'roster users import people.csv --report run.csv',
+    'roster users import people.csv --resume run.csv   # after an interruption',
+  ],
+  'users export': [
+    'roster users export --to people.csv',
+    'roster users export --status all --bom > excel.csv',
+  ],
+  'media upload': [
+    "roster media upload 'photos/*.jpg' report.pdf",
+    'roster media upload scan.pdf --type pdf -o json',
+  ],
+  'media list': ['roster media list --all -o json'],
+  'media download': [
+    'roster media download 6b02… --to copy.jpg',
+    'roster media download 6b02… --preview --to previews/',
+  ],
+  'media delete': ['roster media delete 6b02… --yes'],
+  check: [
+    'roster check                 # read-only probes',
+    'roster check --write --json     # CI: also creates and removes throwaways',
+  ],
+  login: ['roster login --base-url https://acme.example.com/api --token - < token.txt'],
+  serve: [
+    'roster serve',
+    'roster serve --port 0 --data ./data --quota 50GB --smtp-url smtp://mail:587',
+  ],
+  'tokens create': ['roster tokens create --name ci --scopes users:read,media:read --json'],
+};
+
+/** Adds the examples to every command that has some, anywhere in the tree. */
+export function addExamples(cmd: Command, path: string[] = []): void {
+  const lines = EXAMPLES[path.join(' ')];
+  if (lines) cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}`);
+  for (const sub of cmd.commands) addExamples(sub, [...path, sub.name()]);
+}
