@@ -61,6 +61,19 @@ describe('users import', () => {
     );
   });
 
+  test('--sync brings back users who never signed up as pending, not activated', () => {
+    const { run, users } = inBranch();
+    const full = file('states-full.csv', people('ST', 20));
+    const short = file('states-short.csv', people('ST', 18));
+    expect(run(['users', 'import', full, '--no-send-mail']).code).toBe(0);
+    const cut = run(['users', 'import', short, '--sync', '--max-deactivate', '20%', '-o', 'json']);
+    expect(JSON.parse(cut.stdout)).toMatchObject({ deactivated: 2 });
+    const back = run(['users', 'import', full, '--sync', '-o', 'json']);
+    expect(back.code, back.stderr).toBe(0);
+    const statuses = new Set(users().map((u) => u.status));
+    expect(statuses).toEqual(new Set(['pending']));
+  });
+
   test('- reads the CSV from stdin, and leaves no temp file', () => {
     const { run } = inBranch();
     const before = readdirSync(tmpdir()).filter((f) => f.startsWith('roster-stdin-'));

@@ -3,6 +3,7 @@ import { startCliServer } from '../helpers/cli-server.js';
 import { authSuite } from '../suites/auth.suite.js';
 import { negotiationSuite } from '../suites/negotiation.suite.js';
 import { userLimitsSuite } from '../suites/user-limits.suite.js';
+import { userStatesSuite } from '../suites/user-states.suite.js';
 import { usersListSuite } from '../suites/users-list.suite.js';
 import { usersRoutesSuite } from '../suites/users-routes.suite.js';
 
@@ -11,3 +12,4 @@ usersListSuite(startCliServer);
 authSuite(startCliServer);
 negotiationSuite(startCliServer);
 userLimitsSuite(startCliServer);
+userStatesSuite(startCliServer);

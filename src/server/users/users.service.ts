@@ -81,7 +81,10 @@ function conflict(err: unknown, input: UserInput): never {
   throw err;
 }
 
-/** The status an update leads to, or an error when the change is not possible. */
+/**
+ * The status an update leads to, or an error when the change is not possible (README "Users":
+ * the state machine). `activated` needs a secret, or an activation before.
+ */
 function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {
   const now = new Date().toISOString();
   const hasSecret = row.secret_hash !== null || input.secret !== undefined;
@@ -90,6 +93,10 @@ function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {
   }
   const activate = input.status === 'activated' || (row.status === 'pending' && input.secret);
   if (!activate || row.status === 'activated') return {};
+  // Someone who never signed up (never activated, no secret) returns to where they were.
+  if (row.status === 'deactivated' && row.activated_at === null && !hasSecret) {
+    return { status: 'pending' };
+  }
   if (row.status === 'pending' && !hasSecret) {
     throw new AppError(
       'conflict',
