@@ -1,5 +1,13 @@
 /** `roster serve` as a process: first run, profile, restart, drain on SIGTERM, kill -9, flags. */
-import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -207,11 +215,43 @@ describe('roster serve', () => {
     }
     const { child, url } = await spawnServe(data, config);
     const port = new URL(url).port;
-    const busy = cli(['serve', '--port', port, '--data', data], env);
+    // A fresh data dir and a busy port: refused before anything is created.
+    const fresh = join(temp('roster-flags-fresh-'), 'data');
+    const otherConfig = temp('roster-flags-config2-');
+    const busy = cli(['serve', '--port', port, '--data', fresh], {
+      ROSTER_CONFIG_DIR: otherConfig,
+    });
     expect(busy.exitCode).toBe(2);
     expect(String(busy.stderr)).toContain(`port ${port}`);
+    expect(existsSync(join(fresh, 'roster.db'))).toBe(false);
+    expect(existsSync(join(otherConfig, 'config.json'))).toBe(false);
     child.kill('SIGTERM');
     await child;
+  });
+
+  test('one serve per data dir: a second one exits 2 naming the first; kill -9 frees it', async () => {
+    const data = temp('roster-lock-data-');
+    const config = temp('roster-lock-config-');
+    const first = await spawnServe(data, config);
+    const before = profileOf(config);
+    for (const port of ['0', new URL(first.url).port]) {
+      const second = cli(['serve', '--port', port, '--data', data], { ROSTER_CONFIG_DIR: config });
+      expect(second.exitCode, String(second.stderr)).toBe(2);
+      expect(String(second.stderr)).toContain(
+        `another roster serve (pid ${first.child.pid}, ${first.url}/api) uses the data dir ${data}`,
+      );
+    }
+    expect(profileOf(config)).toEqual(before);
+    const req = requester(first.url, before.token);
+    expect((await req('GET', '/api/users')).status).toBe(200);
+    first.child.kill('SIGKILL');
+    await first.child;
+    const third = await spawnServe(data, config);
+    expect((await requester(third.url, profileOf(config).token)('GET', '/api/users')).status).toBe(
+      200,
+    );
+    third.child.kill('SIGTERM');
+    await third.child;
   });
 });
 

@@ -1,8 +1,10 @@
 /** The body of `roster serve`, loaded only when serve runs (Koa and SQLite are slow to load). */
+import { createServer } from 'node:net';
 import { createApp } from '../../server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../../server/config.js';
 import { parseRateLimit } from '../../server/http/rate-limit.js';
 import { SweepRefusedError } from '../../server/media/sweep.js';
+import { DataDirBusyError, lockDataDir } from '../../store/lock.js';
 import { openStore, type Store } from '../../store/store.js';
 import { bootstrap } from '../../store/tenancy.js';
 import { type Config, DEFAULT_PROFILE, openConfig } from '../config.js';
@@ -35,6 +37,31 @@ function updateLocalProfile(config: Config, store: Store, baseUrl: string, newTo
   return 'absent';
 }
 
+function takeLock(dataDir: string) {
+  try {
+    return lockDataDir(dataDir);
+  } catch (err) {
+    if (err instanceof DataDirBusyError) throw usageError(err.message);
+    throw err;
+  }
+}
+
+const portInUse = (port: number, host: string) =>
+  usageError(`port ${port} on ${host} is in use; pick another with --port`);
+
+/** Binds the port for a moment: a busy one is refused before the data dir is touched. */
+async function checkPortFree(port: number, host: string) {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? portInUse(port, host) : err),
+    );
+    probe.listen(port, host, () => resolve());
+  });
+  await new Promise((resolve) => probe.close(resolve));
+}
+
 export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   const { io, env } = deps;
   let rateLimit: number | undefined;
@@ -45,6 +72,14 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   }
   const publicUrl = opts.publicUrl === undefined ? undefined : parsePublicUrl(opts.publicUrl);
   const dataDir = dataDirOf(opts.data, env);
+  // Before anything is created or swept: is this data dir ours, and is the port free?
+  const lock = takeLock(dataDir);
+  try {
+    await checkPortFree(opts.port, opts.host);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const store = openStore(dataDir);
   for (const w of store.permissionWarnings) note(io, `warning: ${w}`);
   const created = bootstrap(store);
@@ -71,11 +106,10 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     running = await app.listen(opts.port, opts.host);
   } catch (err) {
     store.close();
+    lock.release();
     const code = (err as NodeJS.ErrnoException).code;
     if (err instanceof SweepRefusedError) throw new CliError(err.message);
-    if (code === 'EADDRINUSE') {
-      throw usageError(`port ${opts.port} on ${opts.host} is in use; pick another with --port`);
-    }
+    if (code === 'EADDRINUSE') throw portInUse(opts.port, opts.host);
     throw err;
   }
 
@@ -91,6 +125,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     note(io, `  roster tokens create --data ${dataDir}   and   roster login --base-url ${baseUrl}`);
   }
   // Announced last, after the profile is saved: whoever waits for this line can use it.
+  lock.describeOwner(baseUrl);
   note(io, `roster service listening on ${baseUrl} (data: ${dataDir})`);
 
   await new Promise<void>((resolve) => {
@@ -100,6 +135,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
         .close()
         .then(() => {
           store.close();
+          lock.release();
           note(io, 'stopped');
           resolve();
         })
