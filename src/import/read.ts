@@ -3,8 +3,8 @@
  * and tab, and csv-parse — with the line each record starts on, so every later message can
  * point at the file's line (quoted fields may span lines; CRLF and LF both work).
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { constants, createReadStream } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { type CsvError, type Info, parse } from 'csv-parse';
 import { CliError } from '../cli/errors.js';
@@ -48,10 +48,16 @@ async function checkFile(file: string) {
   try {
     const s = await stat(file);
     if (s.isDirectory()) throw new CliError(`${file} is a directory, not a CSV file`);
+    await access(file, constants.R_OK);
   } catch (err) {
+    if (err instanceof CliError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new CliError(`${file}: no such file`);
-    if (code === 'EACCES') throw new CliError(`${file}: permission denied`);
+    if (code === 'EACCES' || code === 'EPERM') {
+      throw new CliError(
+        `${file}: permission denied: this user may not read it (check its mode and owner)`,
+      );
+    }
     throw err;
   }
 }
