@@ -2,9 +2,11 @@
  * The typed API client: `createApiClient(opts)` binds every endpoint function to one HTTP core.
  * CLI commands get it from their Deps and never touch undici themselves.
  */
+
 import type { Readable } from 'node:stream';
 import type { Medium, Page } from '../contract/medium.js';
 import type { UserV3 } from '../contract/user.js';
+import { type BranchInfo, getBranch } from './branch.js';
 import { createHttpClient, type HttpClient, type HttpClientOptions } from './http.js';
 import {
   deleteMedium,
@@ -27,6 +29,7 @@ import {
   updateUser,
 } from './users.js';
 
+export type { BranchInfo } from './branch.js';
 export * from './errors.js';
 export type * from './http.js';
 export { createHttpClient } from './http.js';
@@ -46,6 +49,8 @@ export interface ApiClient {
     pageSize?: number,
   ): AsyncGenerator<UserV3, void, undefined>;
   getUser(idOrExternalId: string): Promise<UserV3>;
+  /** The token's branch (and, on Roster, its scopes). */
+  getBranch(): Promise<BranchInfo>;
   createUser(body: UserCreateBody): Promise<CreatedUser>;
   updateUser(idOrExternalId: string, patch: UserUpdateBody): Promise<UserV3>;
   deleteUser(idOrExternalId: string): Promise<void>;
@@ -69,6 +74,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     iterateUsers: (params = {}, pageSize = 100) =>
       paginate((page) => listUsers(http, { ...params, ...page }), { pageSize }),
     getUser: (id) => getUser(http, id),
+    getBranch: () => getBranch(http),
     createUser: (body) => createUser(http, body),
     updateUser: (id, patch) => updateUser(http, id, patch),
     deleteUser: (id) => deleteUser(http, id),

@@ -10,6 +10,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Store } from '../store/store.js';
 import { registerApiRoutes } from './api/api.routes.js';
+import { registerBranchRoutes } from './api/branch.routes.js';
 import { registerCdnRoutes } from './cdn/cdn.routes.js';
 import { urlSigner } from './cdn/signing.js';
 import { DEFAULT_PREVIEW_TIMEOUT_MS, type ServerConfig } from './config.js';
@@ -83,6 +84,7 @@ export function createApp({ store, config, log = () => {}, previewScheduler }: A
     return next();
   });
   if (config.rateLimit) api.use(rateLimitMiddleware(config.rateLimit));
+  registerBranchRoutes(api);
   let delivery: OutboxDelivery | undefined;
   registerUserRoutes(
     api,

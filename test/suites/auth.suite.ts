@@ -157,4 +157,27 @@ export function authSuite(start: StartServer) {
       ).toBe(200);
     });
   });
+
+  describe('GET /api/branch', () => {
+    test("names the token's branch and, as a Roster extension, its scopes", async () => {
+      const token = s.token({ branch: 'sales', scopes: ['users:read'] });
+      const r = await s.req('GET', '/api/branch', { token });
+      expect(r.status).toBe(200);
+      expect(r.json).toEqual({
+        id: expect.any(String),
+        name: 'sales',
+        slug: 'sales',
+        scopes: ['users:read'],
+      });
+      const main = await s.req('GET', '/api/branch');
+      expect(main.json).toMatchObject({ name: 'main', slug: 'main' });
+      expect(main.json.id).not.toBe(r.json.id);
+    });
+
+    test('needs a valid token (401) but no particular scope', async () => {
+      expect((await s.req('GET', '/api/branch', { token: null })).status).toBe(401);
+      const mediaOnly = s.token({ scopes: ['media:read'] });
+      expect((await s.req('GET', '/api/branch', { token: mediaOnly })).status).toBe(200);
+    });
+  });
 }

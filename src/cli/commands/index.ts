@@ -15,6 +15,8 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   branches: () => import('./branches.js'),
   login: () => import('./login.js'),
   logout: () => import('./logout.js'),
+  auth: () => import('./auth.js'),
+  whoami: () => import('./whoami.js'),
   profiles: () => import('./profiles.js'),
   users: () => import('./users/index.js'),
   media: () => import('./media/index.js'),
