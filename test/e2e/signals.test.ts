@@ -3,7 +3,7 @@
  * command (in-flight work finishes or is cancelled, the import report is flushed, the resume
  * hint printed) and exits 130; `serve` drains and exits 0.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Served, serve } from './helpers/cli.js';
@@ -64,6 +64,20 @@ describe('Ctrl-C on a terminal', () => {
     const { exitCode, screen } = await run.exited;
     expect(exitCode, screen.slice(-500)).toBe(130);
     expect(screen).toContain('interrupted');
+  });
+
+  test('during an upload: the transfer is cancelled, nothing is stored, exit 130', async () => {
+    const big = join(srv.dataDir, 'big.bin');
+    writeFileSync(big, '');
+    truncateSync(big, 300 * 1024 * 1024);
+    const before = (await srv.run(['media', 'list', '--all'])).stdout;
+    const run = inPty(['media', 'upload', big], srv.env);
+    await run.waitFor(/big\.bin.*\d+(\.\d+)? ?[MG]i?B/);
+    run.type('\x03');
+    const { exitCode, screen } = await run.exited;
+    expect(exitCode, screen.slice(-400)).toBe(130);
+    expect(screen).toContain('cancelled');
+    expect((await srv.run(['media', 'list', '--all'])).stdout).toBe(before);
   });
 
   test('at a confirmation prompt: nothing is removed, exit 130', async () => {
