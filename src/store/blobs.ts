@@ -36,7 +36,8 @@ export interface BlobStore {
 
 const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-async function fsyncPath(path: string, flags = 'r') {
+/** fsync of a file (flags 'r+') or a directory ('r'): what makes a write or a rename durable. */
+export async function fsyncPath(path: string, flags = 'r') {
   const handle = await open(path, flags);
   try {
     await handle.sync();

@@ -4,6 +4,7 @@
  */
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fsyncPath } from '../../store/blobs.js';
 import type { QueuedMessage } from '../../store/outbox.repo.js';
 import { MAIL_FROM } from './invitation.js';
 
@@ -11,15 +12,6 @@ export interface MailTransport {
   /** Resolves once the message is durably handed over; rejects to have it retried. */
   deliver(message: QueuedMessage): Promise<void>;
   close(): void;
-}
-
-async function fsyncPath(path: string, flags = 'r') {
-  const handle = await open(path, flags);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /**
