@@ -3,6 +3,7 @@
  * one-line messages; commands throw, they never exit.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { ImportError } from '../import/errors.js';
 import { addExamples } from './commands/examples.js';
 import { ALL, COMMANDS, commandsFor } from './commands/index.js';
 import { type Deps, note, processIO } from './context.js';
@@ -94,6 +95,10 @@ export async function reportError(err: unknown, deps: Deps, verbose: boolean): P
   if (err instanceof CliError) {
     error(err.message);
     return err.exitCode;
+  }
+  if (err instanceof ImportError) {
+    error(err.message);
+    return err.kind === 'usage' ? EXIT.usage : EXIT.error;
   }
   if (isPromptExit(err)) {
     note(io, 'interrupted');

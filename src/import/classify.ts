@@ -2,7 +2,7 @@
  * One row → one entry: its values, its match key, and what it leads to against the snapshot.
  * Both passes of the plan use this, so the second pass decides exactly as the first did.
  */
-import { CliError } from '../cli/errors.js';
+import { ImportError } from './errors.js';
 import { type Change, diff, rowValues, type Values, validate } from './fields.js';
 import type { CsvFile, CsvRecord } from './read.js';
 import { matchKey, type Snapshot, valuesOf } from './snapshot.js';
@@ -53,7 +53,7 @@ export function classifier(
   const { match } = opts;
   const names = new Map(columns.flatMap((f, i) => (f ? [[f, csv.header[i]!] as const] : [])));
   if (!names.has(match)) {
-    throw new CliError(
+    throw new ImportError(
       `${csv.file} has no ${match} column, the match key${match === 'externalId' ? ' (match by email with --match email)' : ''}`,
     );
   }
@@ -81,7 +81,7 @@ export function classifier(
     const done = opts.done?.get(rec.row);
     if (done !== undefined) {
       if (done.key !== key) {
-        throw new CliError(
+        throw new ImportError(
           `the --resume report was written for another file: row ${rec.row} has ${match} '${done.key}' there and '${key}' in ${csv.file}`,
         );
       }

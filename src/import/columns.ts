@@ -3,8 +3,9 @@
  * `profile.firstName`, `profile.<customFieldId>`) or common aliases compared without case,
  * spaces, `_`, `-` and `.` ("First Name", "E-Mail", "Identifier"); `--map` covers the rest.
  */
-import { CliError, usageError } from '../cli/errors.js';
+
 import { customFieldIdSchema } from '../contract/schemas.js';
+import { ImportError, importUsageError } from './errors.js';
 
 /** Every named import column, in template/export order. */
 export const FIELDS = [
@@ -86,13 +87,13 @@ export function parseMaps(values: string[]): Map<string, string | null> {
     const source = value.slice(0, at).trim();
     const target = value.slice(at + 1).trim();
     if (at <= 0 || !source) {
-      throw usageError(
+      throw importUsageError(
         `--map expects "Header=field" (e.g. "Personalnummer=externalId"), got '${value}'`,
       );
     }
     const field = target === '' ? null : fieldOf(target);
     if (field === undefined) {
-      throw usageError(
+      throw importUsageError(
         `--map ${value}: '${target}' is not a field; use one of ${FIELDS.join(', ')} or profile.<customFieldId> (an empty target ignores the column)`,
       );
     }
@@ -109,7 +110,7 @@ function mapsByColumn(header: string[], maps: Map<string, string | null>, file: 
     if (at.length === 0)
       at = header.flatMap((h, i) => (normalize(h) === normalize(source) ? [i] : []));
     if (at.length === 0) {
-      throw new CliError(
+      throw new ImportError(
         `--map ${source}=…: ${file} has no column '${source}' (its columns: ${header.join(', ')})`,
       );
     }
@@ -141,12 +142,12 @@ export function resolveHeader(header: string[], opts: HeaderOptions): (string | 
   const duplicates = [...seen].filter(([, names]) => names.length > 1);
   if (duplicates.length > 0) {
     const list = duplicates.map(([f, names]) => `${f} (${names.map((n) => `'${n}'`).join(', ')})`);
-    throw new CliError(
+    throw new ImportError(
       `${opts.file}: several columns map to the same field: ${list.join('; ')}; remove one, or ignore it with --map "Header="`,
     );
   }
   if (unknown.length > 0 && !opts.ignoreUnknown) {
-    throw new CliError(
+    throw new ImportError(
       `${opts.file}: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}. ` +
         `Known: ${FIELDS.join(', ')}, profile.<customFieldId>. Map one with --map "Header=field", or skip them with --ignore-unknown`,
     );

@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
-import { CliError, usageError } from '../cli/errors.js';
+import { ImportError, importUsageError } from './errors.js';
 
 /** The encodings named in help texts; any WHATWG label TextDecoder knows also works. */
 export const ENCODINGS = ['utf-8', 'windows-1252', 'latin1', 'utf-16le'] as const;
@@ -23,7 +23,9 @@ export function encodingLabel(flag: string): string {
   try {
     return new TextDecoder(flag).encoding;
   } catch {
-    throw usageError(`--encoding: unknown encoding '${flag}'; use one of ${ENCODINGS.join(', ')}`);
+    throw importUsageError(
+      `--encoding: unknown encoding '${flag}'; use one of ${ENCODINGS.join(', ')}`,
+    );
   }
 }
 
@@ -85,7 +87,7 @@ async function* withHead(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
   if (!started && head.length > 0) yield head;
 }
 
-/** Yields the file's text chunk by chunk; throws a CliError naming line and column on bad bytes. */
+/** Yields the file's text chunk by chunk; throws a ImportError naming line and column on bad bytes. */
 export async function* decodeText(
   source: AsyncIterable<Buffer>,
   opts: DecodeOptions,
@@ -126,7 +128,7 @@ export async function* decodeText(
     if (!valid || nul >= 0) {
       const bad = valid ? nul : Math.min(firstInvalid(whole), nul < 0 ? Infinity : nul);
       advance(whole.toString('utf8', 0, bad));
-      throw new CliError(
+      throw new ImportError(
         `${opts.file} line ${line}, column ${column}: ${hint(whole[bad]!, whole[bad] === 0)}`,
       );
     }
@@ -136,7 +138,7 @@ export async function* decodeText(
     if (text) yield text;
   }
   if (carry.length > 0) {
-    throw new CliError(
+    throw new ImportError(
       `${opts.file} line ${line}, column ${column}: the file ends inside a UTF-8 character; ${hint(carry[0]!, false)}`,
     );
   }

@@ -8,8 +8,9 @@
  * row (its action and its key), the errors and the first changes; `replayPlan`
  * reads the file again and yields each row with what to send.
  */
-import { CliError } from '../cli/errors.js';
+
 import { classifier, type Entry, type PlanOptions } from './classify.js';
+import { ImportError } from './errors.js';
 import type { CsvFile } from './read.js';
 import { type KnownUser, matchKey, type Snapshot, valuesOf } from './snapshot.js';
 
@@ -164,20 +165,20 @@ export async function* replayPlan(
     const { values, key } = read(rec);
     const code = plan.actions[rec.row - 1];
     if (code === undefined || plan.keys[rec.row - 1] !== key) {
-      throw new CliError(
+      throw new ImportError(
         `${csv.file} changed while it was being imported (row ${rec.row}); run the import again`,
       );
     }
     const entry = code === ERROR ? errors.get(rec.row)! : decide(rec, values, key!);
     if (entry.action !== CODES[code]) {
-      throw new CliError(
+      throw new ImportError(
         `${csv.file} changed while it was being imported (row ${rec.row}); run the import again`,
       );
     }
     yield entry;
   }
   if (rows !== plan.rows) {
-    throw new CliError(
+    throw new ImportError(
       `${csv.file} changed while it was being imported (${rows} rows, planned ${plan.rows}); run the import again`,
     );
   }

@@ -7,8 +7,8 @@ import { constants, createReadStream } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { type CsvError, type Info, parse } from 'csv-parse';
-import { CliError } from '../cli/errors.js';
 import { type DecodeOptions, decodeText } from './decode.js';
+import { ImportError } from './errors.js';
 
 export const DELIMITERS = [',', ';', '\t'] as const;
 
@@ -47,14 +47,14 @@ export function detectDelimiter(headerLine: string): string {
 async function checkFile(file: string) {
   try {
     const s = await stat(file);
-    if (s.isDirectory()) throw new CliError(`${file} is a directory, not a CSV file`);
+    if (s.isDirectory()) throw new ImportError(`${file} is a directory, not a CSV file`);
     await access(file, constants.R_OK);
   } catch (err) {
-    if (err instanceof CliError) throw err;
+    if (err instanceof ImportError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new CliError(`${file}: no such file`);
+    if (code === 'ENOENT') throw new ImportError(`${file}: no such file`);
     if (code === 'EACCES' || code === 'EPERM') {
-      throw new CliError(
+      throw new ImportError(
         `${file}: permission denied: this user may not read it (check its mode and owner)`,
       );
     }
@@ -80,20 +80,20 @@ function csvFailure(
       : `, column ${field + 1}${header?.[field] ? ` (${header[field]})` : ''}`;
   switch (err.code) {
     case 'CSV_QUOTE_NOT_CLOSED':
-      return new CliError(
+      return new ImportError(
         `${file} line ${line}${col}: a quoted field is never closed (unterminated ")`,
       );
     case 'CSV_MAX_RECORD_SIZE':
-      return new CliError(
+      return new ImportError(
         `${file} line ${line}: the record is larger than 1 MiB; is a quote left open?`,
       );
     case 'CSV_INVALID_CLOSING_QUOTE':
     case 'INVALID_OPENING_QUOTE':
-      return new CliError(
+      return new ImportError(
         `${file} line ${lineOfError}${col}: a quote (") inside a field; quote the whole field and double the inner quote ("")`,
       );
     default:
-      return new CliError(`${file} line ${lineOfError}${col}: ${err.message}`);
+      return new ImportError(`${file} line ${lineOfError}${col}: ${err.message}`);
   }
 }
 
@@ -173,7 +173,7 @@ export async function openCsv(file: string, opts: ReadOptions = {}): Promise<Csv
   // Pull the header now, so an empty file fails before anything else happens.
   const first = await rows.next();
   if (!header) {
-    throw new CliError(
+    throw new ImportError(
       `${file} is empty: expected a header row such as 'externalId,email,firstName,lastName' (see \`roster users import --template\`)`,
     );
   }

@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { CliError } from '../cli/errors.js';
+import { ImportError } from './errors.js';
 import type { Action } from './types.js';
 
 export const REPORT_COLUMNS = ['row', 'line', 'key', 'action', 'id', 'status', 'error'] as const;
@@ -56,7 +56,7 @@ export class ReportWriter {
     try {
       fd = openSync(path, append ? 'a+' : 'w');
     } catch (err) {
-      throw new CliError(`--report ${path}: ${(err as Error).message}`);
+      throw new ImportError(`--report ${path}: ${(err as Error).message}`);
     }
     const size = fstatSync(fd).size;
     if (size === 0) writeSync(fd, stringify([[...REPORT_COLUMNS]]));
@@ -81,7 +81,7 @@ export class ReportWriter {
 
 /** The rows a report marks done (status ok), by row number. */
 export function readDone(path: string): Map<number, DoneRow> {
-  if (!existsSync(path)) throw new CliError(`--resume ${path}: no such file`);
+  if (!existsSync(path)) throw new ImportError(`--resume ${path}: no such file`);
   let text = readFileSync(path, 'utf8');
   // A run killed mid-write may leave half a line: drop it, that row is simply not done.
   if (!text.endsWith('\n')) text = text.slice(0, text.lastIndexOf('\n') + 1);
@@ -89,11 +89,11 @@ export function readDone(path: string): Map<number, DoneRow> {
   try {
     records = parse(text, { columns: true, relax_column_count: true, skip_empty_lines: true });
   } catch (err) {
-    throw new CliError(`--resume ${path}: not a readable report (${(err as Error).message})`);
+    throw new ImportError(`--resume ${path}: not a readable report (${(err as Error).message})`);
   }
   const header = text.slice(0, text.indexOf('\n')).trim();
   if (header !== REPORT_COLUMNS.join(',')) {
-    throw new CliError(
+    throw new ImportError(
       `--resume ${path}: not a roster import report (its header should be ${REPORT_COLUMNS.join(',')})`,
     );
   }

@@ -2,11 +2,11 @@
  * The import pipeline: read → map → plan → apply → report. Everything the file can be wrong
  * about is found before the first request; a refused `--sync` or a `--dry-run` sends nothing.
  */
-import { CliError, usageError } from '../cli/errors.js';
+
 import { applyPlan, type Outcome } from './apply.js';
 import { parseMaps, resolveHeader } from './columns.js';
+import { ImportError, importUsageError } from './errors.js';
 import { buildPlan, type Entry, type Plan, type PlanOptions, replayPlan } from './plan.js';
-import type { Progress } from './progress.js';
 import { type CsvFile, openCsv } from './read.js';
 import { type DoneRow, ReportWriter, readDone } from './report.js';
 import { type Snapshot, takeSnapshot, valuesOf } from './snapshot.js';
@@ -32,6 +32,12 @@ export interface ImportOptions {
   signal?: AbortSignal;
 }
 
+/** What the engine reports progress to (the CLI draws it: cli/output/progress-line.ts). */
+export interface Progress {
+  tick(): void;
+  end(): void;
+}
+
 export interface ImportHooks {
   onWarning?: (message: string) => void;
   /** The plan, before anything is sent (also for a dry run or a refused sync). */
@@ -45,7 +51,7 @@ export interface ImportResult {
   /** Rows (and deactivations) that failed, in file order. */
   failures: Outcome[];
   /** A dry run's `--sync` beyond `--max-deactivate` (a real run throws it instead). */
-  refusal?: CliError;
+  refusal?: ImportError;
   /** The run was stopped (`signal`) before every row was sent. */
   interrupted?: boolean;
 }
@@ -80,7 +86,7 @@ function openReport(opts: ImportOptions): ReportWriter | undefined {
   if (!path) return undefined;
   if (opts.dryRun && path === opts.resume) {
     // A dry run's plan would overwrite the record of the rows already done.
-    throw usageError(
+    throw importUsageError(
       `--dry-run --report ${path} would overwrite the --resume report; name another file`,
     );
   }
@@ -91,7 +97,7 @@ function openReport(opts: ImportOptions): ReportWriter | undefined {
 async function reopen(first: CsvFile, opts: ImportOptions): Promise<CsvFile> {
   const again = await openCsv(opts.file, { encoding: opts.encoding, delimiter: first.delimiter });
   if (again.header.join('\n') !== first.header.join('\n')) {
-    throw new CliError(`${opts.file} changed while it was being imported; run the import again`);
+    throw new ImportError(`${opts.file} changed while it was being imported; run the import again`);
   }
   return again;
 }

@@ -3,7 +3,7 @@
  * `--max-deactivate` (a count, or a percentage of the branch's activated and pending users;
  * default 10%) the import is refused before anything is sent.
  */
-import { CliError } from '../cli/errors.js';
+import { ImportError } from './errors.js';
 import type { Plan } from './plan.js';
 
 export type DeactivateLimit = { count: number } | { percent: number };
@@ -19,7 +19,7 @@ const describe = (limit: DeactivateLimit) =>
   'count' in limit ? `${limit.count}` : `${limit.percent}%`;
 
 /** A refusal to show (and exit non-zero with), or undefined when the plan is within the limit. */
-export function syncRefusal(plan: Plan, limit: DeactivateLimit): CliError | undefined {
+export function syncRefusal(plan: Plan, limit: DeactivateLimit): ImportError | undefined {
   const n = plan.deactivate.length;
   const max = allowed(limit, plan.active);
   if (n <= max) return undefined;
@@ -27,7 +27,7 @@ export function syncRefusal(plan: Plan, limit: DeactivateLimit): CliError | unde
     plan.active > 0 ? ` (${((100 * n) / plan.active).toFixed(1)}% of ${plan.active})` : '';
   const suggestion =
     'count' in limit ? `${n}` : `${Math.ceil((100 * n) / Math.max(plan.active, 1))}%`;
-  return new CliError(
+  return new ImportError(
     `--sync would deactivate ${n} users${share}, more than --max-deactivate ${describe(limit)} allows (${max}); nothing was changed. ` +
       `Check that ${plan.file} is complete, then raise the limit if this is right (--max-deactivate ${suggestion})`,
   );

@@ -41,7 +41,7 @@ describe('parseMaps', () => {
     try {
       parseMaps(['=email']);
     } catch (err) {
-      expect((err as { exitCode: number }).exitCode).toBe(2);
+      expect((err as { kind: string }).kind).toBe('usage');
     }
   });
 });

@@ -77,6 +77,6 @@ describe('decodeText', () => {
   });
 
   it('refuses an unknown encoding as a usage error', async () => {
-    await expect(decode([Buffer.from('a')], 'klingon')).rejects.toMatchObject({ exitCode: 2 });
+    await expect(decode([Buffer.from('a')], 'klingon')).rejects.toMatchObject({ kind: 'usage' });
   });
 });

@@ -6,13 +6,13 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { MEDIUM_TYPES, type MediumType } from '../../../contract/medium.js';
-import { parseConcurrency } from '../../../import/flags.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
 import { renderList, resolveFormat } from '../../output/render.js';
 import { paintErr } from '../../output/style.js';
 import { exitCodeOf, onInterrupt } from '../../signals.js';
 import { globalsOf } from '../options.js';
+import { parseConcurrency } from '../users/import/flags.js';
 import type { Outcome } from './upload-run.js';
 
 export interface UploadOptions {

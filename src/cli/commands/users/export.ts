@@ -1,10 +1,10 @@
 /** `roster users export`: the branch's users as CSV in the import's columns. */
 import type { Command } from 'commander';
 import type { ListableStatus } from '../../../contract/user.js';
-import { parseDelimiter } from '../../../import/flags.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { parseStatuses } from '../../parse.js';
 import { globalsOf } from '../options.js';
+import { parseDelimiter } from './import/flags.js';
 
 export interface ExportFlags {
   status?: ListableStatus[];

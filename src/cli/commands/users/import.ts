@@ -1,17 +1,17 @@
 /** `roster users import <csv>`: flags → the import engine (src/import) → plan or summary. */
 import { type Command, Option } from 'commander';
-import {
-  parseConcurrency,
-  parseDelimiter,
-  parseEncoding,
-  parseMaxDeactivate,
-} from '../../../import/flags.js';
 import type { DeactivateLimit } from '../../../import/sync.js';
 import type { MatchField } from '../../../import/types.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
 import { exitCodeOf, onInterrupt, type StopSignal } from '../../signals.js';
 import { collect, globalsOf } from '../options.js';
+import {
+  parseConcurrency,
+  parseDelimiter,
+  parseEncoding,
+  parseMaxDeactivate,
+} from './import/flags.js';
 
 export interface ImportFlags {
   template?: boolean;
@@ -108,8 +108,8 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
   const { apiClient } = await import('../../client.js');
   const { spinner } = await import('../../output/progress.js');
   const { importCsv } = await import('../../../import/run.js');
-  const show = await import('../../../import/format.js');
-  const { progress } = await import('../../../import/progress.js');
+  const show = await import('./import/format.js');
+  const { progress } = await import('../../output/progress-line.js');
 
   const client = await apiClient(opts.globals, deps);
   const spin = await spinner(deps, `reading ${csv} and the branch's users…`);

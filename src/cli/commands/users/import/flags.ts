@@ -5,7 +5,7 @@
  */
 import { TextDecoder } from 'node:util';
 import { InvalidArgumentError } from 'commander';
-import type { DeactivateLimit } from './sync.js';
+import type { DeactivateLimit } from '../../../../import/sync.js';
 
 /** `,` `;` `|` …, or `tab` / `\t`. */
 export function parseDelimiter(flag: string): string {

@@ -2,14 +2,15 @@
  * How a plan and a run's summary print: counts and the first changes as tables on a terminal,
  * the summary object for programs; failed rows with their line on stderr.
  */
-import { type IO, note, print } from '../cli/context.js';
-import { type Column, type Format, renderList, renderOne } from '../cli/output/render.js';
-import type { Outcome } from './apply.js';
-import { CREATE_ONLY } from './columns.js';
-import type { Change, Values } from './fields.js';
-import type { Entry, Plan } from './plan.js';
-import { valuesOf } from './snapshot.js';
-import type { MatchField, Summary } from './types.js';
+
+import type { Outcome } from '../../../../import/apply.js';
+import { CREATE_ONLY } from '../../../../import/columns.js';
+import type { Change, Values } from '../../../../import/fields.js';
+import type { Entry, Plan } from '../../../../import/plan.js';
+import { valuesOf } from '../../../../import/snapshot.js';
+import type { MatchField, Summary } from '../../../../import/types.js';
+import { type IO, note, print } from '../../../context.js';
+import { type Column, type Format, renderList, renderOne } from '../../../output/render.js';
 
 /** Rows of the "first changes" table, and of listed failures, before "… and N more". */
 export const SHOWN = 20;

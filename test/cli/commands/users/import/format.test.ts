@@ -1,16 +1,16 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { IO } from '../../src/cli/context.js';
 import {
   describeChanges,
   describeCreate,
   noteFailures,
   renderPlan,
   renderSummary,
-} from '../../src/import/format.js';
-import type { Plan } from '../../src/import/plan.js';
-import { progress, progressLine } from '../../src/import/progress.js';
-import { pack } from '../../src/import/snapshot.js';
+} from '../../../../../src/cli/commands/users/import/format.js';
+import type { IO } from '../../../../../src/cli/context.js';
+import { progress, progressLine } from '../../../../../src/cli/output/progress-line.js';
+import type { Plan } from '../../../../../src/import/plan.js';
+import { pack } from '../../../../../src/import/snapshot.js';
 
 function fakeIO(tty = false) {
   const out: string[] = [];

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { parseStatuses } from '../../src/cli/parse.js';
 import {
   parseConcurrency,
   parseDelimiter,
   parseEncoding,
   parseMaxDeactivate,
-} from '../../src/import/flags.js';
-import type { Plan } from '../../src/import/plan.js';
-import type { KnownUser } from '../../src/import/snapshot.js';
-import { allowed, syncRefusal } from '../../src/import/sync.js';
+} from '../../../../../src/cli/commands/users/import/flags.js';
+import { parseStatuses } from '../../../../../src/cli/parse.js';
+import type { Plan } from '../../../../../src/import/plan.js';
+import type { KnownUser } from '../../../../../src/import/snapshot.js';
+import { allowed, syncRefusal } from '../../../../../src/import/sync.js';
 
 describe('flag parsers', () => {
   it('--delimiter', () => {
@@ -60,7 +60,7 @@ describe('--sync limit', () => {
     expect(refusal?.message).toMatch(
       /would deactivate 11 users \(11\.0% of 100\), more than --max-deactivate 10% allows \(10\); nothing was changed.*--max-deactivate 11%/,
     );
-    expect(refusal?.exitCode).toBe(1);
+    expect(refusal?.kind).toBe('failed');
     expect(syncRefusal(planWith(4, 100), { count: 3 })?.message).toMatch(/--max-deactivate 4\)?$/);
   });
 });

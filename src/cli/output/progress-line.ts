@@ -2,13 +2,11 @@
  * Progress on stderr: on a terminal a one-line bar (done/total, rate, ETA) redrawn at most 10
  * times a second; in a log a plain line every tenth of the work or 10 s (logLines).
  */
-import type { IO } from '../cli/context.js';
 
-export interface Progress {
-  tick(): void;
-  /** Clears the line. */
-  end(): void;
-}
+import type { Progress } from '../../import/run.js';
+import type { IO } from '../context.js';
+
+export type { Progress };
 
 const WIDTH = 24;
 

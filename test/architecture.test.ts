@@ -1,0 +1,41 @@
+/**
+ * Data flows one way (STYLE.md): command → client → HTTP → routes → service → store, with the
+ * contract shared by both ends. No lower layer imports a higher one; this scans every import.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { expect, test } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '..', 'src');
+/** Which layers each layer may import (besides itself). */
+const ALLOWED: Record<string, string[]> = {
+  contract: [],
+  store: ['contract'],
+  server: ['contract', 'store'],
+  client: ['contract'],
+  import: ['contract', 'client'],
+  cli: ['contract', 'client', 'import', 'server', 'store'],
+};
+
+function* files(dir: string): Generator<string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* files(path);
+    else if (entry.name.endsWith('.ts')) yield path;
+  }
+}
+
+test('no layer imports one above it', () => {
+  const wrong: string[] = [];
+  for (const file of files(SRC)) {
+    const layer = relative(SRC, file).split('/')[0]!;
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:from|import\()\s*'(\.[^']+)'/g)) {
+      const target = relative(SRC, resolve(file, '..', m[1]!)).split('/')[0]!;
+      if (target !== layer && !ALLOWED[layer]?.includes(target)) {
+        wrong.push(`${relative(SRC, file)} imports ${m[1]} (${layer} → ${target})`);
+      }
+    }
+  }
+  expect(wrong).toEqual([]);
+});
