@@ -8,7 +8,7 @@
 const SANDBOX_CSP = "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'";
 
 const DISPLAY_ONLY =
-  /^(image\/(png|jpeg|gif|webp|avif|bmp|tiff|heic|heif)|video\/.+|audio\/.+|application\/pdf|text\/plain)$/;
+  /^(image\/(png|jpeg|gif|webp|avif|bmp|tiff|heic|heif|x-icon|vnd\.microsoft\.icon)|video\/.+|audio\/.+|application\/pdf|text\/plain)$/;
 
 /** RFC 6266 / 8187: an ASCII fallback and the exact UTF-8 name. */
 function disposition(kind: 'inline' | 'attachment', fileName: string): string {

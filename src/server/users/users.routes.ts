@@ -77,8 +77,10 @@ export function registerUserRoutes(
     negotiate('/users/{userId}', 'DELETE', { vendor }),
     (ctx) => {
       users.remove(ctx.state.scope, ctx.params.userId!);
-      ctx.body = '';
+      // 202 without a body, and so without a body type.
+      ctx.body = null;
       ctx.status = 202;
+      ctx.remove('Content-Type');
     },
   );
 
