@@ -35,6 +35,13 @@ export interface ExportResult {
   withoutEmail: number;
 }
 
+/** Missing first, then case-insensitively, then exactly: the order the service's sort gave. */
+function byKey(a: string | null | undefined, b: string | null | undefined): number {
+  if (!a || !b) return (a ? 1 : 0) - (b ? 1 : 0);
+  const folded = a.toLowerCase().localeCompare(b.toLowerCase(), 'en');
+  return folded || (a < b ? -1 : a > b ? 1 : 0);
+}
+
 export async function exportUsers(
   client: ImportClient,
   opts: ExportOptions,
@@ -42,14 +49,14 @@ export async function exportUsers(
   const rows: Values[] = [];
   const custom = new Set<string>();
   const statuses = opts.statuses ?? DEFAULT_EXPORT_STATUSES;
-  for await (const user of client.iterateUsers(
-    { status: statuses, sort: 'externalId_ASC_email_ASC' },
-    1000,
-  )) {
+  // The default sort only: the real platform documents name keys alone. The stable order
+  // (externalId, then email; missing first) is made here, from the rows held anyway.
+  for await (const user of client.iterateUsers({ status: statuses }, 1000)) {
     const values = currentValues(user);
     for (const f of Object.keys(values)) if (f.startsWith(CUSTOM_PREFIX)) custom.add(f);
     rows.push(values);
   }
+  rows.sort((a, b) => byKey(a.externalId, b.externalId) || byKey(a.email, b.email));
   const columns = [...EXPORT_FIELDS, ...[...custom].sort()];
   const line = (cells: unknown[]) => stringify([cells], { delimiter: opts.delimiter ?? ',' });
   const write = async (text: string) => {

@@ -367,3 +367,42 @@ describe('export', () => {
     expect(stored.map((u) => u.profile.position)).toEqual(values);
   });
 });
+
+describe('export against a service that documents only name sort keys', () => {
+  it('asks with the default sort and orders by externalId, then email, itself', async () => {
+    const asked: unknown[] = [];
+    const users = [
+      { externalId: 'B-2', email: 'b@example.com' },
+      { externalId: null, email: 'z@example.com' },
+      { externalId: 'A-1', email: 'a@example.com' },
+      { externalId: null, email: 'c@example.com' },
+    ].map((u, i) => ({
+      id: `65f00000000000000000000${i}`,
+      status: 'activated',
+      role: null,
+      externalId: u.externalId,
+      email: { value: u.email, source: 'system' },
+      userName: null,
+      config: { locale: null },
+      profile: {},
+    }));
+    const fake = {
+      async *iterateUsers(params: unknown) {
+        asked.push(params);
+        yield* users;
+      },
+    } as unknown as ApiClient;
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (c: Buffer) => chunks.push(c));
+    await exportUsers(fake, { out });
+    expect(asked).toEqual([{ status: ['activated', 'pending'] }]);
+    const emails = Buffer.concat(chunks)
+      .toString()
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(',')[1]);
+    expect(emails).toEqual(['c@example.com', 'z@example.com', 'a@example.com', 'b@example.com']);
+  });
+});
