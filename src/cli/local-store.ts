@@ -1,29 +1,64 @@
-/** Local admin commands act on a data dir directly: open its store, run, close. */
+/**
+ * Local admin commands act on the store directly (a data dir's SQLite, or the PostgreSQL that
+ * `--database` / ROSTER_DATABASE_URL names): open it, run, close.
+ */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { OpenOptions } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { type Deps, note } from './context.js';
-import { CliError } from './errors.js';
+import { CliError, usageError } from './errors.js';
 import { dataDirOf } from './paths.js';
 
+/** Where the store is: `--data` (the data dir) and `--database` (a URL that moves the data). */
+export interface StoreOptions {
+  data?: string;
+  database?: string;
+}
+
+/** The file that marks a SQLite data dir as Roster's (kept in sync with store/sqlite/db.ts). */
+const SQLITE_FILE = 'roster.db';
+
+/** Opens the store the options and environment name; the caller closes it. */
+export async function openLocalStore(
+  opts: StoreOptions,
+  deps: Deps,
+  tuning: Pick<OpenOptions, 'poolSize' | 'statementTimeoutMs'> = {},
+): Promise<Store> {
+  const dataDir = dataDirOf(opts.data, deps.env);
+  const { databaseTarget, DatabaseUrlError, openStore } = await import('../store/open.js');
+  let target: ReturnType<typeof databaseTarget>;
+  try {
+    target = databaseTarget(opts.database ?? deps.env.ROSTER_DATABASE_URL, dataDir);
+  } catch (err) {
+    if (err instanceof DatabaseUrlError) throw usageError(`--database: ${err.message}`);
+    throw err;
+  }
+  return openStore({ dataDir, target, ...tuning }).catch((err: Error) => {
+    if (err.name === 'DatabaseSetupError') throw new CliError(err.message);
+    throw err;
+  });
+}
+
 export async function withStore<T>(
-  dataFlag: string | undefined,
+  opts: StoreOptions,
   deps: Deps,
   fn: (store: Store) => T | Promise<T>,
 ): Promise<T> {
-  const dataDir = dataDirOf(dataFlag, deps.env);
-  const { DATABASE_FILE } = await import('../store/db.js');
-  if (!existsSync(join(dataDir, DATABASE_FILE))) {
-    throw new CliError(
-      `no Roster data in ${dataDir}: start \`roster serve --data ${dataDir}\` once to create it`,
-    );
+  const database = opts.database ?? deps.env.ROSTER_DATABASE_URL;
+  if (!database) {
+    const dataDir = dataDirOf(opts.data, deps.env);
+    if (!existsSync(join(dataDir, SQLITE_FILE))) {
+      throw new CliError(
+        `no Roster data in ${dataDir}: start \`roster serve --data ${dataDir}\` once to create it`,
+      );
+    }
   }
-  const { openStore } = await import('../store/store.js');
-  const store = openStore(dataDir);
+  const store = await openLocalStore(opts, deps);
   for (const w of store.permissionWarnings) note(deps.io, `warning: ${w}`);
   try {
     return await fn(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -45,7 +45,7 @@ export interface RunningApp {
 
 export const SIGNING_SECRET_KEY = 'cdn.signing-secret';
 
-export function createApp({ store, config, log = () => {}, previewScheduler }: AppDeps) {
+export async function createApp({ store, config, log = () => {}, previewScheduler }: AppDeps) {
   const app = new Koa<AppState>();
   let draining = false;
   // Koa's default prints to the console; errors it sees after a response began (a client that
@@ -83,7 +83,7 @@ export function createApp({ store, config, log = () => {}, previewScheduler }: A
     ctx.state.origin = publicOrigin(ctx, ctx.state.scope.tenant, config.publicUrl);
     return next();
   });
-  if (config.rateLimit) api.use(rateLimitMiddleware(config.rateLimit));
+  if (config.rateLimit) api.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
   registerBranchRoutes(api);
   let delivery: OutboxDelivery | undefined;
   registerUserRoutes(
@@ -92,8 +92,9 @@ export function createApp({ store, config, log = () => {}, previewScheduler }: A
     config.vendor,
   );
 
-  // Signed CDN URLs: the secret is made once per data dir and kept in its meta table.
-  const secret = store.meta.getOrCreate(SIGNING_SECRET_KEY, () =>
+  // Signed CDN URLs: the secret is made once per database and kept in its meta table, so
+  // every replica signs and checks with the same one.
+  const secret = await store.meta.getOrCreate(SIGNING_SECRET_KEY, () =>
     randomBytes(32).toString('base64url'),
   );
   const signer = urlSigner(Buffer.from(secret, 'base64url'), config.signedUrlTtlSeconds);
@@ -179,4 +180,4 @@ async function mailTransport(config: ServerConfig): Promise<MailTransport> {
   return files;
 }
 
-export type App = ReturnType<typeof createApp>;
+export type App = Awaited<ReturnType<typeof createApp>>;

@@ -1,4 +1,6 @@
-/** Raised by repositories when a write would break a uniqueness rule; names the field. */
+/** Errors every backend raises in the same shape, so the service maps them once. */
+
+/** A write would break a uniqueness rule; names the field. */
 export class UniqueViolationError extends Error {
   constructor(readonly field: 'externalId' | 'email' | 'userName' | 'host' | 'branch') {
     super(`${field} is already in use`);
@@ -6,22 +8,13 @@ export class UniqueViolationError extends Error {
   }
 }
 
-const INDEX_FIELDS: Record<string, UniqueViolationError['field']> = {
-  // SQLite names the columns of the violated index: "UNIQUE constraint failed: users.tenant_id, users.email_norm".
-  'users.external_id': 'externalId',
-  'users.email_norm': 'email',
-  'users.user_name_norm': 'userName',
-  'tenants.host': 'host',
-  'branches.tenant_id, branches.name': 'branch',
-};
-
-/** Turns SQLite's unique-constraint error into a `UniqueViolationError`; rethrows anything else. */
-export function rethrowUnique(err: unknown): never {
-  const e = err as { code?: string; message?: string };
-  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE') {
-    for (const [index, field] of Object.entries(INDEX_FIELDS)) {
-      if (e.message?.includes(index)) throw new UniqueViolationError(field);
-    }
+/**
+ * The database cannot answer now (unreachable, restarting, a statement timeout): the request
+ * may succeed when retried, so the API answers 503 with Retry-After.
+ */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
   }
-  throw err;
 }

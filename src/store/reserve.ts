@@ -19,7 +19,7 @@ export interface DiskReserve {
   /** Sets the room aside when it is not; false when there is no room for it. */
   ensure(): boolean;
   /** Runs `fn`; when it meets a full disk, gives up the reserve and runs it once more. */
-  whenFull<T>(fn: () => T): T;
+  whenFull<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 export function diskReserve(dataDir: string, bytes = RESERVE_BYTES): DiskReserve {
@@ -48,9 +48,9 @@ export function diskReserve(dataDir: string, bytes = RESERVE_BYTES): DiskReserve
         if (fd !== undefined) closeSync(fd);
       }
     },
-    whenFull(fn) {
+    async whenFull(fn) {
       try {
-        return fn();
+        return await fn();
       } catch (err) {
         if (!isFull(err) || !present()) throw err;
         rmSync(path, { force: true });

@@ -1,71 +1,174 @@
-/** The store of one data dir: the database and its repositories, opened and closed together. */
-import { type BlobStore, localBlobStore } from './blobs.js';
-import type { Db } from './db.js';
-import { DATABASE_FILE, openDatabase } from './db.js';
-import { mediaRepo } from './media.repo.js';
-import { metaRepo } from './meta.repo.js';
-import { outboxRepo } from './outbox.repo.js';
-import { secureDataDir, secureFiles } from './permissions.js';
-import { type DiskReserve, diskReserve } from './reserve.js';
-import { branchesRepo, tenantsRepo } from './tenants.repo.js';
-import { tokensRepo } from './tokens.repo.js';
-import { usersRepo } from './users.repo.js';
+/**
+ * The store seam: everything the service keeps, behind one async interface with two backends,
+ * SQLite (a data dir, the zero-setup default) and PostgreSQL (shared by N replicas).
+ *
+ * Every method is one atomic step. A read-decide-write runs inside the store with the decision
+ * as a pure, synchronous function (`users.update`), so SQLite runs it inside one immediate
+ * transaction and PostgreSQL under `SELECT … FOR UPDATE`: nothing interleaves on either. Slow
+ * work (hashing, previews, file I/O) happens before a store call, never inside one.
+ */
+import type { BlobStore } from './blobs.js';
+import type { DiskReserve } from './reserve.js';
+import type {
+  Branch,
+  Credentials,
+  ListFilter,
+  MediumKeys,
+  MediumRow,
+  NewMediumRow,
+  NewUserRow,
+  OutboxMessage,
+  PlacedMediumRow,
+  QueuedMessage,
+  Tenant,
+  Token,
+  UserColumns,
+  UserRow,
+} from './types.js';
+
+export interface TenantsRepo {
+  /** The tenant claiming `host`, else the catch-all tenant `*` when it exists. */
+  resolve(host: string): Promise<Tenant | undefined>;
+  byHost(host: string): Promise<Tenant | undefined>;
+  list(): Promise<Tenant[]>;
+  /** Adds a tenant and its root branch `main` together. */
+  add(host: string): Promise<Tenant>;
+  /** Sets (or with null clears) a tenant's public URL; false when there is no such tenant. */
+  setPublicUrl(host: string, url: string | null): Promise<boolean>;
+  /** Sets (or with null clears) a tenant's storage quota; false when there is no such tenant. */
+  setQuota(host: string, bytes: number | null): Promise<boolean>;
+}
+
+export interface BranchesRepo {
+  byName(tenantId: number, name: string): Promise<Branch | undefined>;
+  byId(id: number): Promise<Branch | undefined>;
+  list(tenantId: number): Promise<Branch[]>;
+  add(tenantId: number, name: string): Promise<Branch>;
+}
+
+export interface TokensRepo {
+  /** Creates a token; the returned string is shown once and never stored. */
+  create(
+    branchId: number,
+    name: string,
+    scopes: Token['scopes'],
+  ): Promise<{ token: Token; secret: string }>;
+  list(): Promise<(Token & { branch: string; tenant: string })[]>;
+  /** The live token the string names, or undefined (unknown, wrong secret or revoked). */
+  authenticate(tokenString: string): Promise<Token | undefined>;
+  /** Revokes a token; false when no live token has that id. */
+  revoke(id: string): Promise<boolean>;
+}
+
+export interface CredentialsRepo {
+  /**
+   * Who a request is: the tenant of `host` and the live token named by `tokenString`, when the
+   * token belongs to that tenant; else undefined. Exact on every call: a token revoked by any
+   * process or replica fails on its very next request.
+   */
+  resolve(host: string, tokenString: string): Promise<Credentials | undefined>;
+}
+
+export interface UsersRepo {
+  /** A live user of the branch by id, else by externalId. */
+  find(branchId: number, key: string): Promise<UserRow | undefined>;
+  /**
+   * Inserts a user and, in the same transaction, the invitation announcing them: a crash
+   * leaves both or neither, so a committed user is always invited.
+   */
+  insert(row: NewUserRow, invitation?: OutboxMessage): Promise<UserRow>;
+  /**
+   * Reads the live user `key` of the branch, asks `decide` for the changes and writes them, as
+   * one step. `decide` is pure and synchronous (it may throw to refuse); undefined when there
+   * is no such user.
+   */
+  update(
+    branchId: number,
+    key: string,
+    decide: (row: UserRow) => Partial<UserColumns>,
+  ): Promise<UserRow | undefined>;
+  list(filter: ListFilter): Promise<{ total: number; rows: UserRow[] }>;
+}
+
+export interface MediaRepo {
+  /**
+   * Inserts a medium unless its tenant would then use more than `quotaBytes` (files and
+   * previews), checked and written as one step; then answers what the tenant uses.
+   */
+  insert(
+    row: NewMediumRow,
+    quotaBytes?: number,
+  ): Promise<{ inserted: MediumRow } | { used: number }>;
+  /** A medium of the branch (other branches' media do not exist for it). */
+  find(branchId: number, id: string): Promise<MediumRow | undefined>;
+  /** A medium by id alone, with its tenant and branch names: the CDN route checks them. */
+  placed(id: string): Promise<PlacedMediumRow | undefined>;
+  list(
+    branchId: number,
+    limit: number,
+    offset: number,
+  ): Promise<{ total: number; rows: MediumRow[] }>;
+  remove(rowid: number): Promise<boolean>;
+  /** Bytes a tenant's media (files and previews) take, for its quota. */
+  bytesUsed(tenantId: number): Promise<number>;
+  /** Every row's blob keys, for the start-up sweep. */
+  allKeys(): Promise<MediumKeys[]>;
+  /** Forgets a preview whose file is gone (start-up sweep). */
+  dropPreview(rowid: number): Promise<void>;
+}
+
+export interface MetaRepo {
+  /** The value under `key`, created with `make()` on first use (first writer wins). */
+  getOrCreate(key: string, make: () => string): Promise<string>;
+}
+
+export interface OutboxRepo {
+  /**
+   * Claims the messages due at `now`, oldest first: they fall due again only `claimMs` later,
+   * so no other process sends them meanwhile, and one that died leaves them to the others.
+   */
+  due(now: number, claimMs: number, limit?: number): Promise<QueuedMessage[]>;
+  /** When the next message falls due (ms since the epoch), or undefined when none waits. */
+  nextDue(): Promise<number | undefined>;
+  delivered(id: number): Promise<void>;
+  failed(id: number, error: string, nextAttemptAt: number): Promise<void>;
+  pending(): Promise<number>;
+}
+
+export interface RateLimits {
+  /**
+   * Takes one request from the bucket `key` (`perSecond` requests, refilled at `perSecond`
+   * a second): 0 when it was there, else the whole seconds to wait. Shared by every process
+   * on the same database.
+   */
+  take(key: string, perSecond: number, now: number): Promise<number>;
+}
 
 export interface Store {
-  db: Db;
-  dataDir: string;
-  tenants: ReturnType<typeof tenantsRepo>;
-  branches: ReturnType<typeof branchesRepo>;
-  tokens: ReturnType<typeof tokensRepo>;
-  users: ReturnType<typeof usersRepo>;
-  media: ReturnType<typeof mediaRepo>;
-  meta: ReturnType<typeof metaRepo>;
+  readonly engine: 'sqlite' | 'postgres';
+  /** Where the data is, for messages (never with a password). */
+  readonly location: string;
+  tenants: TenantsRepo;
+  branches: BranchesRepo;
+  tokens: TokensRepo;
+  credentials: CredentialsRepo;
+  users: UsersRepo;
+  media: MediaRepo;
+  meta: MetaRepo;
   /** Messages (invitations) waiting for delivery. */
-  outbox: ReturnType<typeof outboxRepo>;
-  /** The media files, on local disk under the data dir. */
+  outbox: OutboxRepo;
+  rateLimits: RateLimits;
+  /** The media files. */
   blobs: BlobStore;
-  /**
-   * Changes whenever tenants, branches or tokens may have changed: through this connection, or
-   * by any other process committing to the database (`roster tokens revoke` while serving).
-   * Lets the server cache credentials without ever serving a revoked token.
-   */
-  credentialsVersion(): string;
   /** Room kept for deletes and revocations on a full disk (see reserve.ts). */
   reserve: DiskReserve;
   /** What was looser than it should be when the store opened (and has been tightened). */
   permissionWarnings: string[];
-  close(): void;
-}
-
-export function openStore(dataDir: string): Store {
-  // Before SQLite opens anything: its WAL and shared-memory files copy the database's mode.
-  const permissionWarnings = [
-    ...secureDataDir(dataDir),
-    ...secureFiles(dataDir, [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`]),
-  ];
-  const db = openDatabase(dataDir);
-  let localWrites = 0;
-  const onWrite = () => {
-    localWrites++;
-  };
-  const dataVersion = db.prepare('PRAGMA data_version').pluck();
-  const reserve = diskReserve(dataDir);
-  reserve.ensure();
-  const outbox = outboxRepo(db);
-  return {
-    db,
-    dataDir,
-    tenants: tenantsRepo(db, onWrite),
-    branches: branchesRepo(db, onWrite),
-    tokens: tokensRepo(db, onWrite),
-    credentialsVersion: () => `${dataVersion.get()}:${localWrites}`,
-    users: usersRepo(db, outbox),
-    outbox,
-    media: mediaRepo(db),
-    meta: metaRepo(db),
-    blobs: localBlobStore(dataDir),
-    permissionWarnings,
-    reserve,
-    close: () => db.close(),
-  };
+  /**
+   * On an empty store: the catch-all tenant `*`, its `main` branch and an admin token with
+   * every scope, as one step. Returns the token string when it was created (it is never
+   * retrievable again); undefined when the store already had tenants.
+   */
+  bootstrap(): Promise<{ adminToken: string } | undefined>;
+  close(): Promise<void>;
 }

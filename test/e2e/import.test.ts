@@ -35,8 +35,8 @@ const people = (prefix: string, n: number, department = 'Sales') =>
   ).join('\n')}\n`;
 
 /** The CLI with a token of a fresh branch (ROSTER_TOKEN wins over the profile's). */
-function inBranch() {
-  const token = server.token({ branch: `import-${++branches}` });
+async function inBranch() {
+  const token = await server.token({ branch: `import-${++branches}` });
   const env = { ...server.env, ROSTER_TOKEN: token };
   const run = (args: string[], input?: string) => {
     const r = server.cli(args, { env: { ROSTER_TOKEN: token }, input });
@@ -53,16 +53,16 @@ function inBranch() {
 }
 
 describe('users import', () => {
-  test('--template prints every known column', () => {
-    const { run } = inBranch();
+  test('--template prints every known column', async () => {
+    const { run } = await inBranch();
     // (execa strips the final newline)
     expect(run(['users', 'import', '--template']).stdout).toBe(
       'externalId,email,userName,firstName,lastName,role,locale,position,department,location,phoneNumber,publicEmailAddress,secret,recoveryCode',
     );
   });
 
-  test('--sync brings back users who never signed up as pending, not activated', () => {
-    const { run, users } = inBranch();
+  test('--sync brings back users who never signed up as pending, not activated', async () => {
+    const { run, users } = await inBranch();
     const full = file('states-full.csv', people('ST', 20));
     const short = file('states-short.csv', people('ST', 18));
     expect(run(['users', 'import', full, '--no-send-mail']).code).toBe(0);
@@ -74,8 +74,8 @@ describe('users import', () => {
     expect(statuses).toEqual(new Set(['pending']));
   });
 
-  test('- reads the CSV from stdin, and leaves no temp file', () => {
-    const { run } = inBranch();
+  test('- reads the CSV from stdin, and leaves no temp file', async () => {
+    const { run } = await inBranch();
     const before = readdirSync(tmpdir()).filter((f) => f.startsWith('roster-stdin-'));
     const r = run(['users', 'import', '-', '--no-send-mail', '-o', 'json'], people('STDIN', 3));
     expect(r.code, r.stderr).toBe(0);
@@ -84,8 +84,8 @@ describe('users import', () => {
     expect(after).toEqual(before);
   });
 
-  test('dry run, import, idempotent re-run, updates', () => {
-    const { run, json, users } = inBranch();
+  test('dry run, import, idempotent re-run, updates', async () => {
+    const { run, json, users } = await inBranch();
     const csv = file('dry.csv', people('D', 5));
     const dry = run(['users', 'import', csv, '--dry-run', '-o', 'table']);
     expect(dry.code).toBe(0);
@@ -136,8 +136,8 @@ describe('users import', () => {
     expect(users().find((u) => u.externalId === 'D-1')!.profile.department).toBe('Marketing');
   });
 
-  test('partial failure: exit 5, failed rows with lines on stderr, a report of every row', () => {
-    const { run, users } = inBranch();
+  test('partial failure: exit 5, failed rows with lines on stderr, a report of every row', async () => {
+    const { run, users } = await inBranch();
     const csv = file(
       'partial.csv',
       'externalId,email,firstName\nP-1,p1@example.com,Ann\nP-2,not-an-email,Bob\nP-3,p3@example.com,Cem\nP-4,p1@example.com,Dup\n',
@@ -171,8 +171,8 @@ describe('users import', () => {
     ).toEqual(['1,2,P-1,error', '2,3,P-2,error', '3,4,P-3,create', '4,5,P-4,error']);
   });
 
-  test('bad input: each reported with its file, line or column, nothing sent', () => {
-    const { run, users } = inBranch();
+  test('bad input: each reported with its file, line or column, nothing sent', async () => {
+    const { run, users } = await inBranch();
     const cases: [string[], number, RegExp][] = [
       [['users', 'import', join(dir, 'nope.csv')], 1, /nope\.csv: no such file/],
       [['users', 'import', dir], 1, /is a directory, not a CSV file/],
@@ -237,7 +237,7 @@ describe('users import', () => {
   });
 
   test('kill -9 mid-import, then --resume: every row exactly once', async () => {
-    const { env, run, users } = inBranch();
+    const { env, run, users } = await inBranch();
     const n = 400;
     const csv = file('big.csv', people('K', n));
     const report = join(dir, 'kill-report.csv');
@@ -302,8 +302,8 @@ describe('users import', () => {
     });
   });
 
-  test('--sync deactivates the absent, after showing who; refuses beyond --max-deactivate', () => {
-    const { run, json, users } = inBranch();
+  test('--sync deactivates the absent, after showing who; refuses beyond --max-deactivate', async () => {
+    const { run, json, users } = await inBranch();
     json(['users', 'import', file('sync-all.csv', people('S', 20)), '--no-send-mail']);
     const most = file('sync-most.csv', people('S', 18));
     const synced = run(['users', 'import', most, '--sync', '-o', 'json']);
@@ -341,8 +341,8 @@ describe('users import', () => {
 });
 
 describe('users export', () => {
-  test('export → import is a no-op, to a file or stdout', () => {
-    const { run, json } = inBranch();
+  test('export → import is a no-op, to a file or stdout', async () => {
+    const { run, json } = await inBranch();
     const csv = file(
       'rich.csv',
       'externalId,email,userName,firstName,lastName,role,locale,location,profile.costCenter\n' +

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { openStore } from '../../src/store/store.js';
+import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { spawnServe } from '../helpers/cli-server.js';
 import { requester, V3 } from '../helpers/server.js';
 import { startSmtp } from '../helpers/smtp.js';
@@ -46,15 +46,15 @@ async function burstThenKill(data: string, config: string, args: string[], tag: 
 }
 
 /** Every user the database holds with an email (what was committed, acknowledged or not). */
-function committedUsers(data: string): string[] {
-  const store = openStore(data);
+async function committedUsers(data: string): Promise<string[]> {
+  const store = openSqliteStore(data);
   try {
     return store.db
       .prepare('SELECT id FROM users WHERE email IS NOT NULL')
       .pluck()
       .all() as string[];
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -66,7 +66,7 @@ describe('invitations survive kill -9', () => {
     cleanup.push(() => relay.close());
     const acknowledged = await burstThenKill(data, config, ['--smtp-url', relay.url], 'smtp');
 
-    const users = committedUsers(data);
+    const users = await committedUsers(data);
     expect(users).toEqual(expect.arrayContaining(acknowledged));
     const second = await spawnServe(data, config, ['--smtp-url', relay.url]);
     cleanup.push(async () => {

@@ -19,8 +19,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { execaSync } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openStore } from '../../src/store/store.js';
-import { bootstrap } from '../../src/store/tenancy.js';
+import { openSqliteStore as openStore } from '../../src/store/sqlite/store.js';
 import { BIN, spawnServe } from '../helpers/cli-server.js';
 import { engineAvailable } from '../helpers/engine.js';
 import { requester, V3 } from '../helpers/server.js';
@@ -124,19 +123,20 @@ describe.runIf(run)('a full disk under roster serve', () => {
     }
   });
 
-  test('the reserve is what lets a delete through when SQLite has no room left at all', () => {
+  test('the reserve is what lets a delete through when SQLite has no room left at all', async () => {
     rmSync(data, { recursive: true, force: true });
     const dir = join(mount, 'reserve-case');
     const store = openStore(dir);
     try {
       expect(store.reserve.ensure()).toBe(true);
-      bootstrap(store);
-      const tenant = store.tenants.byHost('*');
-      const branch = tenant && store.branches.byName(tenant.id, 'main');
+      await store.bootstrap();
+      const tenant = await store.tenants.byHost('*');
+      const branch = tenant && (await store.branches.byName(tenant.id, 'main'));
       if (!branch) throw new Error('bootstrap made no main branch');
-      const tokens = Array.from({ length: 3 }, (_, i) =>
-        store.tokens.create(branch.id, `t${i}`, ['users:read']),
-      );
+      const tokens: Awaited<ReturnType<typeof store.tokens.create>>[] = [];
+      for (let i = 0; i < 3; i++) {
+        tokens.push(await store.tokens.create(branch.id, `t${i}`, ['users:read']));
+      }
       // Fill every byte the file system has left.
       const fd = openSync(join(dir, 'filler'), 'w');
       const chunk = Buffer.alloc(256 * 1024);
@@ -151,10 +151,12 @@ describe.runIf(run)('a full disk under roster serve', () => {
         } catch {}
       }
       closeSync(fd);
-      expect(() => store.tokens.revoke(tokens[0]!.token.id)).toThrow(/full/i);
-      expect(store.reserve.whenFull(() => store.tokens.revoke(tokens[0]!.token.id))).toBe(true);
+      await expect(store.tokens.revoke(tokens[0]!.token.id)).rejects.toThrow(/full/i);
+      expect(await store.reserve.whenFull(() => store.tokens.revoke(tokens[0]!.token.id))).toBe(
+        true,
+      );
     } finally {
-      store.close();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { makeFixtures } from '../../fixtures/make-fixtures.mjs';
+import { sql } from '../helpers/database.js';
 import { startServer, type TestServer, V3 } from '../helpers/server.js';
 import { upload } from '../server/media/media-helpers.js';
 import {
@@ -30,8 +31,8 @@ let victimToken: string;
 
 /** Everything stored about the victim: its row, its medium's row and file, as the API shows them. */
 async function victimState() {
-  const row = s.store.db.prepare('SELECT * FROM users WHERE id = ?').get(targets.victimId);
-  const medium = s.store.db.prepare('SELECT * FROM media WHERE id = ?').get(targets.victimMediumId);
+  const [row] = await sql(s.store, 'SELECT * FROM users WHERE id = ?', targets.victimId);
+  const [medium] = await sql(s.store, 'SELECT * FROM media WHERE id = ?', targets.victimMediumId);
   const api = await s.req('GET', `/api/users/${targets.victimId}`, {
     headers: { accept: V3 },
     token: victimToken,
@@ -43,7 +44,7 @@ async function victimState() {
 beforeAll(async () => {
   const { paths } = await makeFixtures();
   s = await startServer();
-  victimToken = s.token({ branch: 'other' });
+  victimToken = await s.token({ branch: 'other' });
   const victim = await s.req('POST', '/api/users', {
     headers: { 'content-type': V3, accept: V3 },
     body: JSON.stringify({
@@ -73,8 +74,8 @@ beforeAll(async () => {
   };
   tokens = {
     fuzz: s.adminToken,
-    readOnly: s.token({ scopes: ['users:read', 'media:read'] }),
-    otherTenant: s.token({ tenant: 'other.example' }),
+    readOnly: await s.token({ scopes: ['users:read', 'media:read'] }),
+    otherTenant: await s.token({ tenant: 'other.example' }),
     none: null,
     garbage: 'bm90OmFzZWNyZXQ=',
   };

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { execaNode, execaSync, type ResultPromise } from 'execa';
 import { SCOPES } from '../../src/contract/scopes.js';
 import type { ServerConfig } from '../../src/server/config.js';
-import { openStore } from '../../src/store/store.js';
+import { databaseTarget, openStore } from '../../src/store/open.js';
+import { testDatabase } from './database.js';
 import { requester, type TestServer } from './server.js';
 
 export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'roster.js');
@@ -60,21 +61,29 @@ export async function spawnServe(
 export async function startCliServer(config: Partial<ServerConfig> = {}): Promise<CliServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'roster-e2e-data-'));
   const configDir = mkdtempSync(join(tmpdir(), 'roster-e2e-config-'));
+  // On PostgreSQL (ROSTER_TEST_DATABASE), serve and every CLI call use a fresh database.
+  const database = await testDatabase();
   const args = [
+    ...(database.url ? ['--database', database.url] : []),
     ...(config.vendor ? ['--vendor', config.vendor] : []),
     ...(config.maxUploadBytes ? ['--max-upload-size', String(config.maxUploadBytes)] : []),
     ...(config.rateLimit ? ['--rate-limit', `${config.rateLimit}/s`] : []),
   ];
   const { child, url, logs } = await spawnServe(dataDir, configDir, args);
   const profile = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.local;
-  const env = { ROSTER_CONFIG_DIR: configDir, ROSTER_DATA_DIR: dataDir, NO_COLOR: '1' };
+  const env: Record<string, string> = {
+    ROSTER_CONFIG_DIR: configDir,
+    ROSTER_DATA_DIR: dataDir,
+    NO_COLOR: '1',
+    ...(database.url ? { ROSTER_DATABASE_URL: database.url } : {}),
+  };
   const cli: CliServer['cli'] = (cliArgs, opts = {}) =>
     execaSync(process.execPath, [BIN, ...cliArgs], {
       env: { ...env, ...opts.env },
       input: opts.input ?? '',
       reject: false,
     });
-  const store = openStore(dataDir);
+  const store = await openStore({ dataDir, target: databaseTarget(database.url, dataDir) });
 
   return {
     url,
@@ -86,10 +95,10 @@ export async function startCliServer(config: Partial<ServerConfig> = {}): Promis
     adminToken: profile.token,
     logs,
     cli,
-    token({ scopes = [...SCOPES], branch = 'main', tenant = '*' } = {}) {
-      if (!store.tenants.byHost(tenant)) cli(['tenants', 'add', tenant]);
-      const t = store.tenants.byHost(tenant)!;
-      if (!store.branches.byName(t.id, branch))
+    async token({ scopes = [...SCOPES], branch = 'main', tenant = '*' } = {}) {
+      if (!(await store.tenants.byHost(tenant))) cli(['tenants', 'add', tenant]);
+      const t = (await store.tenants.byHost(tenant))!;
+      if (!(await store.branches.byName(t.id, branch)))
         cli(['branches', 'add', branch, '--tenant', tenant]);
       const r = cli([
         'tokens',
@@ -109,7 +118,8 @@ export async function startCliServer(config: Partial<ServerConfig> = {}): Promis
     async close() {
       child.kill('SIGTERM');
       await child;
-      store.close();
+      await store.close();
+      await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(configDir, { recursive: true, force: true });
     },

@@ -6,17 +6,19 @@ import { request } from 'undici';
 import { SCOPES, type Scope } from '../../src/contract/scopes.js';
 import { createApp } from '../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/config.js';
-import { openStore, type Store } from '../../src/store/store.js';
-import { addTenant, bootstrap } from '../../src/store/tenancy.js';
+import type { Store } from '../../src/store/store.js';
+import { openTestStore } from './database.js';
 
 export interface TestServer {
   url: string;
   dataDir: string;
+  /** The PostgreSQL database this server uses, when the run is on PostgreSQL. */
+  database?: string;
   store: Store;
   adminToken: string;
   logs: string[];
   /** A token on `branch` (created if missing) of `tenant` with the given scopes. */
-  token(opts?: { scopes?: Scope[]; branch?: string; tenant?: string }): string;
+  token(opts?: { scopes?: Scope[]; branch?: string; tenant?: string }): Promise<string>;
   req(
     method: string,
     path: string,
@@ -27,12 +29,15 @@ export interface TestServer {
 
 export type StartServer = (config?: Partial<ServerConfig>) => Promise<TestServer>;
 
-export async function startServer(config: Partial<ServerConfig> = {}): Promise<TestServer> {
+export async function startServer(
+  config: Partial<ServerConfig> = {},
+  tuning: Parameters<typeof openTestStore>[1] = {},
+): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'roster-test-'));
-  const store = openStore(dataDir);
-  const adminToken = bootstrap(store)!.adminToken;
+  const { store, database, dispose } = await openTestStore(dataDir, tuning);
+  const adminToken = (await store.bootstrap())!.adminToken;
   const logs: string[] = [];
-  const app = createApp({
+  const app = await createApp({
     store,
     config: {
       dataDir,
@@ -45,19 +50,21 @@ export async function startServer(config: Partial<ServerConfig> = {}): Promise<T
   });
   const { url } = await app.listen(0);
 
-  const token: TestServer['token'] = ({
+  const token: TestServer['token'] = async ({
     scopes = [...SCOPES],
     branch = 'main',
     tenant = '*',
   } = {}) => {
-    const t = store.tenants.byHost(tenant) ?? addTenant(store, tenant);
-    const b = store.branches.byName(t.id, branch) ?? store.branches.add(t.id, branch);
-    return store.tokens.create(b.id, `test-${scopes.join('+')}`, scopes).secret;
+    const t = (await store.tenants.byHost(tenant)) ?? (await store.tenants.add(tenant));
+    const b =
+      (await store.branches.byName(t.id, branch)) ?? (await store.branches.add(t.id, branch));
+    return (await store.tokens.create(b.id, `test-${scopes.join('+')}`, scopes)).secret;
   };
 
   return {
     url,
     dataDir,
+    database,
     store,
     adminToken,
     logs,
@@ -65,7 +72,7 @@ export async function startServer(config: Partial<ServerConfig> = {}): Promise<T
     req: requester(url, adminToken),
     async close() {
       await app.close(1000);
-      store.close();
+      await dispose();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -191,14 +191,16 @@ describe('importCsv', () => {
     const before = count();
     await run({ sendMail: false }, 'externalId,email\nM-1,m1@example.com\n');
     await run({ sendMail: true }, 'externalId,email\nM-2,m2@example.com\n');
-    await eventually(() => count() === before + 1 && server.store.outbox.pending() === 0);
+    await eventually(
+      async () => count() === before + 1 && (await server.store.outbox.pending()) === 0,
+    );
     expect(readdirSync(outbox).filter((f) => f.endsWith('.eml'))).toHaveLength(before + 1);
   });
 
   it('stops at an auth failure instead of failing every row', async () => {
     const readOnly = createApiClient({
       baseUrl: `${server.url}/api`,
-      token: server.token({ scopes: ['users:read'] }),
+      token: await server.token({ scopes: ['users:read'] }),
     });
     try {
       await expect(

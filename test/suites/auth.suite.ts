@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Scope } from '../../src/contract/scopes.js';
+import { sql } from '../helpers/database.js';
 import { jsonBody, type StartServer, type TestServer, V3 } from '../helpers/server.js';
 
 /** The auth behaviour, run against any server (in-process or `roster serve`). */
@@ -44,17 +45,17 @@ export function authSuite(start: StartServer) {
     });
 
     test('a revoked token stops working at once', async () => {
-      const token = s.token();
+      const token = await s.token();
       expect((await s.req('GET', '/api/users', { token })).status).toBe(200);
       const [, id] = /^([0-9a-f]{24}):/.exec(Buffer.from(token, 'base64').toString())!;
-      s.store.tokens.revoke(id!);
+      await s.store.tokens.revoke(id!);
       expect((await s.req('GET', '/api/users', { token })).status).toBe(401);
     });
 
-    test('tokens are stored hashed only', () => {
-      const token = s.token();
+    test('tokens are stored hashed only', async () => {
+      const token = await s.token();
       const secret = Buffer.from(token, 'base64').toString().split(':')[1]!;
-      const rows = s.store.db.prepare('SELECT * FROM tokens').all();
+      const rows = await sql(s.store, 'SELECT * FROM tokens');
       expect(JSON.stringify(rows)).not.toContain(secret);
     });
 
@@ -84,7 +85,7 @@ export function authSuite(start: StartServer) {
         '/api/users',
         jsonBody({ email: 'scoped@example.com', externalId: 'u-1' }),
       );
-      const token = s.token({ scopes });
+      const token = await s.token({ scopes });
       const r = await s.req(method, path, { token, ...jsonBody({ email: 'new@example.com' }) });
       expect(r.status).toBe(status);
       expect(r.json.identifier).toBe(identifier);
@@ -93,9 +94,9 @@ export function authSuite(start: StartServer) {
     });
 
     test('read scope reads, write scope writes', async () => {
-      const reader = s.token({ scopes: ['users:read'] });
+      const reader = await s.token({ scopes: ['users:read'] });
       expect((await s.req('GET', '/api/users', { token: reader })).status).toBe(200);
-      const writer = s.token({ scopes: ['users:write'] });
+      const writer = await s.token({ scopes: ['users:write'] });
       const r = await s.req('POST', '/api/users', {
         token: writer,
         ...jsonBody({ email: 'w@example.com' }),
@@ -106,7 +107,7 @@ export function authSuite(start: StartServer) {
 
   describe('tenants and branches', () => {
     test('a token sees only its branch: other branches answer 404 and are absent from lists', async () => {
-      const sales = s.token({ branch: 'sales' });
+      const sales = await s.token({ branch: 'sales' });
       const created = await s.req('POST', '/api/users', {
         token: sales,
         ...jsonBody({ email: 'sales@example.com', externalId: 'sales-1' }),
@@ -127,7 +128,7 @@ export function authSuite(start: StartServer) {
     });
 
     test('tenant by Host: a token works only on its tenant host; unknown hosts fall to *', async () => {
-      const acme = s.token({ tenant: 'acme.example.com' });
+      const acme = await s.token({ tenant: 'acme.example.com' });
       const onAcme = { 'content-type': V3, host: 'acme.example.com' };
       const created = await s.req('POST', '/api/users', {
         token: acme,
@@ -160,7 +161,7 @@ export function authSuite(start: StartServer) {
 
   describe('GET /api/branch', () => {
     test("names the token's branch and, as a Roster extension, its scopes", async () => {
-      const token = s.token({ branch: 'sales', scopes: ['users:read'] });
+      const token = await s.token({ branch: 'sales', scopes: ['users:read'] });
       const r = await s.req('GET', '/api/branch', { token });
       expect(r.status).toBe(200);
       expect(r.json).toEqual({
@@ -176,7 +177,7 @@ export function authSuite(start: StartServer) {
 
     test('needs a valid token (401) but no particular scope', async () => {
       expect((await s.req('GET', '/api/branch', { token: null })).status).toBe(401);
-      const mediaOnly = s.token({ scopes: ['media:read'] });
+      const mediaOnly = await s.token({ scopes: ['media:read'] });
       expect((await s.req('GET', '/api/branch', { token: mediaOnly })).status).toBe(200);
     });
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { sql } from '../helpers/database.js';
 import { jsonBody, type StartServer, type TestServer, V2, V3 } from '../helpers/server.js';
 
 const FLAT = 'application/json';
@@ -64,7 +65,7 @@ export function userLimitsSuite(start: StartServer) {
       const c = await create({ email: 'old@example.com', externalId: 'old-1' });
       // As written by an older server without the bound.
       const custom = JSON.stringify(fields(150, 'z', 'y'.repeat(200)));
-      s.store.db.prepare('UPDATE users SET custom = ? WHERE id = ?').run(custom, c.json.id);
+      await sql(s.store, 'UPDATE users SET custom = ? WHERE id = ?', custom, c.json.id);
       const read = await s.req('GET', '/api/users/old-1', { headers: { accept: V3 } });
       expect(read.status).toBe(200);
       expect(read.json.profile.z149).toBe('y'.repeat(200));

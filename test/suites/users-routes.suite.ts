@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { sql } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { jsonBody, type StartServer, type TestServer, V2, V3 } from '../helpers/server.js';
 
@@ -47,25 +48,25 @@ export function usersRoutesSuite(start: StartServer) {
       expect(r.json.status).toBe('activated');
       expect(r.json.activatedAt).toBe(r.json.createdAt);
       expect(r.text).not.toContain('one-time-pass');
-      const row = s.store.db
-        .prepare('SELECT secret_hash FROM users WHERE id = ?')
-        .get(r.json.id) as {
-        secret_hash: string;
-      };
-      expect(row.secret_hash).toMatch(/^scrypt\$/);
-      expect(row.secret_hash).not.toContain('one-time-pass');
+      const [row] = await sql<{ secret_hash: string }>(
+        s.store,
+        'SELECT secret_hash FROM users WHERE id = ?',
+        r.json.id,
+      );
+      expect(row!.secret_hash).toMatch(/^scrypt\$/);
+      expect(row!.secret_hash).not.toContain('one-time-pass');
     });
 
     test('an email invitation goes to the outbox unless sendMail is false', async () => {
       const outbox = join(s.dataDir, 'outbox');
       const mails = () =>
         existsSync(outbox) ? readdirSync(outbox).filter((f) => f.endsWith('.eml')) : [];
-      const settled = () => s.store.outbox.pending() === 0;
+      const settled = async () => (await s.store.outbox.pending()) === 0;
       await eventually(settled);
       const before = mails().length;
       await create({ email: 'mail2@example.com', sendMail: false });
       await create({ email: 'mail1@example.com', profile: { firstName: 'Mia' } });
-      await eventually(() => settled() && mails().length === before + 1);
+      await eventually(async () => (await settled()) && mails().length === before + 1);
       const files = mails();
       const newest = files.sort().at(-1)!;
       const mail = readFileSync(join(s.dataDir, 'outbox', newest), 'utf8');
@@ -141,10 +142,11 @@ export function usersRoutesSuite(start: StartServer) {
           JSON.stringify(body),
         ).toContain(field);
       }
-      const count = s.store.db
-        .prepare("SELECT count(*) AS n FROM users WHERE email = 'x@example.com'")
-        .get() as { n: number };
-      expect(count.n).toBe(0);
+      const [count] = await sql<{ n: number }>(
+        s.store,
+        "SELECT count(*) AS n FROM users WHERE email = 'x@example.com'",
+      );
+      expect(Number(count!.n)).toBe(0);
     });
 
     test('malformed JSON, empty bodies and oversized bodies get 400/413 envelopes', async () => {
@@ -296,11 +298,12 @@ export function usersRoutesSuite(start: StartServer) {
       });
       expect(multipart.status).toBe(200);
       expect(multipart.json.profile.location).toBe('Berlin');
-      const row = s.store.db
-        .prepare("SELECT recovery_hash, recovery_expires FROM users WHERE external_id = 'form-1'")
-        .get() as { recovery_hash: string; recovery_expires: number };
-      expect(row.recovery_hash).toMatch(/^scrypt\$/);
-      expect(row.recovery_expires).toBe(1893456000000);
+      const [row] = await sql<{ recovery_hash: string; recovery_expires: number }>(
+        s.store,
+        "SELECT recovery_hash, recovery_expires FROM users WHERE external_id = 'form-1'",
+      );
+      expect(row!.recovery_hash).toMatch(/^scrypt\$/);
+      expect(Number(row!.recovery_expires)).toBe(1893456000000);
 
       const withFile = new FormData();
       withFile.append('profile.location', 'Paris');

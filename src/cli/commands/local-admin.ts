@@ -4,7 +4,12 @@ import type { Deps } from '../context.js';
 import { type Format, resolveFormat } from '../output/render.js';
 
 export const dataOption = (cmd: Command) =>
-  cmd.option('--data <dir>', 'data dir (default: $ROSTER_DATA_DIR or the platform data dir)');
+  cmd
+    .option('--data <dir>', 'data dir (default: $ROSTER_DATA_DIR or the platform data dir)')
+    .option(
+      '--database <url>',
+      "the database instead of the data dir's SQLite: postgres://user:pass@host:5432/db or sqlite:<dir> (default: $ROSTER_DATABASE_URL)",
+    );
 
 /** The global -o/--output, resolved against the TTY. */
 export const globalFormat = (cmd: Command, deps: Deps): Format =>

@@ -5,11 +5,11 @@ import { DEFAULT_MAX_UPLOAD_BYTES } from '../../server/config.js';
 import { parseRateLimit } from '../../server/http/rate-limit.js';
 import { SweepRefusedError } from '../../server/media/sweep.js';
 import { DataDirBusyError, lockDataDir } from '../../store/lock.js';
-import { openStore, type Store } from '../../store/store.js';
-import { bootstrap } from '../../store/tenancy.js';
+import type { Store } from '../../store/store.js';
 import { type Config, DEFAULT_PROFILE, openConfig } from '../config.js';
 import { type Deps, note } from '../context.js';
 import { CliError, usageError } from '../errors.js';
+import { openLocalStore } from '../local-store.js';
 import { dataDirOf } from '../paths.js';
 import { onInterrupt } from '../signals.js';
 import type { ServeOptions } from './serve.js';
@@ -24,13 +24,18 @@ function localBaseUrl(host: string, port: number) {
 }
 
 /** Saves a new admin token as profile `local`, or points an existing `local` at this port. */
-function updateLocalProfile(config: Config, store: Store, baseUrl: string, newToken?: string) {
+async function updateLocalProfile(
+  config: Config,
+  store: Store,
+  baseUrl: string,
+  newToken?: string,
+) {
   if (newToken) {
     config.setProfile(DEFAULT_PROFILE, { baseUrl, token: newToken });
     return 'saved';
   }
   const existing = config.profile(DEFAULT_PROFILE);
-  if (existing && store.tokens.authenticate(existing.token)) {
+  if (existing && (await store.tokens.authenticate(existing.token))) {
     if (existing.baseUrl !== baseUrl) config.setProfile(DEFAULT_PROFILE, { ...existing, baseUrl });
     return 'updated';
   }
@@ -80,10 +85,20 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     lock.release();
     throw err;
   }
-  const store = openStore(dataDir);
+  let store: Store;
+  try {
+    store = await openLocalStore({ data: opts.data, database: opts.database }, deps, {
+      poolSize: opts.dbPoolSize,
+      statementTimeoutMs:
+        opts.dbStatementTimeout === undefined ? undefined : opts.dbStatementTimeout * 1000,
+    });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   for (const w of store.permissionWarnings) note(io, `warning: ${w}`);
-  const created = bootstrap(store);
-  const app = createApp({
+  const created = await store.bootstrap();
+  const app = await createApp({
     store,
     config: {
       dataDir,
@@ -105,7 +120,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   try {
     running = await app.listen(opts.port, opts.host);
   } catch (err) {
-    store.close();
+    await store.close();
     lock.release();
     const code = (err as NodeJS.ErrnoException).code;
     if (err instanceof SweepRefusedError) throw new CliError(err.message);
@@ -115,7 +130,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
 
   const baseUrl = localBaseUrl(opts.host, running.port);
   const config = openConfig(env);
-  const profile = updateLocalProfile(config, store, baseUrl, created?.adminToken);
+  const profile = await updateLocalProfile(config, store, baseUrl, created?.adminToken);
   if (profile === 'saved') {
     note(io, `created the default tenant, branch 'main' and an admin token;`);
     note(io, `saved it as CLI profile '${DEFAULT_PROFILE}' in ${config.path}`);
@@ -133,8 +148,8 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       note(io, `${signal}: finishing in-flight requests…`);
       app
         .close()
+        .then(() => store.close())
         .then(() => {
-          store.close();
           lock.release();
           note(io, 'stopped');
           resolve();

@@ -8,6 +8,9 @@ export interface ServeOptions {
   port: number;
   host: string;
   data?: string;
+  database?: string;
+  dbPoolSize?: number;
+  dbStatementTimeout?: number;
   vendor: string;
   rateLimit?: string;
   maxUploadSize?: number;
@@ -27,6 +30,20 @@ export function register(program: Command, deps: Deps) {
     .option('--port <port>', 'port to listen on (0 = any free port)', parsePort, 8080)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--data <dir>', 'data dir (default: $ROSTER_DATA_DIR or the platform data dir)')
+    .option(
+      '--database <url>',
+      "keep the data in PostgreSQL (postgres://user:pass@host:5432/db; sslmode in the URL) instead of the data dir's SQLite (default: $ROSTER_DATABASE_URL)",
+    )
+    .option(
+      '--db-pool-size <n>',
+      'PostgreSQL connections per process (default 10)',
+      parsePositiveInt,
+    )
+    .option(
+      '--db-statement-timeout <seconds>',
+      'a PostgreSQL statement slower than this is cut and answered 503 (default 10)',
+      parsePositiveInt,
+    )
     .option('--vendor <word>', 'vendor word of the versioned media types', DEFAULT_VENDOR)
     .option('--rate-limit <n/s>', 'requests per second per token (default: no limit)')
     .option(
@@ -60,7 +77,7 @@ export function register(program: Command, deps: Deps) {
     .option('--access-log', 'log one line per request on stderr')
     .addHelpText(
       'after',
-      '\nOn a fresh data dir serve creates the default tenant, its main branch and an admin token,\nand saves the token as CLI profile "local", so `roster users list` works next.',
+      '\nOn a fresh data dir (or empty database) serve creates the default tenant, its main branch and\nan admin token, and saves the token as CLI profile "local", so `roster users list` works next.\nWith --database, the data dir keeps only the lock, upload scratch and media files.',
     )
     .action(async (opts: ServeOptions) => {
       const { runServe } = await import('./serve.run.js');

@@ -1,8 +1,10 @@
 /** Run functions of `roster tenants` and `roster branches` (local admin, no HTTP). */
+
 import { UniqueViolationError } from '../../store/errors.js';
 import type { Store } from '../../store/store.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
+import type { StoreOptions } from '../local-store.js';
 import { withStore } from '../local-store.js';
 import { type Format, renderList } from '../output/render.js';
 
@@ -10,8 +12,8 @@ const HOST =
   /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 const BRANCH = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-export function findTenant(store: Store, host: string) {
-  const tenant = store.tenants.byHost(host);
+export async function findTenant(store: Store, host: string) {
+  const tenant = await store.tenants.byHost(host);
   if (!tenant) {
     throw new CliError(
       `no tenant '${host}' (see \`roster tenants list\`; add one with \`roster tenants add ${host}\`)`,
@@ -21,11 +23,11 @@ export function findTenant(store: Store, host: string) {
   return tenant;
 }
 
-export function findBranch(store: Store, host: string, name: string) {
-  const tenant = findTenant(store, host);
-  const branch = store.branches.byName(tenant.id, name);
+export async function findBranch(store: Store, host: string, name: string) {
+  const tenant = await findTenant(store, host);
+  const branch = await store.branches.byName(tenant.id, name);
   if (!branch) {
-    const names = store.branches.list(tenant.id).map((b) => b.name);
+    const names = (await store.branches.list(tenant.id)).map((b) => b.name);
     throw new CliError(
       `no branch '${name}' in tenant '${host}' (it has: ${names.join(', ')}); add it with \`roster branches add ${name}\``,
       EXIT.notFound,
@@ -34,17 +36,16 @@ export function findBranch(store: Store, host: string, name: string) {
   return branch;
 }
 
-export function addTenantHost(host: string, opts: { data?: string }, deps: Deps) {
+export function addTenantHost(host: string, opts: StoreOptions, deps: Deps) {
   const normalized = host.trim().toLowerCase();
   if (!HOST.test(normalized)) {
     throw usageError(
       `'${host}' is not a host name (letters, digits, '-' and '.', e.g. acme.example.com)`,
     );
   }
-  return withStore(opts.data, deps, async (store) => {
-    const { addTenant } = await import('../../store/tenancy.js');
+  return withStore(opts, deps, async (store) => {
     try {
-      return addTenant(store, normalized);
+      return await store.tenants.add(normalized);
     } catch (err) {
       if (err instanceof UniqueViolationError)
         throw new CliError(`tenant '${normalized}' already exists`);
@@ -53,45 +54,44 @@ export function addTenantHost(host: string, opts: { data?: string }, deps: Deps)
   });
 }
 
-export function listTenants(opts: { data?: string }, format: Format, deps: Deps) {
-  return withStore(opts.data, deps, (store) =>
+export function listTenants(opts: StoreOptions, format: Format, deps: Deps) {
+  return withStore(opts, deps, async (store) => {
+    const tenants = await Promise.all(
+      (await store.tenants.list()).map(async (t) => ({
+        ...t,
+        branches: (await store.branches.list(t.id)).map((b) => b.name),
+      })),
+    );
     renderList(
       deps.io,
       format,
-      store.tenants.list(),
+      tenants,
       [
         { header: 'host', value: (t) => t.host },
-        {
-          header: 'branches',
-          value: (t) =>
-            store.branches
-              .list(t.id)
-              .map((b) => b.name)
-              .join(','),
-        },
+        { header: 'branches', value: (t) => t.branches.join(',') },
         { header: 'public URL', value: (t) => t.publicUrl ?? '' },
         { header: 'quota', value: (t) => (t.quotaBytes === null ? '' : String(t.quotaBytes)) },
         { header: 'created', value: (t) => t.createdAt },
       ],
       (t) => ({
         host: t.host,
-        branches: store.branches.list(t.id).map((b) => b.name),
+        branches: t.branches,
         publicUrl: t.publicUrl,
         quotaBytes: t.quotaBytes,
         createdAt: t.createdAt,
       }),
-    ),
-  );
+    );
+  });
 }
 
-export function addBranch(name: string, opts: { tenant: string; data?: string }, deps: Deps) {
+export function addBranch(name: string, opts: StoreOptions & { tenant: string }, deps: Deps) {
   if (!BRANCH.test(name)) {
     throw usageError(`'${name}' is not a branch name (letters, digits, '_', '.', '-'; at most 64)`);
   }
-  return withStore(opts.data, deps, (store) => {
-    const tenant = findTenant(store, opts.tenant);
+  return withStore(opts, deps, async (store) => {
+    const tenant = await findTenant(store, opts.tenant);
     try {
-      return store.branches.add(tenant.id, name);
+      return await store.branches.add(tenant.id, name);
     } catch (err) {
       if (err instanceof UniqueViolationError) {
         throw new CliError(`branch '${name}' already exists in tenant '${opts.tenant}'`);
@@ -101,12 +101,12 @@ export function addBranch(name: string, opts: { tenant: string; data?: string },
   });
 }
 
-export function listBranches(opts: { tenant: string; data?: string }, format: Format, deps: Deps) {
-  return withStore(opts.data, deps, (store) =>
+export function listBranches(opts: StoreOptions & { tenant: string }, format: Format, deps: Deps) {
+  return withStore(opts, deps, async (store) =>
     renderList(
       deps.io,
       format,
-      store.branches.list(findTenant(store, opts.tenant).id),
+      await store.branches.list((await findTenant(store, opts.tenant)).id),
       [
         { header: 'name', value: (b) => b.name },
         { header: 'tenant', value: () => opts.tenant },

@@ -1,6 +1,8 @@
 /** Run functions of `roster tenants set` and `roster tenants quota` (local admin, no HTTP). */
+
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
+import type { StoreOptions } from '../local-store.js';
 import { withStore } from '../local-store.js';
 
 /**
@@ -24,6 +26,7 @@ export function parsePublicUrl(value: string, flag = '--public-url'): string {
 
 export interface TenantSetOptions {
   data?: string;
+  database?: string;
   /** A URL, or false for --no-public-url. */
   publicUrl?: string | false;
 }
@@ -33,17 +36,17 @@ export function setTenant(host: string, opts: TenantSetOptions, deps: Deps) {
     throw usageError('nothing to set: give --public-url URL or --no-public-url');
   }
   const url = opts.publicUrl === false ? null : parsePublicUrl(opts.publicUrl);
-  return withStore(opts.data, deps, (store) => {
-    if (!store.tenants.setPublicUrl(host.trim().toLowerCase(), url)) {
+  return withStore(opts, deps, async (store) => {
+    if (!(await store.tenants.setPublicUrl(host.trim().toLowerCase(), url))) {
       throw new CliError(`no tenant '${host}' (see \`roster tenants list\`)`, EXIT.notFound);
     }
     return url;
   });
 }
 
-export function setQuota(host: string, bytes: number | null, opts: { data?: string }, deps: Deps) {
-  return withStore(opts.data, deps, (store) => {
-    if (!store.tenants.setQuota(host.trim().toLowerCase(), bytes)) {
+export function setQuota(host: string, bytes: number | null, opts: StoreOptions, deps: Deps) {
+  return withStore(opts, deps, async (store) => {
+    if (!(await store.tenants.setQuota(host.trim().toLowerCase(), bytes))) {
       throw new CliError(`no tenant '${host}' (see \`roster tenants list\`)`, EXIT.notFound);
     }
   });

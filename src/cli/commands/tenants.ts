@@ -1,6 +1,8 @@
 /** `roster tenants add|list|set|quota`: tenants (host names) of a local data dir. */
+
 import type { Command } from 'commander';
 import { type Deps, note } from '../context.js';
+import type { StoreOptions } from '../local-store.js';
 import { parseQuota } from '../parse.js';
 import { dataOption, globalFormat } from './local-admin.js';
 import type { TenantSetOptions } from './tenant-settings.js';
@@ -15,7 +17,7 @@ export function register(program: Command, deps: Deps) {
       .command('add')
       .description("add a tenant with its root branch 'main'")
       .argument('<host>', 'host name the tenant answers, e.g. acme.example.com'),
-  ).action(async (host: string, opts: { data?: string }) => {
+  ).action(async (host: string, opts: StoreOptions) => {
     const { addTenantHost } = await import('./tenancy.js');
     const tenant = await addTenantHost(host, opts, deps);
     note(deps.io, `added tenant '${tenant.host}' with branch 'main'`);
@@ -50,14 +52,14 @@ export function register(program: Command, deps: Deps) {
       .description("set a tenant's media storage quota (every replica enforces it)")
       .argument('<host>', 'the tenant')
       .argument('<size>', "e.g. 50GB or 500MiB; 'none' for serve's --quota default", parseQuota),
-  ).action(async (host: string, size: number | null, opts: { data?: string }) => {
+  ).action(async (host: string, size: number | null, opts: StoreOptions) => {
     const { setQuota } = await import('./tenant-settings.js');
     await setQuota(host, size, opts, deps);
     note(deps.io, `tenant '${host}' quota: ${size === null ? "serve's default" : `${size} bytes`}`);
   });
 
   dataOption(tenants.command('list').description('list tenants')).action(
-    async (opts: { data?: string }, cmd: Command) => {
+    async (opts: StoreOptions, cmd: Command) => {
       const { listTenants } = await import('./tenancy.js');
       await listTenants(opts, globalFormat(cmd, deps), deps);
     },

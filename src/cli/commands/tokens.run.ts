@@ -1,6 +1,7 @@
 import { isScope, type Scope } from '../../contract/scopes.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
+import type { StoreOptions } from '../local-store.js';
 import { withStore } from '../local-store.js';
 import { type Format, renderList } from '../output/render.js';
 import { findBranch } from './tenancy.js';
@@ -26,16 +27,16 @@ export function parseScopes(list: string): Scope[] {
 
 export function createToken(opts: CreateTokenOptions, deps: Deps) {
   const scopes = parseScopes(opts.scopes);
-  return withStore(opts.data, deps, (store) => {
-    const branch = findBranch(store, opts.tenant, opts.branch);
-    const { token, secret } = store.tokens.create(branch.id, opts.name, scopes);
+  return withStore(opts, deps, async (store) => {
+    const branch = await findBranch(store, opts.tenant, opts.branch);
+    const { token, secret } = await store.tokens.create(branch.id, opts.name, scopes);
     return { id: token.id, token: secret, branch: branch.name, scopes };
   });
 }
 
-export function listTokens(opts: { data?: string }, format: Format, deps: Deps) {
-  return withStore(opts.data, deps, (store) =>
-    renderList(deps.io, format, store.tokens.list(), [
+export function listTokens(opts: StoreOptions, format: Format, deps: Deps) {
+  return withStore(opts, deps, async (store) =>
+    renderList(deps.io, format, await store.tokens.list(), [
       { header: 'id', value: (t) => t.id },
       { header: 'name', value: (t) => t.name },
       { header: 'tenant', value: (t) => t.tenant },
@@ -47,9 +48,9 @@ export function listTokens(opts: { data?: string }, format: Format, deps: Deps) 
   );
 }
 
-export function revokeToken(id: string, opts: { data?: string }, deps: Deps) {
-  return withStore(opts.data, deps, (store) => {
-    if (!store.reserve.whenFull(() => store.tokens.revoke(id))) {
+export function revokeToken(id: string, opts: StoreOptions, deps: Deps) {
+  return withStore(opts, deps, async (store) => {
+    if (!(await store.reserve.whenFull(() => store.tokens.revoke(id)))) {
       throw new CliError(
         `no live token with id '${id}' (see \`roster tokens list\`)`,
         EXIT.notFound,

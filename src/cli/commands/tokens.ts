@@ -1,7 +1,9 @@
 /** `roster tokens create|list|revoke`: API tokens of a local data dir. */
+
 import type { Command } from 'commander';
 import { SCOPES } from '../../contract/scopes.js';
 import { type Deps, note, print } from '../context.js';
+import type { StoreOptions } from '../local-store.js';
 import { dataOption, globalFormat } from './local-admin.js';
 
 export interface CreateTokenOptions {
@@ -10,6 +12,7 @@ export interface CreateTokenOptions {
   scopes: string;
   tenant: string;
   data?: string;
+  database?: string;
   json?: boolean;
 }
 
@@ -41,7 +44,7 @@ export function register(program: Command, deps: Deps) {
   });
 
   dataOption(tokens.command('list').description('list tokens (never their secrets)')).action(
-    async (opts: { data?: string }, cmd: Command) => {
+    async (opts: StoreOptions, cmd: Command) => {
       const { listTokens } = await import('./tokens.run.js');
       await listTokens(opts, globalFormat(cmd, deps), deps);
     },
@@ -49,7 +52,7 @@ export function register(program: Command, deps: Deps) {
 
   dataOption(
     tokens.command('revoke').description('revoke a token at once').argument('<id>', 'token id'),
-  ).action(async (id: string, opts: { data?: string }) => {
+  ).action(async (id: string, opts: StoreOptions) => {
     const { revokeToken } = await import('./tokens.run.js');
     await revokeToken(id, opts, deps);
     note(deps.io, `revoked token ${id}`);

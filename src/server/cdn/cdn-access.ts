@@ -14,7 +14,7 @@ const REQUIRES_AUTH =
   'this file is private: use the signed URL from the medium (resourceInfo.url) or send "Authorization: Basic <API token>"';
 
 export function cdnAccess(store: Store, signer: UrlSigner) {
-  return (ctx: Context, path: string): Access => {
+  return async (ctx: Context, path: string): Promise<Access> => {
     const { expires, signature } = ctx.query;
     const signed = expires !== undefined || signature !== undefined;
     const verdict = signed ? signer.verify(path, expires, signature) : undefined;
@@ -31,11 +31,11 @@ export function cdnAccess(store: Store, signer: UrlSigner) {
       );
     }
     const match = /^Basic +(\S+) *$/i.exec(header);
-    const token = match ? store.tokens.authenticate(match[1]!) : undefined;
     // As on the API, a token counts only on its own tenant's host.
-    const tenant = store.tenants.resolve(ctx.hostname.toLowerCase());
-    const branch = token && store.branches.byId(token.branchId);
-    if (!token || !tenant || branch?.tenantId !== tenant.id) {
+    const credentials =
+      match && (await store.credentials.resolve(ctx.hostname.toLowerCase(), match[1]!));
+    const token = credentials?.token;
+    if (!token) {
       throw new AppError(
         'notLoggedIn',
         'the API token is invalid, revoked or not valid for this host; check the token and the URL',

@@ -5,8 +5,8 @@
 import type Router from '@koa/router';
 import { PREVIEW } from '../../contract/medium.js';
 import type { BlobStore } from '../../store/blobs.js';
-import type { PlacedMediumRow } from '../../store/media.repo.js';
 import type { Store } from '../../store/store.js';
+import type { PlacedMediumRow } from '../../store/types.js';
 import { AppError } from '../errors.js';
 import type { AppContext, AppState } from '../http/state.js';
 import { previewNameOf, tenantSegment } from '../media/public-id.js';
@@ -61,8 +61,8 @@ export function registerCdnRoutes(
   const serve = (preview: boolean) => async (ctx: AppContext) => {
     const p = ctx.params as Record<string, string>;
     const path = [p.tenant, p.branch, p.id, ...(preview ? [PREVIEW] : []), p.file].join('/');
-    const access = authorize(ctx, path);
-    const row = deps.store.media.placed(p.id!);
+    const access = await authorize(ctx, path);
+    const row = await deps.store.media.placed(p.id!);
     const target =
       access.kind === 'token' && row?.branch_id !== access.branchId
         ? undefined

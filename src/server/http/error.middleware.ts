@@ -5,8 +5,11 @@
  */
 import type { Middleware } from 'koa';
 import { errorEnvelope } from '../../contract/errors.js';
+import { StoreUnavailableError } from '../../store/errors.js';
 import { AppError } from '../errors.js';
 import { discardRest } from './body.js';
+
+const STORE_RETRY_AFTER_SECONDS = 2;
 
 export function errorMiddleware(log: (line: string) => void): Middleware {
   return async (ctx, next) => {
@@ -31,6 +34,8 @@ export function errorMiddleware(log: (line: string) => void): Middleware {
       const appError = asAppError(err);
       if (appError.kind === 'internal') {
         log(`error: ${ctx.method} ${ctx.path}: ${(err as Error)?.stack ?? String(err)}`);
+      } else if (err instanceof StoreUnavailableError) {
+        log(`error: ${ctx.method} ${ctx.path}: ${err.message}`);
       }
       const envelope = errorEnvelope(appError.kind, appError.message, appError.details);
       // Headers a handler set before failing (a file's ETag, caching, disposition) must not
@@ -70,6 +75,15 @@ function asAppError(err: unknown): AppError {
     return new AppError(
       'insufficientStorage',
       "the server's storage is full; delete media you no longer need, or ask the operator to free space (deletes keep working)",
+    );
+  }
+  // The database is away or too slow: worth retrying shortly, and logged for the operator.
+  if (err instanceof StoreUnavailableError) {
+    return new AppError(
+      'serviceUnavailable',
+      'the service cannot reach its database right now; retry in a few seconds',
+      undefined,
+      { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
     );
   }
   // Errors Koa and Node raise themselves (client aborts, malformed URLs).

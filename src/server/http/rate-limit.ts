@@ -1,22 +1,21 @@
 /**
  * Per-token rate limit (`--rate-limit N/s`): a token bucket of N requests refilled at N per
- * second. Off unless configured. Over the limit → 429 with Retry-After.
+ * second, kept by the store. Off unless configured. Over the limit → 429 with Retry-After.
  */
 import type { Middleware } from 'koa';
+import type { RateLimits } from '../../store/store.js';
 import { AppError } from '../errors.js';
 import type { AppState } from './state.js';
 
-export function rateLimitMiddleware(perSecond: number): Middleware<AppState> {
-  const buckets = new Map<string, { tokens: number; at: number }>();
+export function rateLimitMiddleware(
+  limits: RateLimits,
+  perSecond: number,
+  now: () => number = Date.now,
+): Middleware<AppState> {
   return async (ctx, next) => {
-    const id = ctx.state.scope.token.id;
-    const now = Date.now();
-    const bucket = buckets.get(id) ?? { tokens: perSecond, at: now };
-    bucket.tokens = Math.min(perSecond, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
-    bucket.at = now;
-    buckets.set(id, bucket);
-    if (bucket.tokens < 1) {
-      const wait = Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
+    // The buckets live in the store: replicas sharing a database share them.
+    const wait = await limits.take(ctx.state.scope.token.id, perSecond, now());
+    if (wait > 0) {
       throw new AppError(
         'tooManyRequests',
         `rate limit of ${perSecond} requests per second exceeded; retry after ${wait} s`,
@@ -24,7 +23,6 @@ export function rateLimitMiddleware(perSecond: number): Middleware<AppState> {
         { 'Retry-After': String(wait) },
       );
     }
-    bucket.tokens -= 1;
     await next();
   };
 }

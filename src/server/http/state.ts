@@ -1,14 +1,9 @@
 import type { ParameterizedContext } from 'koa';
 import type { VersionEntry } from '../../contract/versions.js';
-import { type Branch, DEFAULT_TENANT, type Tenant } from '../../store/tenants.repo.js';
-import type { Token } from '../../store/tokens.repo.js';
+import { type Credentials, DEFAULT_TENANT, type Tenant } from '../../store/types.js';
 
 /** Who is asking: the tenant of the Host, and the token's branch within it. */
-export interface RequestScope {
-  tenant: Tenant;
-  branch: Branch;
-  token: Token;
-}
+export type RequestScope = Credentials;
 
 export interface AppState {
   scope: RequestScope;

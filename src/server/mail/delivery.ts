@@ -6,6 +6,12 @@
 import type { Store } from '../../store/store.js';
 import type { MailTransport } from './transports.js';
 
+/**
+ * How long a message stays claimed by the replica sending it (PostgreSQL): the others skip it
+ * meanwhile, and take it over if that replica died. Longer than one SMTP send can take.
+ */
+const CLAIM_MS = 60 * 1000;
+
 export interface DeliveryOptions {
   outbox: Store['outbox'];
   transport: MailTransport;
@@ -44,15 +50,17 @@ export function outboxDelivery(opts: DeliveryOptions): OutboxDelivery {
   async function sendDue() {
     do {
       again = false;
-      for (const m of outbox.due(now())) {
-        if (stopped) return;
+      // One message claimed at a time: a stop never leaves claimed messages unsent.
+      while (!stopped) {
+        const [m] = await outbox.due(now(), CLAIM_MS, 1);
+        if (!m) break;
         try {
           await transport.deliver(m);
-          outbox.delivered(m.id);
+          await outbox.delivered(m.id);
         } catch (err) {
           const delay = backoff(m.attempts);
           const reason = (err as Error).message;
-          outbox.failed(m.id, reason, now() + delay);
+          await outbox.failed(m.id, reason, now() + delay);
           log(
             `mail: ${m.messageId} not delivered (attempt ${m.attempts + 1}): ${reason}; next try in ${Math.ceil(delay / 1000)} s`,
           );
@@ -61,10 +69,10 @@ export function outboxDelivery(opts: DeliveryOptions): OutboxDelivery {
     } while (again && !stopped);
   }
 
-  function schedule() {
+  async function schedule() {
     clearTimeout(timer);
-    const at = stopped ? undefined : outbox.nextDue();
-    if (at === undefined) return;
+    const at = stopped ? undefined : await outbox.nextDue();
+    if (at === undefined || stopped) return;
     timer = setTimeout(kick, Math.max(0, at - now()));
     timer.unref();
   }
@@ -79,7 +87,7 @@ export function outboxDelivery(opts: DeliveryOptions): OutboxDelivery {
       .catch((err: Error) => log(`error: mail delivery: ${err.stack ?? err.message}`))
       .finally(() => {
         running = undefined;
-        schedule();
+        schedule().catch((err: Error) => log(`error: mail delivery: ${err.message}`));
       });
   }
 

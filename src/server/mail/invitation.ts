@@ -1,5 +1,5 @@
 /** The invitation a new user with an email receives: composed once, stored, sent as it is. */
-import type { OutboxMessage } from '../../store/outbox.repo.js';
+import type { OutboxMessage } from '../../store/types.js';
 
 export interface Invitation {
   userId: string;

@@ -5,7 +5,7 @@
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsyncPath } from '../../store/blobs.js';
-import type { QueuedMessage } from '../../store/outbox.repo.js';
+import type { QueuedMessage } from '../../store/types.js';
 import { MAIL_FROM } from './invitation.js';
 
 export interface MailTransport {

@@ -41,8 +41,8 @@ export function registerMediaRoutes(
   const remove = requireScope('media:write', 403);
   const view = (ctx: AppContext) => media.viewer(ctx.state.scope, opts.cdnBase(ctx));
 
-  router.get('/api/media', read, negotiate('/media', 'GET', { vendor }), (ctx) => {
-    const page = media.list(ctx.state.scope, parseQuery(pageQuerySchema, ctx.query));
+  router.get('/api/media', read, negotiate('/media', 'GET', { vendor }), async (ctx) => {
+    const page = await media.list(ctx.state.scope, parseQuery(pageQuerySchema, ctx.query));
     ctx.body = { ...page, data: page.data.map(view(ctx)) };
   });
 
@@ -70,8 +70,8 @@ export function registerMediaRoutes(
     '/api/media/:mediumID',
     read,
     negotiate('/media/{mediumID}', 'GET', { vendor }),
-    (ctx) => {
-      ctx.body = view(ctx)(media.get(ctx.state.scope, ctx.params.mediumID!));
+    async (ctx) => {
+      ctx.body = view(ctx)(await media.get(ctx.state.scope, ctx.params.mediumID!));
     },
   );
 

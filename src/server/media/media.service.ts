@@ -10,8 +10,8 @@ import type { Medium, Page } from '../../contract/medium.js';
 import { DEFAULT_LIMIT } from '../../contract/schemas.js';
 import type { BlobStore } from '../../store/blobs.js';
 import { newObjectId } from '../../store/ids.js';
-import type { MediumRow } from '../../store/media.repo.js';
 import type { Store } from '../../store/store.js';
+import type { MediumRow } from '../../store/types.js';
 import type { UrlSigner } from '../cdn/signing.js';
 import { AppError } from '../errors.js';
 import type { RequestScope } from '../http/state.js';
@@ -62,8 +62,8 @@ export function mediaService(deps: MediaServiceDeps) {
       maxWaitMs: PREVIEW_QUEUE_WAIT_MS,
     });
 
-  const find = (scope: RequestScope, id: string): MediumRow => {
-    const row = store.media.find(scope.branch.id, id);
+  const find = async (scope: RequestScope, id: string): Promise<MediumRow> => {
+    const row = await store.media.find(scope.branch.id, id);
     if (!row) {
       throw new AppError(
         'notFound',
@@ -92,22 +92,25 @@ export function mediaService(deps: MediaServiceDeps) {
     return { kind, described };
   };
 
-  /**
-   * 507 when `adding` more bytes would take the tenant past its quota. Checked before the body
-   * is read, and again right before the row commits (synchronously, so two uploads cannot both
-   * take the last room).
-   */
-  const checkQuota = (scope: RequestScope, adding?: number) => {
-    const quota = scope.tenant.quotaBytes ?? deps.defaultQuotaBytes;
-    if (quota === undefined) return;
-    const used = store.media.bytesUsed(scope.tenant.id);
-    if (adding === undefined ? used < quota : used + adding <= quota) return;
+  const quotaOf = (scope: RequestScope) => scope.tenant.quotaBytes ?? deps.defaultQuotaBytes;
+  const overQuota = (scope: RequestScope, used: number, quota: number, adding?: number) => {
     const what = adding === undefined ? 'has used' : 'would exceed';
     const upload = adding === undefined ? '' : `, this upload is ${adding} bytes`;
-    throw new AppError(
+    return new AppError(
       'insufficientStorage',
       `tenant '${scope.tenant.host}' ${what} its storage quota: ${used} bytes used of ${quota}${upload}; delete media or raise the quota (roster tenants quota)`,
     );
+  };
+
+  /**
+   * 507 when the tenant has no room left. Checked before the body is read, and again by the
+   * store as the row commits (atomically, so two uploads cannot both take the last room).
+   */
+  const checkQuota = async (scope: RequestScope) => {
+    const quota = quotaOf(scope);
+    if (quota === undefined) return;
+    const used = await store.media.bytesUsed(scope.tenant.id);
+    if (used >= quota) throw overQuota(scope, used, quota);
   };
 
   /** Removes files, logging (not failing on) what cannot be removed: the sweep gets it later. */
@@ -121,10 +124,13 @@ export function mediaService(deps: MediaServiceDeps) {
   };
 
   return {
-    list(scope: RequestScope, q: { limit?: number; offset?: number }): Page<MediumRow> {
+    async list(
+      scope: RequestScope,
+      q: { limit?: number; offset?: number },
+    ): Promise<Page<MediumRow>> {
       const limit = q.limit ?? DEFAULT_LIMIT;
       const offset = q.offset ?? 0;
-      const { total, rows } = store.media.list(scope.branch.id, limit, offset);
+      const { total, rows } = await store.media.list(scope.branch.id, limit, offset);
       return { total, limit, offset, data: rows };
     },
 
@@ -132,7 +138,7 @@ export function mediaService(deps: MediaServiceDeps) {
 
     /** Receives, inspects, stores and records one upload; the preview is best effort. */
     async upload(scope: RequestScope, req: IncomingMessage): Promise<MediumRow> {
-      checkQuota(scope);
+      await checkQuota(scope);
       const id = newObjectId();
       const received = await receiveUpload(req, blobs.tempPath(), deps.maxUploadBytes);
       const previewTemp = blobs.tempPath();
@@ -145,32 +151,38 @@ export function mediaService(deps: MediaServiceDeps) {
         await blobs.put(keys.file, received.tempPath);
         stored = true;
         if (preview) await blobs.put(keys.preview, previewTemp);
-        checkQuota(scope, received.bytes + (preview?.bytes ?? 0));
+        const adding = received.bytes + (preview?.bytes ?? 0);
         // Nobody would hear of this medium: a client that left gets no write it cannot know of
         // (and would only repeat).
         if (req.socket?.destroyed) throw new AppError('validation', 'the client went away');
-        return store.media.insert({
-          id,
-          tenant_id: scope.tenant.id,
-          branch_id: scope.branch.id,
-          owner_id: scope.token.id,
-          file_name: fileName,
-          blob_key: keys.file,
-          type: kind.type,
-          format: kind.format || extensionOf(fileName) || 'bin',
-          mime_type: kind.mimeType,
-          bytes: received.bytes,
-          width: described.width ?? null,
-          height: described.height ?? null,
-          duration: described.duration ?? null,
-          preview_key: preview ? keys.preview : null,
-          preview_format: preview?.format ?? null,
-          preview_mime_type: preview?.mimeType ?? null,
-          preview_bytes: preview?.bytes ?? null,
-          preview_width: preview?.width ?? null,
-          preview_height: preview?.height ?? null,
-          created_at: new Date().toISOString(),
-        });
+        const quota = quotaOf(scope);
+        const outcome = await store.media.insert(
+          {
+            id,
+            tenant_id: scope.tenant.id,
+            branch_id: scope.branch.id,
+            owner_id: scope.token.id,
+            file_name: fileName,
+            blob_key: keys.file,
+            type: kind.type,
+            format: kind.format || extensionOf(fileName) || 'bin',
+            mime_type: kind.mimeType,
+            bytes: received.bytes,
+            width: described.width ?? null,
+            height: described.height ?? null,
+            duration: described.duration ?? null,
+            preview_key: preview ? keys.preview : null,
+            preview_format: preview?.format ?? null,
+            preview_mime_type: preview?.mimeType ?? null,
+            preview_bytes: preview?.bytes ?? null,
+            preview_width: preview?.width ?? null,
+            preview_height: preview?.height ?? null,
+            created_at: new Date().toISOString(),
+          },
+          quota,
+        );
+        if ('used' in outcome) throw overQuota(scope, outcome.used, quota!, adding);
+        return outcome.inserted;
       } catch (err) {
         await blobs.discardTemp(received.tempPath);
         if (stored) await discard([keys.file, keys.preview]);
@@ -182,8 +194,8 @@ export function mediaService(deps: MediaServiceDeps) {
     },
 
     async remove(scope: RequestScope, id: string): Promise<void> {
-      const row = find(scope, id);
-      store.reserve.whenFull(() => store.media.remove(row.rowid));
+      const row = await find(scope, id);
+      await store.reserve.whenFull(() => store.media.remove(row.rowid));
       await discard([row.blob_key, row.preview_key]);
       store.reserve.ensure();
     },

@@ -6,7 +6,7 @@
  */
 
 import { PREVIEW } from '../../contract/medium.js';
-import { DEFAULT_TENANT } from '../../store/tenants.repo.js';
+import { DEFAULT_TENANT } from '../../store/types.js';
 
 export const DEFAULT_TENANT_SEGMENT = '_default';
 

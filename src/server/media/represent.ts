@@ -1,7 +1,7 @@
 /** A medium row as the spec's Medium; URLs come from a function so the CDN base can vary. */
 import type { Medium, MediumType, ResourceInfo } from '../../contract/medium.js';
 import { PREVIEW } from '../../contract/medium.js';
-import type { MediumRow } from '../../store/media.repo.js';
+import type { MediumRow } from '../../store/types.js';
 import { type MediumPlace, previewPathOf, publicIdOf } from './public-id.js';
 
 /** Turns a public path into a fetchable (signed) URL. */

@@ -50,7 +50,7 @@ export async function sweepMedia(
   log: (line: string) => void,
   { force = false }: { force?: boolean } = {},
 ): Promise<SweepResult> {
-  const rows = store.media.allKeys();
+  const rows = await store.media.allKeys();
   await checkRoot(blobs, rows.length);
   const present = new Set<string>();
   for await (const key of blobs.keys()) present.add(key);
@@ -73,13 +73,13 @@ export async function sweepMedia(
 
   const tempFiles = await blobs.sweepTemp();
   for (const row of lostRows) {
-    store.media.remove(row.rowid);
+    await store.media.remove(row.rowid);
     log(`sweep: medium ${row.id} had no file (${row.blob_key}); its row was removed`);
   }
   let previewsLost = 0;
   for (const row of rows) {
     if (present.has(row.blob_key) && row.preview_key && !present.has(row.preview_key)) {
-      store.media.dropPreview(row.rowid);
+      await store.media.dropPreview(row.rowid);
       previewsLost++;
     }
   }

@@ -40,8 +40,8 @@ export function registerUserRoutes(
   const write = requireScope('users:write', 401);
   const remove = requireScope('users:write', 403);
 
-  router.get('/api/users', read, negotiate('/users', 'GET', { vendor }), (ctx) => {
-    const page = users.list(ctx.state.scope, parseQuery(userListQuerySchema, ctx.query));
+  router.get('/api/users', read, negotiate('/users', 'GET', { vendor }), async (ctx) => {
+    const page = await users.list(ctx.state.scope, parseQuery(userListQuerySchema, ctx.query));
     ctx.body = { ...page, data: page.data.map((u) => view(ctx, u)) };
   });
 
@@ -57,9 +57,14 @@ export function registerUserRoutes(
     ctx.status = 204;
   });
 
-  router.get('/api/users/:userId', read, negotiate('/users/{userId}', 'GET', { vendor }), (ctx) => {
-    ctx.body = view(ctx, users.get(ctx.state.scope, ctx.params.userId!));
-  });
+  router.get(
+    '/api/users/:userId',
+    read,
+    negotiate('/users/{userId}', 'GET', { vendor }),
+    async (ctx) => {
+      ctx.body = view(ctx, await users.get(ctx.state.scope, ctx.params.userId!));
+    },
+  );
 
   router.put(
     '/api/users/:userId',
@@ -75,8 +80,8 @@ export function registerUserRoutes(
     '/api/users/:userId',
     remove,
     negotiate('/users/{userId}', 'DELETE', { vendor }),
-    (ctx) => {
-      users.remove(ctx.state.scope, ctx.params.userId!);
+    async (ctx) => {
+      await users.remove(ctx.state.scope, ctx.params.userId!);
       // 202 without a body, and so without a body type.
       ctx.body = null;
       ctx.status = 202;

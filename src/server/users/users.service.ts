@@ -7,11 +7,12 @@ import { UniqueViolationError } from '../../store/errors.js';
 import { newObjectId } from '../../store/ids.js';
 import type { Store } from '../../store/store.js';
 import {
+  type NewUserRow,
   PROFILE_COLUMNS,
   toRecord,
   type UserColumns,
   type UserRow,
-} from '../../store/users.repo.js';
+} from '../../store/types.js';
 import { AppError } from '../errors.js';
 import type { RequestScope } from '../http/state.js';
 import { composeInvitation } from '../mail/invitation.js';
@@ -112,21 +113,19 @@ function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {
  * (it is in the outbox either way: see mail/delivery.ts).
  */
 export function usersService(store: Store, invited: () => void) {
-  const find = (scope: RequestScope, key: string): UserRow => {
-    const row = store.users.find(scope.branch.id, key);
-    if (!row)
-      throw new AppError(
-        'notFound',
-        `user '${key}' does not exist in branch '${scope.branch.name}'`,
-      );
+  const notFound = (scope: RequestScope, key: string) =>
+    new AppError('notFound', `user '${key}' does not exist in branch '${scope.branch.name}'`);
+  const find = async (scope: RequestScope, key: string): Promise<UserRow> => {
+    const row = await store.users.find(scope.branch.id, key);
+    if (!row) throw notFound(scope, key);
     return row;
   };
 
   return {
-    list(scope: RequestScope, q: UserListQuery): Page<UserRecord> {
+    async list(scope: RequestScope, q: UserListQuery): Promise<Page<UserRecord>> {
       const limit = q.limit ?? DEFAULT_LIMIT;
       const offset = q.offset ?? 0;
-      const { total, rows } = store.users.list({
+      const { total, rows } = await store.users.list({
         branchId: scope.branch.id,
         statuses: q.status ?? ['activated'],
         query: q.query?.trim() || undefined,
@@ -140,13 +139,14 @@ export function usersService(store: Store, invited: () => void) {
       return { total, limit, offset, data: rows.map(toRecord) };
     },
 
-    get: (scope: RequestScope, key: string): UserRecord => toRecord(find(scope, key)),
+    get: async (scope: RequestScope, key: string): Promise<UserRecord> =>
+      toRecord(await find(scope, key)),
 
     async create(scope: RequestScope, input: UserInput): Promise<UserRecord> {
       const secrets = await secretColumns(input);
       const now = new Date().toISOString();
       const activated = input.secret !== undefined;
-      const base: Omit<UserRow, 'rowid'> = {
+      const base: NewUserRow = {
         id: newObjectId(),
         tenant_id: scope.tenant.id,
         branch_id: scope.branch.id,
@@ -188,7 +188,7 @@ export function usersService(store: Store, invited: () => void) {
           : undefined;
       let row: UserRow;
       try {
-        row = store.users.insert(base, invitation);
+        row = await store.users.insert(base, invitation);
       } catch (err) {
         conflict(err, input);
       }
@@ -197,29 +197,36 @@ export function usersService(store: Store, invited: () => void) {
     },
 
     async update(scope: RequestScope, key: string, input: UserInput): Promise<UserRecord> {
-      find(scope, key); // 404 before the (slow) hashing
+      await find(scope, key); // 404 before the (slow) hashing
       const secrets = await secretColumns(input);
-      // Read, decide and write synchronously: nothing else runs in between.
-      const row = find(scope, key);
-      const changes: Partial<UserColumns> = {
-        ...plainColumns(input),
-        ...secrets,
-        ...nextStatus(row, input),
-        updated_at: new Date().toISOString(),
-      };
-      if (input.custom) changes.custom = mergeCustom(JSON.parse(row.custom), input.custom);
+      let row: UserRow | undefined;
       try {
-        return toRecord(store.users.update(row.rowid, changes));
+        // Read, decide and write as one store step: nothing else runs in between.
+        row = await store.users.update(scope.branch.id, key, (current) => {
+          const changes: Partial<UserColumns> = {
+            ...plainColumns(input),
+            ...secrets,
+            ...nextStatus(current, input),
+            updated_at: new Date().toISOString(),
+          };
+          if (input.custom) changes.custom = mergeCustom(JSON.parse(current.custom), input.custom);
+          return changes;
+        });
       } catch (err) {
         conflict(err, input);
       }
+      if (!row) throw notFound(scope, key);
+      return toRecord(row);
     },
 
-    remove(scope: RequestScope, key: string): void {
-      const row = find(scope, key);
-      store.reserve.whenFull(() =>
-        store.users.update(row.rowid, { status: 'deleted', updated_at: new Date().toISOString() }),
+    async remove(scope: RequestScope, key: string): Promise<void> {
+      const removed = await store.reserve.whenFull(() =>
+        store.users.update(scope.branch.id, key, () => ({
+          status: 'deleted',
+          updated_at: new Date().toISOString(),
+        })),
       );
+      if (!removed) throw notFound(scope, key);
     },
   };
 }

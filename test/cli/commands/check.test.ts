@@ -93,7 +93,7 @@ describe('roster check against a real service', () => {
   it('a read-only token fails --write with exit 3', async () => {
     const err = await check(
       { write: true },
-      deps(fakeIO(), server.token({ scopes: ['users:read', 'media:read'] })),
+      deps(fakeIO(), await server.token({ scopes: ['users:read', 'media:read'] })),
     ).catch((e) => e);
     expect(err.exitCode).toBe(3);
     expect(err.message).toMatch(/check failed: .*POST \/users/);

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
+import { testDatabase } from '../../helpers/database.js';
 
 export const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'roster.js');
 
@@ -55,7 +56,15 @@ export interface Served {
 export async function serve(extraArgs: string[] = []): Promise<Served> {
   const dataDir = mkdtempSync(join(tmpdir(), 'roster-e2e-data-'));
   const configDir = mkdtempSync(join(tmpdir(), 'roster-e2e-config-'));
-  const env: Env = { ROSTER_CONFIG_DIR: configDir, ROSTER_DATA_DIR: dataDir, HOME: configDir };
+  // On PostgreSQL (ROSTER_TEST_DATABASE), serve and the local admin commands share a fresh
+  // database through the environment, as an operator's would.
+  const database = await testDatabase();
+  const env: Env = {
+    ROSTER_CONFIG_DIR: configDir,
+    ROSTER_DATA_DIR: dataDir,
+    HOME: configDir,
+    ...(database.url ? { ROSTER_DATABASE_URL: database.url } : {}),
+  };
   const child: ResultPromise = execa(
     process.execPath,
     [BIN, 'serve', '--port', '0', '--data', dataDir, ...extraArgs],
@@ -90,6 +99,7 @@ export async function serve(extraArgs: string[] = []): Promise<Served> {
       await child;
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(configDir, { recursive: true, force: true });
+      await database.drop();
     },
   };
 }

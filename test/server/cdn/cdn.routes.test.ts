@@ -83,7 +83,13 @@ describe('validators and ranges', () => {
 
 describe('who may fetch', () => {
   const path = () => new URL(m.resourceInfo.url).pathname;
-  const secret = () => Buffer.from(s.store.meta.get(SIGNING_SECRET_KEY)!, 'base64url');
+  const secret = async () =>
+    Buffer.from(
+      await s.store.meta.getOrCreate(SIGNING_SECRET_KEY, () => {
+        throw new Error('the signing secret is missing');
+      }),
+      'base64url',
+    );
 
   test('no signature and no token → 401; tampered signature, expiry or path → 403', async () => {
     const unsigned = await s.req('GET', path(), { token: null });
@@ -111,7 +117,7 @@ describe('who may fetch', () => {
   });
 
   test('an expired signature → 403 saying so', async () => {
-    const signer = urlSigner(secret(), 60);
+    const signer = urlSigner(await secret(), 60);
     const publicPath = decodeURIComponent(path().slice('/cdn/'.length));
     const old = signer.sign(publicPath, Date.now() - 3 * 3600 * 1000);
     const r = await s.req('GET', `${path()}?${old}`, { token: null });
@@ -131,14 +137,14 @@ describe('who may fetch', () => {
   });
 
   test('tokens without media:read, of another branch or tenant, or invalid are refused', async () => {
-    const noRead = s.token({ scopes: ['media:write'] });
+    const noRead = await s.token({ scopes: ['media:write'] });
     expect((await s.req('GET', path(), { token: noRead })).status).toBe(401);
-    const otherBranch = s.token({ branch: 'cdn-other' });
+    const otherBranch = await s.token({ branch: 'cdn-other' });
     const r = await s.req('GET', path(), { token: otherBranch });
     expect(r.status).toBe(404);
     // Another tenant's token is invalid on this host (as on the API); on its own host, this
     // tenant's path does not exist for it.
-    const otherTenant = s.token({ tenant: 'cdn.example.com' });
+    const otherTenant = await s.token({ tenant: 'cdn.example.com' });
     expect((await s.req('GET', path(), { token: otherTenant })).status).toBe(401);
     const onItsHost = { token: otherTenant, headers: { host: 'cdn.example.com' } };
     expect((await s.req('GET', path(), onItsHost)).status).toBe(404);

@@ -1,6 +1,5 @@
 /** Nothing a Host header says ends up in an absolute URL of a named tenant, or in a cacheable answer. */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { addTenant } from '../../../src/store/tenancy.js';
 import { jsonBody, startServer, type TestServer } from '../../helpers/server.js';
 import { upload } from '../media/media-helpers.js';
 
@@ -8,8 +7,8 @@ let s: TestServer;
 let acme: string;
 beforeAll(async () => {
   s = await startServer();
-  addTenant(s.store, 'acme.example.com');
-  acme = s.token({ tenant: 'acme.example.com' });
+  await s.store.tenants.add('acme.example.com');
+  acme = await s.token({ tenant: 'acme.example.com' });
 });
 afterAll(() => s.close());
 
@@ -34,7 +33,7 @@ test('the default tenant may use the Host it was asked by', async () => {
 });
 
 test("a tenant's public URL is used for Location and media URLs", async () => {
-  s.store.tenants.setPublicUrl('acme.example.com', 'https://intranet.acme.example/');
+  await s.store.tenants.setPublicUrl('acme.example.com', 'https://intranet.acme.example/');
   try {
     const r = await s.req('POST', '/api/users', {
       ...asAcme('acme.example.com'),
@@ -51,7 +50,7 @@ test("a tenant's public URL is used for Location and media URLs", async () => {
       /^https:\/\/intranet\.acme\.example\/cdn\/acme\.example\.com\/main\//,
     );
   } finally {
-    s.store.tenants.setPublicUrl('acme.example.com', null);
+    await s.store.tenants.setPublicUrl('acme.example.com', null);
   }
 });
 

@@ -49,6 +49,9 @@ test('a body cut short by the client leaves nothing behind and does not crash th
 test('a lying Content-Length larger than the limit is refused before reading', async () => {
   const answer = await raw(
     `POST /api/users HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${s.adminToken}\r\nContent-Type: ${V3}\r\nContent-Length: 999999999\r\nConnection: close\r\n\r\n{}`,
+    // The client keeps its side open, as one still sending would: a client that half-closes
+    // has cut its body short (the test above), whatever the answer was going to be.
+    { end: false },
   );
   expect(answer).toMatch(/^HTTP\/1.1 413/);
   expect(answer).toContain('"identifier":41300');

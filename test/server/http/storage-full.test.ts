@@ -4,6 +4,7 @@
  * files too, is in test/faults/disk-full.test.ts.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { SqliteStore } from '../../../src/store/sqlite/store.js';
 import { jsonBody, startServer, type TestServer, V3 } from '../../helpers/server.js';
 
 let s: TestServer;
@@ -24,8 +25,10 @@ test('writes that need room are 507; reads and deletes keep working', async () =
     jsonBody({ email: 'gone@example.com', externalId: 'g' }),
   );
   expect(gone.status).toBe(201);
-  const pages = s.store.db.pragma('page_count', { simple: true }) as number;
-  s.store.db.pragma(`max_page_count = ${pages}`);
+  // SQLite's own limit stands in for a full disk (the fault suite fills a real one).
+  const db = (s.store as SqliteStore).db;
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  db.pragma(`max_page_count = ${pages}`);
   try {
     const body = { email: 'x@example.com', profile: { cf_big: 'y'.repeat(1000) } };
     let full: Awaited<ReturnType<TestServer['req']>> | undefined;
@@ -44,7 +47,7 @@ test('writes that need room are 507; reads and deletes keep working', async () =
     expect((await s.req('DELETE', '/api/users/g')).status).toBe(202);
     expect(s.logs.filter((l) => l.startsWith('error'))).toEqual([]);
   } finally {
-    s.store.db.pragma('max_page_count = 4294967294');
+    db.pragma('max_page_count = 4294967294');
   }
   expect(keep.status).toBe(201);
 });

@@ -78,7 +78,7 @@ test('with --smtp-url the invitation goes to the relay, with a stable Message-ID
   expect(parsed.subject).toBe('You are invited to your organisation');
   expect(parsed.text).toContain('Hello Ann,');
   expect(mail!.raw).not.toContain('one-time-pass-1');
-  expect(s.store.outbox.pending()).toBe(0);
+  expect(await s.store.outbox.pending()).toBe(0);
 });
 
 test('a relay that is down gets the message later, once, when it is back', async () => {
@@ -88,11 +88,11 @@ test('a relay that is down gets the message later, once, when it is back', async
   const r = await invite(s, { email: 'bob@example.com' });
   expect(r.status).toBe(201);
   await eventually(() => s.logs.some((l) => l.includes('not delivered (attempt 1)')));
-  expect(s.store.outbox.pending()).toBe(1);
+  expect(await s.store.outbox.pending()).toBe(1);
 
   const relay = await smtp(port);
   open.push(relay);
-  await eventually(() => s.store.outbox.pending() === 0, 10_000);
+  await eventually(async () => (await s.store.outbox.pending()) === 0, 10_000);
   expect(relay.received).toHaveLength(1);
   expect(relay.received[0]!.raw).toContain(
     `Message-ID: <invitation.${r.json.id}@roster.localhost>`,
@@ -106,5 +106,5 @@ test('a user and their invitation commit together: a refused user queues nothing
   expect((await invite(s, { email: 'dup@example.com', externalId: 'd-1' })).status).toBe(201);
   expect((await invite(s, { email: 'other@example.com', externalId: 'd-1' })).status).toBe(409);
   expect((await invite(s, { email: 'nomail@example.com', sendMail: false })).status).toBe(201);
-  expect(s.store.outbox.pending()).toBe(1);
+  expect(await s.store.outbox.pending()).toBe(1);
 });

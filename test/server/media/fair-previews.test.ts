@@ -10,15 +10,16 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createApp } from '../../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../../../src/server/config.js';
 import { previewScheduler } from '../../../src/server/media/preview-scheduler.js';
-import { openStore, type Store } from '../../../src/store/store.js';
-import { addTenant, bootstrap } from '../../../src/store/tenancy.js';
+import type { Store } from '../../../src/store/store.js';
+import { openTestStore } from '../../helpers/database.js';
 import { eventually } from '../../helpers/eventually.js';
 import { requester } from '../../helpers/server.js';
 import { blobKeys, fixtures, tempFiles, uploadBody } from './media-helpers.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'roster-fair-'));
 let store: Store;
-let app: ReturnType<typeof createApp>;
+let app: Awaited<ReturnType<typeof createApp>>;
+let dispose: () => Promise<void>;
 let url: string;
 let admin: string;
 let png: Buffer;
@@ -33,11 +34,11 @@ let gateNext: Promise<void> | undefined;
 const logs: string[] = [];
 
 beforeAll(async () => {
-  store = openStore(dataDir);
-  admin = bootstrap(store)!.adminToken;
+  ({ store, dispose } = await openTestStore(dataDir));
+  admin = (await store.bootstrap())!.adminToken;
   png = readFileSync((await fixtures()).png);
   const fair = previewScheduler({ slots: 2, maxQueuedPerKey: 8, maxWaitMs: 60_000 });
-  app = createApp({
+  app = await createApp({
     store,
     config: {
       dataDir,
@@ -62,7 +63,7 @@ beforeAll(async () => {
 afterAll(async () => {
   release();
   await app.close();
-  store.close();
+  await dispose();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -78,9 +79,10 @@ const post = (token: string, host?: string) => {
 test("a token with previews stuck in every slot it may use does not hold up another tenant's upload", async () => {
   const stuck = [post(admin), post(admin), post(admin)];
   await eventually(() => entered.length === 1);
-  addTenant(store, 'other.example.com');
-  const branch = store.branches.byName(store.tenants.byHost('other.example.com')!.id, 'main')!;
-  const other = store.tokens.create(branch.id, 'other', ['media:read', 'media:write']).secret;
+  const tenant = await store.tenants.add('other.example.com');
+  const branch = (await store.branches.byName(tenant.id, 'main'))!;
+  const other = (await store.tokens.create(branch.id, 'other', ['media:read', 'media:write']))
+    .secret;
   const r = await post(other, 'other.example.com');
   expect(r.status).toBe(200);
   expect(r.json.transformations.t_preview).toBeDefined();
@@ -89,7 +91,7 @@ test("a token with previews stuck in every slot it may use does not hold up anot
 });
 
 test('an upload whose client left before the commit point is not stored', async () => {
-  const rowsBefore = store.media.allKeys().length;
+  const rowsBefore = (await store.media.allKeys()).length;
   const blobsBefore = (await blobKeys({ store })).length;
   let letGo!: () => void;
   const gate = new Promise<void>((resolve) => {
@@ -105,14 +107,16 @@ test('an upload whose client left before the commit point is not stored', async 
   socket.write(
     `POST /api/media HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${admin}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`,
   );
-  socket.end(body);
+  // The whole body, with the connection left open: the client leaves only once its upload is
+  // in the preview stage (a half-close right away could end it before the upload began).
+  socket.write(body);
   await eventually(() => entered.length > waiting);
   socket.destroy();
   await closed;
   letGo();
   await eventually(() => logs.some((l) => l.startsWith('POST /api/media 400')));
   expect(await tempFiles({ store })).toEqual([]);
-  expect(store.media.allKeys()).toHaveLength(rowsBefore);
+  expect(await store.media.allKeys()).toHaveLength(rowsBefore);
   expect(await blobKeys({ store })).toHaveLength(blobsBefore);
 });
 

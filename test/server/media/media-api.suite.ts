@@ -240,7 +240,7 @@ export function mediaApiSuite(start: StartServer) {
     });
 
     test('raw control bytes in a part header are a malformed body (400), nothing stored', async () => {
-      const before = mediaRows(s);
+      const before = await mediaRows(s);
       for (const byte of [0x00, 0x07, 0x1b]) {
         const { body, contentType } = multipart([
           {
@@ -257,7 +257,7 @@ export function mediaApiSuite(start: StartServer) {
         expect(r.status, String(byte)).toBe(400);
         expect(r.json.message).toMatch(/malformed/);
       }
-      expect(mediaRows(s)).toBe(before);
+      expect(await mediaRows(s)).toBe(before);
       expect(await tempFiles(s)).toEqual([]);
     });
   });
@@ -299,12 +299,12 @@ export function mediaApiSuite(start: StartServer) {
       ['no Content-Type', 415, () => ({ body: png() })],
     ];
     test.each(cases)('%s → %i', async (_name, status, make) => {
-      const before = mediaRows(s);
+      const before = await mediaRows(s);
       const { body, contentType } = make();
       const r = await post(body, contentType);
       expect(r.status).toBe(status);
       expect(r.json).toMatchObject({ statusCode: status });
-      expect(mediaRows(s)).toBe(before);
+      expect(await mediaRows(s)).toBe(before);
       expect(await tempFiles(s)).toEqual([]);
     });
   });
@@ -380,8 +380,8 @@ export function mediaApiSuite(start: StartServer) {
   describe('scopes and isolation', () => {
     test('scopes answer as the contract table says', async () => {
       const m = (await put('text', 'scoped.txt')).json;
-      const noRead = s.token({ scopes: ['media:write', 'users:read'] });
-      const noWrite = s.token({ scopes: ['media:read'] });
+      const noRead = await s.token({ scopes: ['media:write', 'users:read'] });
+      const noWrite = await s.token({ scopes: ['media:read'] });
       for (const [method, path] of [
         ['GET', '/api/media'],
         ['GET', `/api/media/${m.id}`],
@@ -402,7 +402,7 @@ export function mediaApiSuite(start: StartServer) {
     });
 
     test('a token sees only its own branch; the owner is the uploading token', async () => {
-      const other = s.token({ branch: 'media-other' });
+      const other = await s.token({ branch: 'media-other' });
       const mine = (await put('text', 'mine.txt')).json;
       const theirs = (await upload(s, Buffer.from('t'), 'theirs.txt', { token: other })).json;
       expect(theirs.publicID).toBe(`_default/media-other/${theirs.id}/theirs.txt`);

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { sql } from '../../helpers/database.js';
 import type { TestServer } from '../../helpers/server.js';
 
 export interface Part {
@@ -77,8 +78,8 @@ export async function blobKeys(s: Pick<TestServer, 'store'>): Promise<string[]> 
 /** Polls until `check` holds (or fails the test after `ms`). */
 export { eventually } from '../../helpers/eventually.js';
 
-export const mediaRows = (s: TestServer) =>
-  (s.store.db.prepare('SELECT count(*) AS n FROM media').get() as { n: number }).n;
+export const mediaRows = async (s: TestServer) =>
+  Number((await sql<{ n: number }>(s.store, 'SELECT count(*) AS n FROM media'))[0]!.n);
 
 export const sizeOf = (path: string) => statSync(path).size;
 export const read = (path: string) => readFileSync(path);

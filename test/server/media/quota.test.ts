@@ -12,7 +12,7 @@ afterEach(async () => {
 test("an upload past the tenant's quota is 507 naming used, quota and size; nothing is kept", async () => {
   const s = await startServer();
   open.push(s);
-  s.store.tenants.setQuota('*', 10_000);
+  await s.store.tenants.setQuota('*', 10_000);
   const first = await upload(s, randomBytes(6000), 'a.bin');
   expect(first.status).toBe(200);
   const second = await upload(s, randomBytes(6000), 'b.bin');
@@ -21,7 +21,7 @@ test("an upload past the tenant's quota is 507 naming used, quota and size; noth
   expect(second.json.message).toBe(
     "tenant '*' would exceed its storage quota: 6000 bytes used of 10000, this upload is 6000 bytes; delete media or raise the quota (roster tenants quota)",
   );
-  expect(mediaRows(s)).toBe(1);
+  expect(await mediaRows(s)).toBe(1);
   await eventually(async () => (await tempFiles(s)).length === 0);
   expect(await blobKeys(s)).toEqual([first.json.id]);
 
@@ -33,15 +33,15 @@ test("serve's default quota applies to tenants without their own; a tenant's own
   const s = await startServer({ quotaBytes: 5000 });
   open.push(s);
   expect((await upload(s, randomBytes(6000), 'big.bin')).status).toBe(507);
-  s.store.tenants.setQuota('*', 100_000);
+  await s.store.tenants.setQuota('*', 100_000);
   expect((await upload(s, randomBytes(6000), 'big.bin')).status).toBe(200);
 });
 
 test("a quota counts only its own tenant's media", async () => {
   const s = await startServer();
   open.push(s);
-  const other = s.token({ tenant: 'other.example.com' });
-  s.store.tenants.setQuota('other.example.com', 1000);
+  const other = await s.token({ tenant: 'other.example.com' });
+  await s.store.tenants.setQuota('other.example.com', 1000);
   expect((await upload(s, randomBytes(5000), 'mine.bin')).status).toBe(200);
   const theirs = await upload(s, randomBytes(500), 'theirs.bin', {
     token: other,
@@ -59,7 +59,7 @@ test("a quota counts only its own tenant's media", async () => {
 test('a tenant at its quota is refused before the body is read', async () => {
   const s = await startServer();
   open.push(s);
-  s.store.tenants.setQuota('*', 4000);
+  await s.store.tenants.setQuota('*', 4000);
   expect((await upload(s, randomBytes(4000), 'fill.bin')).status).toBe(200);
   const r = await upload(s, randomBytes(10), 'more.bin');
   expect(r.status).toBe(507);

@@ -5,8 +5,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { createApp } from '../../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../../../src/server/config.js';
-import { openStore } from '../../../src/store/store.js';
-import { bootstrap } from '../../../src/store/tenancy.js';
+import { openTestStore, sql } from '../../helpers/database.js';
 import { requester } from '../../helpers/server.js';
 import { blobKeys, fixtures, read, tempFiles, uploadBody } from './media-helpers.js';
 
@@ -15,11 +14,11 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 test('temp files, files without a row and rows without a file are swept at start-up', async () => {
   const png = read((await fixtures()).png);
-  const store = openStore(dataDir);
-  const token = bootstrap(store)!.adminToken;
+  const { store, dispose } = await openTestStore(dataDir);
+  const token = (await store.bootstrap())!.adminToken;
   const logs: string[] = [];
   const config = { dataDir, vendor: 'service', maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES };
-  const first = createApp({ store, config, log: (l) => logs.push(l) });
+  const first = await createApp({ store, config, log: (l) => logs.push(l) });
   const req = requester((await first.listen(0)).url, token);
   const post = (name: string) => {
     const { body, contentType } = uploadBody(png, name);
@@ -37,22 +36,23 @@ test('temp files, files without a row and rows without a file are swept at start
   const orphan = store.blobs.tempPath();
   writeFileSync(orphan, 'no row names me');
   await store.blobs.put('ffffffffffffffffffffffff', orphan);
-  const row = (id: string) =>
-    store.db.prepare('SELECT * FROM media WHERE id = ?').get(id) as Record<string, string>;
+  const row = async (id: string) =>
+    (await sql<Record<string, string>>(store, 'SELECT * FROM media WHERE id = ?', id))[0];
   // (The lost medium's preview then has no row either: it goes too.)
-  await store.blobs.delete(row(lost.id).blob_key!);
-  await store.blobs.delete(row(kept.id).preview_key!);
+  await store.blobs.delete((await row(lost.id))!.blob_key!);
+  await store.blobs.delete((await row(kept.id))!.preview_key!);
 
-  const second = createApp({ store, config, log: (l) => logs.push(l) });
+  const second = await createApp({ store, config, log: (l) => logs.push(l) });
   const again = requester((await second.listen(0)).url, token);
   try {
     expect(await tempFiles({ store })).toEqual([]);
-    expect(row(lost.id)).toBeUndefined();
-    expect(row(kept.id).preview_key).toBeNull();
-    const remaining = [kept, whole].flatMap((m) => {
-      const r = row(m.id);
-      return [r.blob_key, r.preview_key].filter(Boolean);
-    });
+    expect(await row(lost.id)).toBeUndefined();
+    expect((await row(kept.id))!.preview_key).toBeNull();
+    const remaining: string[] = [];
+    for (const m of [kept, whole]) {
+      const r = (await row(m.id))!;
+      remaining.push(...[r.blob_key, r.preview_key].filter((k): k is string => Boolean(k)));
+    }
     expect(await blobKeys({ store })).toEqual(remaining.sort());
     const keptNow = await again('GET', `/api/media/${kept.id}`);
     expect(keptNow.json).not.toHaveProperty('transformations');
@@ -66,7 +66,7 @@ test('temp files, files without a row and rows without a file are swept at start
     );
   } finally {
     await second.close();
-    store.close();
+    await dispose();
   }
 });
 
@@ -74,10 +74,10 @@ test('temp files, files without a row and rows without a file are swept at start
 async function withMedia(n: number) {
   const dir = mkdtempSync(join(tmpdir(), 'roster-sweep-guard-'));
   const png = read((await fixtures()).png);
-  const store = openStore(dir);
-  const token = bootstrap(store)!.adminToken;
+  const { store, dispose } = await openTestStore(dir);
+  const token = (await store.bootstrap())!.adminToken;
   const config = { dataDir: dir, vendor: 'service', maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES };
-  const app = createApp({ store, config });
+  const app = await createApp({ store, config });
   const req = requester((await app.listen(0)).url, token);
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
@@ -87,14 +87,19 @@ async function withMedia(n: number) {
     );
   }
   await app.close();
-  const rows = () => (store.db.prepare('SELECT count(*) AS n FROM media').get() as { n: number }).n;
-  const start = (extra: Partial<typeof config & { forceSweep: boolean }> = {}) => {
+  const rows = async () =>
+    Number((await sql<{ n: number }>(store, 'SELECT count(*) AS n FROM media'))[0]!.n);
+  const start = async (extra: Partial<typeof config & { forceSweep: boolean }> = {}) => {
     const logs: string[] = [];
-    const again = createApp({ store, config: { ...config, ...extra }, log: (l) => logs.push(l) });
+    const again = await createApp({
+      store,
+      config: { ...config, ...extra },
+      log: (l) => logs.push(l),
+    });
     return { app: again, logs, listening: again.listen(0) };
   };
-  const cleanup = () => {
-    store.close();
+  const cleanup = async () => {
+    await dispose();
     rmSync(dir, { recursive: true, force: true });
   };
   return { dir, store, ids, rows, start, cleanup };
@@ -105,21 +110,21 @@ test('a missing blob root stops the start and removes nothing; back in place, al
   try {
     const files = join(m.dir, 'media', 'files');
     renameSync(files, `${files}.away`);
-    const first = m.start();
+    const first = await m.start();
     await expect(first.listening).rejects.toThrow(
       `the media files directory ${files} is missing, but 3 media rows name files in it`,
     );
-    expect(m.rows()).toBe(3);
+    expect(await m.rows()).toBe(3);
     expect(existsSync(files)).toBe(false);
 
     renameSync(`${files}.away`, files);
-    const second = m.start();
+    const second = await m.start();
     await second.listening;
-    expect(m.rows()).toBe(3);
+    expect(await m.rows()).toBe(3);
     expect(await blobKeys({ store: m.store })).toHaveLength(6);
     await second.app.close();
   } finally {
-    m.cleanup();
+    await m.cleanup();
   }
 });
 
@@ -130,45 +135,49 @@ test('an unreadable blob root stops the start too', async () => {
     const files = join(m.dir, 'media', 'files');
     renameSync(files, `${files}.away`);
     writeFileSync(files, 'not a directory');
-    await expect(m.start().listening).rejects.toThrow(/media files directory .* is not readable/);
-    expect(m.rows()).toBe(1);
+    await expect((await m.start()).listening).rejects.toThrow(
+      /media files directory .* is not readable/,
+    );
+    expect(await m.rows()).toBe(1);
   } finally {
-    m.cleanup();
+    await m.cleanup();
   }
 });
 
 test('a sweep that would remove more than 10 % (and 10) of the rows refuses unless forced', async () => {
   const m = await withMedia(12);
   try {
-    const keys = m.store.db.prepare('SELECT blob_key FROM media').pluck().all() as string[];
+    const keys = (await sql<{ blob_key: string }>(m.store, 'SELECT blob_key FROM media')).map(
+      (r) => r.blob_key,
+    );
     for (const key of keys.slice(0, 11)) await m.store.blobs.delete(key);
-    const refused = m.start();
+    const refused = await m.start();
     await expect(refused.listening).rejects.toThrow(
       /would remove 11 of 12 media rows .* --force-sweep/,
     );
-    expect(m.rows()).toBe(12);
-    const forced = m.start({ forceSweep: true });
+    expect(await m.rows()).toBe(12);
+    const forced = await m.start({ forceSweep: true });
     await forced.listening;
-    expect(m.rows()).toBe(1);
+    expect(await m.rows()).toBe(1);
     await forced.app.close();
   } finally {
-    m.cleanup();
+    await m.cleanup();
   }
 });
 
 test('a sweep that would remove more than 10 % (and 10) of the files refuses unless forced', async () => {
   const m = await withMedia(2);
   try {
-    m.store.db.prepare('DELETE FROM media').run();
+    await sql(m.store, 'DELETE FROM media');
     // 4 files (2 media with previews) whose rows are gone, plus 8 more strays: 12 of 12 files.
     for (let i = 0; i < 8; i++) {
       const t = m.store.blobs.tempPath();
       writeFileSync(t, 'stray');
       await m.store.blobs.put(`fffffffffffffffffffffff${i}`, t);
     }
-    await expect(m.start().listening).rejects.toThrow(/and 12 of 12 media files/);
+    await expect((await m.start()).listening).rejects.toThrow(/and 12 of 12 media files/);
     expect(await blobKeys({ store: m.store })).toHaveLength(12);
   } finally {
-    m.cleanup();
+    await m.cleanup();
   }
 });

@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => s.close());
 
 async function nothingLeft() {
-  expect(mediaRows(s)).toBe(0);
+  expect(await mediaRows(s)).toBe(0);
   await eventually(async () => (await tempFiles(s)).length === 0);
   expect(await blobKeys(s)).toEqual([]);
 }
@@ -130,7 +130,7 @@ describe('preview deadline', () => {
 
 describe('refused uploads are not read on', () => {
   test('an upload streaming past the limit gets its 413 and a closed connection', async () => {
-    const rowsBefore = mediaRows(s);
+    const rowsBefore = await mediaRows(s);
     const port = Number(new URL(s.url).port);
     const { contentType } = uploadBody(Buffer.alloc(1), 'x.bin');
     const socket = connect(port, '127.0.0.1');
@@ -164,7 +164,7 @@ describe('refused uploads are not read on', () => {
     });
     expect(answer, answer.slice(0, 600).replace(/\r\n/g, ' | ')).toMatch(/^HTTP\/1.1 413/);
     expect(written).toBeLessThan(24 * 1024 * 1024);
-    expect(mediaRows(s)).toBe(rowsBefore);
+    expect(await mediaRows(s)).toBe(rowsBefore);
     await eventually(async () => (await tempFiles(s)).length === 0);
   });
 });

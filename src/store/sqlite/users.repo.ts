@@ -1,62 +1,11 @@
 /** Every SQL statement on users. Rows in, `UserRecord`s out; rules live in the service. */
-import type {
-  Avatar,
-  ListableStatus,
-  ProfileField,
-  Role,
-  SortKey,
-  UserRecord,
-  UserStatus,
-} from '../contract/user.js';
+import type { SortKey } from '../../contract/user.js';
+import { OBJECT_ID } from '../ids.js';
+import { searchWords } from '../search.js';
+import type { ListFilter, NewUserRow, OutboxMessage, UserColumns, UserRow } from '../types.js';
 import type { Db } from './db.js';
 import { rethrowUnique } from './errors.js';
-import { OBJECT_ID } from './ids.js';
-import type { OutboxMessage, outboxRepo } from './outbox.repo.js';
-
-/** The columns a write may set, by name; the service decides the values. */
-export interface UserColumns {
-  status: UserStatus;
-  role: Role | null;
-  external_id: string | null;
-  email: string | null;
-  email_norm: string | null;
-  user_name: string | null;
-  user_name_norm: string | null;
-  secret_hash: string | null;
-  recovery_hash: string | null;
-  recovery_expires: number | null;
-  locale: string | null;
-  gender: string | null;
-  first_name: string | null;
-  last_name: string | null;
-  public_email: string | null;
-  phone: string | null;
-  position: string | null;
-  department: string | null;
-  location: string | null;
-  avatar: string | null;
-  custom: string;
-  updated_at: string;
-  activated_at: string | null;
-}
-
-export interface UserRow extends UserColumns {
-  rowid: number;
-  id: string;
-  tenant_id: number;
-  branch_id: number;
-  created_at: string;
-}
-
-export const PROFILE_COLUMNS: Record<ProfileField, keyof UserColumns> = {
-  firstName: 'first_name',
-  lastName: 'last_name',
-  publicEmailAddress: 'public_email',
-  phoneNumber: 'phone',
-  position: 'position',
-  department: 'department',
-  location: 'location',
-};
+import type { outboxRepo } from './outbox.repo.js';
 
 const SORT_COLUMNS: Record<SortKey, string> = {
   firstName: 'first_name COLLATE NOCASE',
@@ -67,49 +16,14 @@ const SORT_COLUMNS: Record<SortKey, string> = {
   status: 'status',
 };
 
-export interface ListFilter {
-  branchId: number;
-  statuses: ListableStatus[];
-  query?: string;
-  sort: { key: SortKey; dir: 'ASC' | 'DESC' }[];
-  limit: number;
-  offset: number;
-}
-
-export function toRecord(r: UserRow): UserRecord {
-  const profile: UserRecord['profile'] = {};
-  for (const [field, column] of Object.entries(PROFILE_COLUMNS)) {
-    profile[field as ProfileField] = r[column] as string | null;
-  }
-  return {
-    id: r.id,
-    status: r.status,
-    role: r.role,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    activatedAt: r.activated_at,
-    externalId: r.external_id,
-    email: r.email,
-    userName: r.user_name,
-    locale: r.locale,
-    gender: r.gender,
-    profile,
-    avatar: r.avatar === null ? null : (JSON.parse(r.avatar) as Avatar),
-    custom: JSON.parse(r.custom) as Record<string, string>,
-  };
-}
-
 /**
  * A free-text query as an FTS5 expression: every word a quoted prefix term, all required.
  * Quoting makes FTS syntax in user input (`AND`, `*`, `"`, `NEAR(`) plain text.
  */
 export function ftsExpression(query: string): string | null {
-  const words = query.match(/[\p{L}\p{N}]+/gu);
-  if (!words) return null;
-  return words
-    .slice(0, 16)
-    .map((w) => `"${w}"*`)
-    .join(' ');
+  const words = searchWords(query);
+  if (words.length === 0) return null;
+  return words.map((w) => `"${w}"*`).join(' ');
 }
 
 export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
@@ -130,20 +44,17 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
     return stmt;
   };
 
+  // Only an objectId-shaped key can be an id; an externalId may look like one too.
+  const find = (branchId: number, key: string): UserRow | undefined =>
+    (OBJECT_ID.test(key) ? byId.get(branchId, key) : undefined) ?? byExternalId.get(branchId, key);
+
   return {
-    /** A live user of the branch by id, else by externalId. */
-    find(branchId: number, key: string): UserRow | undefined {
-      // Only an objectId-shaped key can be an id; an externalId may look like one too.
-      return (
-        (OBJECT_ID.test(key) ? byId.get(branchId, key) : undefined) ??
-        byExternalId.get(branchId, key)
-      );
-    },
+    find,
     /**
      * Inserts a user and, in the same transaction, the invitation announcing them: a crash
      * leaves both or neither, so a committed user is always invited.
      */
-    insert(row: Omit<UserRow, 'rowid'>, invitation?: OutboxMessage): UserRow {
+    insert(row: NewUserRow, invitation?: OutboxMessage): UserRow {
       const cols = Object.keys(row);
       const sql = `INSERT INTO users (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`;
       try {
@@ -156,17 +67,28 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
         rethrowUnique(err);
       }
     },
-    update(rowid: number, changes: Partial<UserColumns>): UserRow {
-      const cols = Object.keys(changes).sort();
-      if (cols.length > 0) {
-        const sql = `UPDATE users SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE rowid = @rowid`;
-        try {
-          cached(sql).run({ ...changes, rowid });
-        } catch (err) {
-          rethrowUnique(err);
-        }
+    /** Read, decide and write in one immediate transaction: nothing can interleave. */
+    update(
+      branchId: number,
+      key: string,
+      decide: (row: UserRow) => Partial<UserColumns>,
+    ): UserRow | undefined {
+      try {
+        return db
+          .transaction(() => {
+            const row = find(branchId, key);
+            if (!row) return undefined;
+            const changes = decide(row);
+            const cols = Object.keys(changes).sort();
+            if (cols.length === 0) return row;
+            const sql = `UPDATE users SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE rowid = @rowid`;
+            cached(sql).run({ ...changes, rowid: row.rowid });
+            return byRowid.get(row.rowid)!;
+          })
+          .immediate();
+      } catch (err) {
+        rethrowUnique(err);
       }
-      return byRowid.get(rowid)!;
     },
     list(f: ListFilter): { total: number; rows: UserRow[] } {
       const match = f.query === undefined ? undefined : ftsExpression(f.query);

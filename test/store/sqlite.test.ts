@@ -2,11 +2,10 @@ import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { openDatabase } from '../../src/store/db.js';
-import { MIGRATIONS } from '../../src/store/migrations.js';
-import { openStore } from '../../src/store/store.js';
-import { bootstrap } from '../../src/store/tenancy.js';
-import { ftsExpression } from '../../src/store/users.repo.js';
+import { openDatabase } from '../../src/store/sqlite/db.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { openSqliteStore as openStore } from '../../src/store/sqlite/store.js';
+import { ftsExpression } from '../../src/store/sqlite/users.repo.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -36,16 +35,6 @@ test('a database from a newer roster is refused with a clear message', () => {
   db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
   db.close();
   expect(() => openDatabase(dir)).toThrow(/newer than this roster/);
-});
-
-test('bootstrap runs once: one tenant, one branch, one admin token', () => {
-  const dir = tempDir();
-  const store = openStore(dir);
-  expect(bootstrap(store)?.adminToken).toBeTruthy();
-  expect(bootstrap(store)).toBeUndefined();
-  expect(store.tenants.list().map((t) => t.host)).toEqual(['*']);
-  expect(store.tokens.list().map((t) => [t.name, t.scopes.length])).toEqual([['admin', 4]]);
-  store.close();
 });
 
 test('ftsExpression quotes every word as a prefix term and drops syntax', () => {

@@ -1,47 +1,7 @@
+import { type BranchRow, branchOf, type TenantRow, tenantOf } from '../rows.js';
+import { type Branch, DEFAULT_TENANT, type Tenant } from '../types.js';
 import type { Db } from './db.js';
 import { rethrowUnique } from './errors.js';
-
-export const DEFAULT_TENANT = '*';
-export const ROOT_BRANCH = 'main';
-
-export interface Tenant {
-  id: number;
-  host: string;
-  createdAt: string;
-  /** Origin (and path prefix) of every absolute URL this tenant's answers carry, when set. */
-  publicUrl: string | null;
-  /** Storage quota for media in bytes; null: the server's default. */
-  quotaBytes: number | null;
-}
-export interface Branch {
-  id: number;
-  tenantId: number;
-  name: string;
-  createdAt: string;
-}
-
-type TenantRow = {
-  id: number;
-  host: string;
-  created_at: string;
-  public_url: string | null;
-  quota_bytes: number | null;
-};
-type BranchRow = { id: number; tenant_id: number; name: string; created_at: string };
-
-const tenantOf = (r: TenantRow): Tenant => ({
-  id: r.id,
-  host: r.host,
-  createdAt: r.created_at,
-  publicUrl: r.public_url,
-  quotaBytes: r.quota_bytes,
-});
-const branchOf = (r: BranchRow): Branch => ({
-  id: r.id,
-  tenantId: r.tenant_id,
-  name: r.name,
-  createdAt: r.created_at,
-});
 
 export function tenantsRepo(db: Db, onWrite: () => void = () => {}) {
   const byHost = db.prepare<[string], TenantRow>('SELECT * FROM tenants WHERE host = ?');

@@ -1,35 +1,14 @@
 /** The outbox table: messages committed with the change that caused them, kept until delivered. */
+import { type OutboxRow, queuedOf } from '../rows.js';
+import type { OutboxMessage, QueuedMessage } from '../types.js';
 import type { Db } from './db.js';
-
-/** A message as composed by the service, ready to go (the whole RFC 5322 text). */
-export interface OutboxMessage {
-  messageId: string;
-  recipient: string;
-  /** A stable name for the `.eml` transport: a redelivery overwrites, never duplicates. */
-  fileName: string;
-  message: string;
-}
-
-export interface QueuedMessage extends OutboxMessage {
-  id: number;
-  attempts: number;
-}
-
-type Row = {
-  id: number;
-  message_id: string;
-  recipient: string;
-  file_name: string;
-  message: string;
-  attempts: number;
-};
 
 export function outboxRepo(db: Db) {
   const insert = db.prepare<[string, string, string, string, string, number]>(
     `INSERT INTO outbox (message_id, recipient, file_name, message, created_at, next_attempt_at)
      VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (message_id) DO NOTHING`,
   );
-  const due = db.prepare<[number, number], Row>(
+  const due = db.prepare<[number, number], OutboxRow>(
     'SELECT * FROM outbox WHERE next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?',
   );
   const next = db.prepare<[], { at: number | null }>(
@@ -46,16 +25,12 @@ export function outboxRepo(db: Db) {
     enqueue(m: OutboxMessage, now = Date.now()): void {
       insert.run(m.messageId, m.recipient, m.fileName, m.message, new Date(now).toISOString(), now);
     },
-    /** Messages due at `now`, oldest first. */
+    /**
+     * The messages due at `now`, oldest first. No claim is recorded: one process serves a data
+     * dir (store/lock.ts), so nobody else could take them, and a crash must not delay them.
+     */
     due(now: number, limit = 50): QueuedMessage[] {
-      return due.all(now, limit).map((r) => ({
-        id: r.id,
-        messageId: r.message_id,
-        recipient: r.recipient,
-        fileName: r.file_name,
-        message: r.message,
-        attempts: r.attempts,
-      }));
+      return due.all(now, limit).map(queuedOf);
     },
     /** When the next message falls due (ms since the epoch), or undefined when none waits. */
     nextDue: (): number | undefined => next.get()?.at ?? undefined,

@@ -1,60 +1,12 @@
 /** Every SQL statement on media. Rows in and out; rules (and blobs) live in the service. */
+import {
+  MEDIUM_COLUMNS as COLUMNS,
+  type MediumKeys,
+  type MediumRow,
+  type NewMediumRow,
+  type PlacedMediumRow,
+} from '../types.js';
 import type { Db } from './db.js';
-
-export interface MediumRow {
-  rowid: number;
-  id: string;
-  tenant_id: number;
-  branch_id: number;
-  owner_id: string;
-  file_name: string;
-  blob_key: string;
-  type: string;
-  format: string;
-  mime_type: string;
-  bytes: number;
-  width: number | null;
-  height: number | null;
-  duration: number | null;
-  preview_key: string | null;
-  preview_format: string | null;
-  preview_mime_type: string | null;
-  preview_bytes: number | null;
-  preview_width: number | null;
-  preview_height: number | null;
-  created_at: string;
-}
-
-export type NewMediumRow = Omit<MediumRow, 'rowid'>;
-
-/** A row with the names its public path is made of. */
-export interface PlacedMediumRow extends MediumRow {
-  tenant_host: string;
-  branch_name: string;
-}
-
-const COLUMNS = [
-  'id',
-  'tenant_id',
-  'branch_id',
-  'owner_id',
-  'file_name',
-  'blob_key',
-  'type',
-  'format',
-  'mime_type',
-  'bytes',
-  'width',
-  'height',
-  'duration',
-  'preview_key',
-  'preview_format',
-  'preview_mime_type',
-  'preview_bytes',
-  'preview_width',
-  'preview_height',
-  'created_at',
-] as const satisfies readonly (keyof NewMediumRow)[];
 
 export function mediaRepo(db: Db) {
   const insert = db.prepare<NewMediumRow>(
@@ -78,18 +30,26 @@ export function mediaRepo(db: Db) {
   const used = db.prepare<[number], { bytes: number }>(
     'SELECT coalesce(sum(bytes + coalesce(preview_bytes, 0)), 0) AS bytes FROM media WHERE tenant_id = ?',
   );
-  const keys = db.prepare<[], Pick<MediumRow, 'rowid' | 'id' | 'blob_key' | 'preview_key'>>(
-    'SELECT rowid, id, blob_key, preview_key FROM media',
-  );
+  const keys = db.prepare<[], MediumKeys>('SELECT rowid, id, blob_key, preview_key FROM media');
   const dropPreview = db.prepare<[number]>(
     `UPDATE media SET preview_key = NULL, preview_format = NULL, preview_mime_type = NULL,
      preview_bytes = NULL, preview_width = NULL, preview_height = NULL WHERE rowid = ?`,
   );
 
+  const usedBy = (tenantId: number): number => used.get(tenantId)?.bytes ?? 0;
+
   return {
-    insert(row: NewMediumRow): MediumRow {
-      const rowid = Number(insert.run(row).lastInsertRowid);
-      return { ...row, rowid };
+    insert(row: NewMediumRow, quotaBytes?: number): { inserted: MediumRow } | { used: number } {
+      return db
+        .transaction(() => {
+          if (quotaBytes !== undefined) {
+            const used = usedBy(row.tenant_id);
+            if (used + row.bytes + (row.preview_bytes ?? 0) > quotaBytes) return { used };
+          }
+          const rowid = Number(insert.run(row).lastInsertRowid);
+          return { inserted: { ...row, rowid } };
+        })
+        .immediate();
     },
     /** A medium of the branch (other branches' media do not exist for it). */
     find: (branchId: number, id: string): MediumRow | undefined => byId.get(branchId, id),
@@ -100,12 +60,10 @@ export function mediaRepo(db: Db) {
     },
     remove: (rowid: number): boolean => remove.run(rowid).changes > 0,
     /** Bytes a tenant's media (files and previews) take, for its quota. */
-    bytesUsed: (tenantId: number): number => used.get(tenantId)?.bytes ?? 0,
+    bytesUsed: (tenantId: number): number => usedBy(tenantId),
     /** Every row's blob keys, for the start-up sweep. */
-    allKeys: () => keys.all(),
+    allKeys: (): MediumKeys[] => keys.all(),
     /** Forgets a preview whose file is gone (start-up sweep). */
     dropPreview: (rowid: number) => void dropPreview.run(rowid),
   };
 }
-
-export type MediaRepo = ReturnType<typeof mediaRepo>;

@@ -1,0 +1,51 @@
+/**
+ * Opens the store a `--database` URL names: `sqlite:<dir>` (the default: the data dir) or
+ * `postgres://user:pass@host:port/db`. Each backend is loaded only when used, so a SQLite
+ * deployment never loads `pg` and a one-shot admin command loads one driver.
+ */
+import { resolve } from 'node:path';
+import { redactUrl } from './redact.js';
+import type { Store } from './store.js';
+
+export type DatabaseTarget =
+  | { engine: 'sqlite'; dir: string }
+  | { engine: 'postgres'; url: string };
+
+/** Thrown for a `--database` value that names no backend; the message says what would. */
+export class DatabaseUrlError extends Error {
+  override name = 'DatabaseUrlError';
+}
+
+/** What `--database` (or ROSTER_DATABASE_URL) names; with neither, the data dir's SQLite. */
+export function databaseTarget(database: string | undefined, dataDir: string): DatabaseTarget {
+  const value = database?.trim();
+  if (!value) return { engine: 'sqlite', dir: dataDir };
+  if (/^postgres(ql)?:\/\//i.test(value)) return { engine: 'postgres', url: value };
+  if (/^sqlite:/i.test(value)) {
+    const dir = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (!dir) throw new DatabaseUrlError(`'${value}' names no directory: use sqlite:<dir>`);
+    return { engine: 'sqlite', dir: resolve(dir) };
+  }
+  throw new DatabaseUrlError(
+    `'${redactUrl(value)}' is not a database URL Roster knows: use postgres://user:password@host:5432/db or sqlite:<dir>`,
+  );
+}
+
+export interface OpenOptions {
+  /** The process's own dir: the lock, local scratch, and the default home of data and blobs. */
+  dataDir: string;
+  target: DatabaseTarget;
+  /** PostgreSQL connection pool size (default 10). */
+  poolSize?: number;
+  /** PostgreSQL statement timeout in ms (default 10,000); a slower statement is a 503. */
+  statementTimeoutMs?: number;
+}
+
+export async function openStore(opts: OpenOptions): Promise<Store> {
+  if (opts.target.engine === 'sqlite') {
+    const { openSqliteStore } = await import('./sqlite/store.js');
+    return openSqliteStore(opts.target.dir, opts.dataDir);
+  }
+  const { openPostgresStore } = await import('./postgres/store.js');
+  return openPostgresStore(opts.target.url, opts);
+}

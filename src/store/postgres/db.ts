@@ -1,0 +1,251 @@
+/**
+ * The PostgreSQL connection: a pool with timeouts (a slow or vanished database is a 503, never
+ * a hung request), errors translated to the store's, transactions, the checks `serve` makes
+ * before it uses a database, and migrations under an advisory lock.
+ */
+import pg from 'pg';
+import { StoreUnavailableError, UniqueViolationError } from '../errors.js';
+import { redactUrl } from '../redact.js';
+import { MIGRATIONS } from './schema.js';
+
+export type Pool = pg.Pool;
+export type Client = pg.PoolClient;
+/** A pool or a client inside a transaction: what a statement runs on. */
+export type Queryable = Pick<pg.Pool, 'query'>;
+
+export interface PoolOptions {
+  poolSize?: number;
+  statementTimeoutMs?: number;
+}
+
+export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/** Migrations of every Roster on one database queue behind this lock (any fixed number). */
+const MIGRATION_LOCK = 0x526f7374; // "Rost"
+
+// bigint and numeric (count(*), sum()) as numbers: every count, id and size here is far below
+// 2^53, and the service works with numbers as it does on SQLite.
+const toNumber = (value: string) => Number(value);
+const TYPES = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return toNumber;
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+/** Index and constraint names as the field they keep unique. */
+const CONSTRAINT_FIELDS: Record<string, UniqueViolationError['field']> = {
+  users_external_id: 'externalId',
+  users_email: 'email',
+  users_user_name: 'userName',
+  tenants_host: 'host',
+  branches_name: 'branch',
+};
+
+/** SQLSTATE classes and codes that mean "not now", not "never": retrying may succeed. */
+const UNAVAILABLE = (code: string) =>
+  code.startsWith('08') || // connection exception
+  code === '57014' || // query_canceled: the statement timeout
+  code === '57P01' || // admin_shutdown
+  code === '57P02' || // crash_shutdown
+  code === '57P03' || // cannot_connect_now (starting up)
+  code === '53300' || // too_many_connections
+  code === '40001' || // serialization_failure
+  code === '40P01'; // deadlock_detected
+
+const NETWORK = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** The store's error for a `pg` error: unique violations and unavailability; else unchanged. */
+export function translate(err: unknown): unknown {
+  const e = err as { code?: string; constraint?: string; message?: string };
+  if (e?.code === '23505') {
+    const field = e.constraint && CONSTRAINT_FIELDS[e.constraint];
+    if (field) return new UniqueViolationError(field);
+  }
+  if (
+    (e?.code && (UNAVAILABLE(e.code) || NETWORK.has(e.code))) ||
+    /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection is closed/i.test(
+      e?.message ?? '',
+    )
+  ) {
+    return new StoreUnavailableError(`database unavailable: ${e.message ?? e.code}`, {
+      cause: err,
+    });
+  }
+  return err;
+}
+
+export function createPool(url: string, opts: PoolOptions, onError: (err: Error) => void): Pool {
+  const statementTimeout = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? DEFAULT_POOL_SIZE,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: statementTimeout,
+    // Client-side too: a server that stops answering mid-statement must not hang a request.
+    query_timeout: statementTimeout + 2_000,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    application_name: 'roster',
+    types: TYPES,
+  });
+  // An idle connection's server going away is reported here; without a listener it would end
+  // the process. The pool drops that connection and opens another on the next request.
+  pool.on('error', onError);
+  return pool;
+}
+
+/** A connection from the pool; failing to get one is always "unavailable", whatever the cause. */
+async function connect(pool: Pool): Promise<Client> {
+  try {
+    return await pool.connect();
+  } catch (err) {
+    const e = err as { message?: string; code?: string };
+    throw new StoreUnavailableError(`database unavailable: ${e.message ?? e.code}`, { cause: err });
+  }
+}
+
+/** Runs one statement (on the pool, or on a transaction's client), with the store's errors. */
+export async function query<R extends pg.QueryResultRow>(
+  db: Queryable,
+  text: string,
+  values: unknown[] = [],
+): Promise<pg.QueryResult<R>> {
+  const client = db instanceof pg.Pool ? await connect(db) : undefined;
+  let broken: Error | undefined;
+  try {
+    return await (client ?? db).query<R>(text, values);
+  } catch (err) {
+    const translated = translate(err);
+    if (translated instanceof StoreUnavailableError) broken = translated;
+    throw translated;
+  } finally {
+    // A connection that failed that way is not handed out again.
+    client?.release(broken);
+  }
+}
+
+/** Runs `fn` in a transaction: committed when it resolves, rolled back when it throws. */
+export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = await connect(pool);
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+      broken = rollbackErr; // the connection is unusable: the pool must not hand it out again
+    });
+    throw translate(err);
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** One line for `serve` to print when it cannot use the database, or undefined. */
+export function describeConnectError(err: unknown, url: string): string {
+  const e = err as { code?: string; message?: string };
+  const where = redactUrl(url);
+  if (e?.code === '28P01' || e?.code === '28000') {
+    return `cannot log in to the database ${where}: ${e.message}; check the user and password in the URL`;
+  }
+  if (e?.code === '3D000') {
+    return `the database in ${where} does not exist: ${e.message}; create it (createdb) or fix the URL`;
+  }
+  return `cannot reach the database ${where}: ${e?.message ?? String(err)}; check that PostgreSQL runs there and the URL is right`;
+}
+
+/** Raised by `prepareDatabase` with the one line `serve` prints. */
+export class DatabaseSetupError extends Error {
+  override name = 'DatabaseSetupError';
+}
+
+/**
+ * Checks that the database can hold Roster's data and brings its schema up to date: UTF-8
+ * with a real character-type locale (with `C` the search's regex drops Cyrillic), the
+ * `unaccent` extension, and a schema no newer than this binary. Migrations run one at a time
+ * across every replica (advisory lock), each in its own transaction.
+ */
+export async function prepareDatabase(pool: Pool, url: string): Promise<void> {
+  let client: Client;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    throw new DatabaseSetupError(describeConnectError(err, url), { cause: err });
+  }
+  try {
+    const { rows } = await client.query<{ encoding: string; ctype: string }>(
+      `SELECT pg_encoding_to_char(encoding) AS encoding, datctype AS ctype
+       FROM pg_database WHERE datname = current_database()`,
+    );
+    const { encoding, ctype } = rows[0]!;
+    if (encoding !== 'UTF8') {
+      throw new DatabaseSetupError(
+        `the database ${redactUrl(url)} is encoded ${encoding}; Roster needs UTF8: create it with createdb -E UTF8 -T template0`,
+      );
+    }
+    if (/^(C|POSIX)$/i.test(ctype)) {
+      throw new DatabaseSetupError(
+        `the database ${redactUrl(url)} has LC_CTYPE ${ctype}, which makes search ignore non-ASCII letters; create it with a UTF-8 locale, e.g. createdb -E UTF8 --locale=C.UTF-8 -T template0`,
+      );
+    }
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await migrate(client, url);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } catch (err) {
+    if (err instanceof DatabaseSetupError) throw err;
+    throw new DatabaseSetupError(describeConnectError(err, url), { cause: err });
+  } finally {
+    client.release();
+  }
+}
+
+async function migrate(client: Client, url: string) {
+  await client.query(
+    `CREATE TABLE IF NOT EXISTS schema_migrations (
+       version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+  );
+  const { rows } = await client.query<{ version: number | null }>(
+    'SELECT max(version) AS version FROM schema_migrations',
+  );
+  const current = rows[0]?.version ?? 0;
+  if (current > MIGRATIONS.length) {
+    throw new DatabaseSetupError(
+      `the schema of ${redactUrl(url)} (version ${current}) is newer than this roster (${MIGRATIONS.length}): upgrade roster`,
+    );
+  }
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    await client.query('BEGIN');
+    try {
+      await client.query(MIGRATIONS[v]!);
+      await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [v + 1]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK');
+      const e = err as { message?: string; code?: string };
+      if (/unaccent/.test(e.message ?? '')) {
+        throw new DatabaseSetupError(
+          e.code === '42501'
+            ? `cannot create the unaccent extension in ${redactUrl(url)} (${e.message}): have the database owner or a superuser run CREATE EXTENSION unaccent there once`
+            : `the database ${redactUrl(url)} lacks the unaccent extension (${e.message}): install PostgreSQL's contrib package (Debian: postgresql-contrib) on the database server`,
+        );
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * The PostgreSQL schema, as forward-only migrations recorded in `schema_migrations`; never edit
+ * a released one, append a new one. It mirrors the SQLite schema (../sqlite/migrations.ts) with
+ * PostgreSQL's means, so both backends answer the same (SCALE.md has the table):
+ * - SQLite's `COLLATE NOCASE` order is stored lower-cased sort keys (ASCII only, as NOCASE)
+ *   compared bytewise (`COLLATE "C"`, SQLite's own order for other text), with NULLs first
+ *   on ASC as SQLite sorts them;
+ * - FTS5's `unicode61 remove_diacritics 2` prefix search is a `tsvector` of the same fields,
+ *   unaccented and cut at every run of non-alphanumerics, kept by a trigger;
+ * - the partial unique indexes are the same, and named so a violation names its field.
+ */
+
+/** Upper to lower case for ASCII letters only, as SQLite's NOCASE folds. */
+const NOCASE = (column: string) =>
+  `translate(${column}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`;
+
+/** The text FTS5 would index, as one normalised string (see `search_text`). */
+export const SEARCH_FIELDS = [
+  'first_name',
+  'last_name',
+  'email',
+  'user_name',
+  'position',
+  'department',
+  'location',
+  'phone',
+] as const;
+
+export const MIGRATIONS: string[] = [
+  `
+  CREATE EXTENSION IF NOT EXISTS unaccent;
+
+  -- unaccent() is only STABLE (its dictionary could change), so the search vector is kept by a
+  -- trigger rather than a generated column. Lower-case, unaccent, then every run of
+  -- non-alphanumerics is a word break: 'zimmer.5@example.com' gives zimmer, 5, example, com.
+  CREATE FUNCTION roster_search_text(value text) RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$ SELECT regexp_replace(lower(unaccent(coalesce(value, ''))), '[^[:alnum:]]+', ' ', 'g') $$;
+
+  CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
+
+  CREATE TABLE tenants (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    host text NOT NULL,
+    created_at text NOT NULL,
+    public_url text,
+    quota_bytes bigint
+  );
+  CREATE UNIQUE INDEX tenants_host ON tenants (lower(host));
+
+  CREATE TABLE branches (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    tenant_id bigint NOT NULL REFERENCES tenants(id),
+    name text NOT NULL,
+    created_at text NOT NULL,
+    CONSTRAINT branches_name UNIQUE (tenant_id, name)
+  );
+
+  CREATE TABLE tokens (
+    id text PRIMARY KEY,
+    branch_id bigint NOT NULL REFERENCES branches(id),
+    name text NOT NULL,
+    scopes text NOT NULL,
+    secret_hash bytea NOT NULL,
+    created_at text NOT NULL,
+    revoked_at text
+  );
+
+  CREATE TABLE users (
+    rowid bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text NOT NULL UNIQUE,
+    tenant_id bigint NOT NULL REFERENCES tenants(id),
+    branch_id bigint NOT NULL REFERENCES branches(id),
+    status text COLLATE "C" NOT NULL,
+    role text,
+    external_id text COLLATE "C",
+    email text,
+    email_norm text COLLATE "C",
+    user_name text,
+    user_name_norm text,
+    secret_hash text,
+    recovery_hash text,
+    recovery_expires bigint,
+    locale text,
+    gender text,
+    first_name text,
+    last_name text,
+    public_email text,
+    phone text,
+    position text,
+    department text,
+    location text,
+    avatar text,
+    custom text NOT NULL DEFAULT '{}',
+    created_at text COLLATE "C" NOT NULL,
+    updated_at text NOT NULL,
+    activated_at text,
+    first_name_key text COLLATE "C" GENERATED ALWAYS AS (${NOCASE('first_name')}) STORED,
+    last_name_key text COLLATE "C" GENERATED ALWAYS AS (${NOCASE('last_name')}) STORED,
+    search tsvector NOT NULL DEFAULT ''::tsvector
+  );
+
+  -- Unique among the tenant's users that are not deleted, so a removed user's keys can be reused.
+  CREATE UNIQUE INDEX users_external_id ON users (tenant_id, external_id)
+    WHERE status <> 'deleted' AND external_id IS NOT NULL;
+  CREATE UNIQUE INDEX users_email ON users (tenant_id, email_norm)
+    WHERE status <> 'deleted' AND email_norm IS NOT NULL;
+  CREATE UNIQUE INDEX users_user_name ON users (tenant_id, user_name_norm)
+    WHERE status <> 'deleted' AND user_name_norm IS NOT NULL;
+
+  -- The default order (last name, first name) with status and rowid: a page is found from the
+  -- index alone, then its rows read (deferred join).
+  CREATE INDEX users_by_name ON users
+    (branch_id, last_name_key NULLS FIRST, first_name_key NULLS FIRST, status, rowid);
+  CREATE INDEX users_by_status ON users (branch_id, status);
+  CREATE INDEX users_by_external_id ON users (branch_id, external_id);
+  CREATE INDEX users_search ON users USING gin (search);
+
+  CREATE FUNCTION roster_users_search() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    NEW.search := to_tsvector('simple', roster_search_text(concat_ws(' ',
+      NEW.${SEARCH_FIELDS.join(', NEW.')})));
+    RETURN NEW;
+  END $$;
+  CREATE TRIGGER users_search BEFORE INSERT OR UPDATE OF ${SEARCH_FIELDS.join(', ')} ON users
+    FOR EACH ROW EXECUTE FUNCTION roster_users_search();
+
+  CREATE TABLE media (
+    rowid bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text COLLATE "C" NOT NULL UNIQUE,
+    tenant_id bigint NOT NULL REFERENCES tenants(id),
+    branch_id bigint NOT NULL REFERENCES branches(id),
+    owner_id text NOT NULL,
+    file_name text NOT NULL,
+    blob_key text NOT NULL,
+    type text NOT NULL,
+    format text NOT NULL,
+    mime_type text NOT NULL,
+    bytes bigint NOT NULL,
+    width integer,
+    height integer,
+    duration double precision,
+    preview_key text,
+    preview_format text,
+    preview_mime_type text,
+    preview_bytes bigint,
+    preview_width integer,
+    preview_height integer,
+    created_at text NOT NULL
+  );
+  CREATE INDEX media_by_branch ON media (branch_id, id);
+  CREATE INDEX media_by_tenant ON media (tenant_id);
+
+  -- Invitations, written in the same transaction as their user and delivered from here by
+  -- whichever replica claims them (at least once; message_id lets a receiver drop a duplicate).
+  CREATE TABLE outbox (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    message_id text NOT NULL UNIQUE,
+    recipient text NOT NULL,
+    file_name text NOT NULL,
+    message text NOT NULL,
+    created_at text NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    next_attempt_at bigint NOT NULL,
+    last_error text
+  );
+  CREATE INDEX outbox_due ON outbox (next_attempt_at, id);
+
+  -- Rate-limit buckets shared by every replica. UNLOGGED: not worth a WAL write per request,
+  -- and a crash that empties them only forgives some requests.
+  CREATE UNLOGGED TABLE rate_buckets (
+    key text PRIMARY KEY,
+    tokens double precision NOT NULL,
+    at bigint NOT NULL,
+    allowed boolean NOT NULL
+  );
+  `,
+];

@@ -1,0 +1,124 @@
+/** Every SQL statement on users, for PostgreSQL; the same answers as ../sqlite/users.repo.ts. */
+import type { SortKey } from '../../contract/user.js';
+import { OBJECT_ID } from '../ids.js';
+import { searchWords } from '../search.js';
+import type { UsersRepo } from '../store.js';
+import type { NewUserRow, OutboxMessage, UserRow } from '../types.js';
+import { type Pool, type Queryable, query, transaction } from './db.js';
+import { enqueue } from './outbox.repo.js';
+
+/** Sort keys as stored columns ordered as SQLite orders them (see schema.ts). */
+const SORT_COLUMNS: Record<SortKey, string> = {
+  firstName: 'first_name_key',
+  lastName: 'last_name_key',
+  createdAt: 'created_at',
+  email: 'email_norm',
+  externalId: 'external_id',
+  status: 'status',
+};
+
+// The stored columns a user row has (the sort keys and search vector stay inside).
+const USER_COLUMNS = `rowid, id, tenant_id, branch_id, status, role, external_id, email, email_norm,
+  user_name, user_name_norm, secret_hash, recovery_hash, recovery_expires, locale, gender,
+  first_name, last_name, public_email, phone, position, department, location, avatar, custom,
+  created_at, updated_at, activated_at`;
+
+const quote = (column: string) => `"${column.replace(/"/g, '')}"`;
+
+/** A live user of the branch by id, else by externalId (`FOR UPDATE` inside a transaction). */
+async function findUser(db: Queryable, branchId: number, key: string, lock = false) {
+  const forUpdate = lock ? ' FOR UPDATE' : '';
+  // Only an objectId-shaped key can be an id; an externalId may look like one too.
+  if (OBJECT_ID.test(key)) {
+    const { rows } = await query<UserRow>(
+      db,
+      `SELECT ${USER_COLUMNS} FROM users WHERE branch_id = $1 AND id = $2 AND status <> 'deleted'${forUpdate}`,
+      [branchId, key],
+    );
+    if (rows[0]) return rows[0];
+  }
+  const { rows } = await query<UserRow>(
+    db,
+    `SELECT ${USER_COLUMNS} FROM users WHERE branch_id = $1 AND external_id = $2 AND status <> 'deleted'${forUpdate}`,
+    [branchId, key],
+  );
+  return rows[0];
+}
+
+export function usersRepo(pool: Pool): UsersRepo {
+  return {
+    find: (branchId, key) => findUser(pool, branchId, key),
+
+    insert: (row: NewUserRow, invitation?: OutboxMessage) =>
+      transaction(pool, async (client) => {
+        const cols = Object.keys(row);
+        const { rows } = await query<{ rowid: number }>(
+          client,
+          `INSERT INTO users (${cols.map(quote).join(', ')})
+           VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING rowid`,
+          Object.values(row),
+        );
+        if (invitation) await enqueue(client, invitation);
+        return { ...row, rowid: rows[0]!.rowid };
+      }),
+
+    update: (branchId, key, decide) =>
+      transaction(pool, async (client) => {
+        const row = await findUser(client, branchId, key, true);
+        if (!row) return undefined;
+        const changes = decide(row);
+        const cols = Object.keys(changes).sort();
+        if (cols.length === 0) return row;
+        const { rows } = await query<UserRow>(
+          client,
+          `UPDATE users SET ${cols.map((c, i) => `${quote(c)} = $${i + 2}`).join(', ')}
+           WHERE rowid = $1 RETURNING ${USER_COLUMNS}`,
+          [row.rowid, ...cols.map((c) => changes[c as keyof typeof changes])],
+        );
+        return rows[0];
+      }),
+
+    async list(f) {
+      const words = f.query === undefined ? undefined : searchWords(f.query);
+      if (words?.length === 0) return { total: 0, rows: [] };
+      const values: unknown[] = [f.branchId, f.statuses];
+      const where = ['branch_id = $1', 'status = ANY($2::text[])'];
+      if (words) {
+        values.push(words);
+        // Each word a required prefix, normalised as the stored vector is; a word that
+        // normalises to nothing (a lone combining mark) is dropped rather than matching all.
+        where.push(`search @@ (
+          SELECT to_tsquery('simple', coalesce(string_agg(w || ':*', ' & '), ''))
+          FROM (SELECT regexp_replace(roster_search_text(word), ' ', '', 'g') AS w
+                FROM unnest($3::text[]) AS word) AS words
+          WHERE w <> '')`);
+      }
+      const order = [
+        ...f.sort.map(
+          (s) =>
+            `${SORT_COLUMNS[s.key]} ${s.dir} ${s.dir === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}`,
+        ),
+        'status',
+        'rowid',
+      ].join(', ');
+      const filter = where.join(' AND ');
+      const { rows: counted } = await query<{ total: number }>(
+        pool,
+        `SELECT count(*) AS total FROM users WHERE ${filter}`,
+        values,
+      );
+      const n = values.length;
+      // Deferred join: the page's rowids from an index where one fits, then only their rows.
+      const { rows } = await query<UserRow>(
+        pool,
+        `SELECT ${USER_COLUMNS} FROM users JOIN (
+           SELECT rowid AS page_rowid FROM users WHERE ${filter}
+           ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}
+         ) AS page ON page.page_rowid = users.rowid
+         ORDER BY ${order}`,
+        [...values, f.limit, f.offset],
+      );
+      return { total: counted[0]!.total, rows };
+    },
+  };
+}

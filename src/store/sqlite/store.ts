@@ -1,0 +1,175 @@
+/**
+ * The SQLite backend: one data dir's database and its repositories. better-sqlite3 is
+ * synchronous, so every store step below runs to its end before anything else can touch the
+ * database; the async interface only wraps the result.
+ */
+import { SCOPES } from '../../contract/scopes.js';
+import { localBlobStore } from '../blobs.js';
+import { secureDataDir, secureFiles } from '../permissions.js';
+import { diskReserve } from '../reserve.js';
+import type { Store } from '../store.js';
+import { type Credentials, DEFAULT_TENANT, ROOT_BRANCH } from '../types.js';
+import { DATABASE_FILE, type Db, openDatabase } from './db.js';
+import { mediaRepo } from './media.repo.js';
+import { metaRepo } from './meta.repo.js';
+import { outboxRepo } from './outbox.repo.js';
+import { branchesRepo, tenantsRepo } from './tenants.repo.js';
+import { tokensRepo } from './tokens.repo.js';
+import { usersRepo } from './users.repo.js';
+
+/** Caps the credential cache; a flood of distinct valid tokens just empties it. */
+const MAX_CACHED_CREDENTIALS = 10_000;
+
+export interface SqliteStore extends Store {
+  readonly engine: 'sqlite';
+  /** The connection itself: for tests and `roster backup`, never for the service. */
+  readonly db: Db;
+  readonly dataDir: string;
+}
+
+/**
+ * Opens the database in `dir` (the data dir unless `--database sqlite:<dir>` moved it); the
+ * blobs and the disk reserve stay in `dataDir`.
+ */
+export function openSqliteStore(dir: string, dataDir = dir): SqliteStore {
+  // Before SQLite opens anything: its WAL and shared-memory files copy the database's mode.
+  const permissionWarnings = [
+    ...secureDataDir(dataDir),
+    ...(dir === dataDir ? [] : secureDataDir(dir)),
+    ...secureFiles(dir, [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`]),
+  ];
+  const db = openDatabase(dir);
+  let localWrites = 0;
+  const onWrite = () => {
+    localWrites++;
+  };
+  // Changes whenever tenants, branches or tokens may have changed: through this connection, or
+  // by any other process committing to the database (`roster tokens revoke` while serving).
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  const credentialsVersion = () => `${dataVersion.get()}:${localWrites}`;
+  const reserve = diskReserve(dataDir);
+  reserve.ensure();
+  const outbox = outboxRepo(db);
+  const tenants = tenantsRepo(db, onWrite);
+  const branches = branchesRepo(db, onWrite);
+  const tokens = tokensRepo(db, onWrite);
+  const users = usersRepo(db, outbox);
+  const media = mediaRepo(db);
+  const meta = metaRepo(db);
+
+  const addTenant = (host: string) =>
+    db.transaction(() => {
+      const tenant = tenants.add(host);
+      branches.add(tenant.id, ROOT_BRANCH);
+      return tenant;
+    })();
+
+  const lookup = (host: string, tokenString: string): Credentials | undefined => {
+    const tenant = tenants.resolve(host);
+    const token = tokens.authenticate(tokenString);
+    const branch = token && branches.byId(token.branchId);
+    if (!tenant || !token || !branch || branch.tenantId !== tenant.id) return undefined;
+    return { tenant, branch, token };
+  };
+  // Successful lookups by (host, token), dropped whenever credentials may have changed.
+  const cache = new Map<string, Credentials>();
+  let cachedVersion = credentialsVersion();
+
+  const buckets = new Map<string, { tokens: number; at: number }>();
+
+  return {
+    engine: 'sqlite',
+    location: dir,
+    db,
+    dataDir,
+    tenants: {
+      resolve: async (host) => tenants.resolve(host),
+      byHost: async (host) => tenants.byHost(host),
+      list: async () => tenants.list(),
+      add: async (host) => addTenant(host),
+      setPublicUrl: async (host, url) => tenants.setPublicUrl(host, url),
+      setQuota: async (host, bytes) => tenants.setQuota(host, bytes),
+    },
+    branches: {
+      byName: async (tenantId, name) => branches.byName(tenantId, name),
+      byId: async (id) => branches.byId(id),
+      list: async (tenantId) => branches.list(tenantId),
+      add: async (tenantId, name) => branches.add(tenantId, name),
+    },
+    tokens: {
+      create: async (branchId, name, scopes) => tokens.create(branchId, name, scopes),
+      list: async () => tokens.list(),
+      authenticate: async (tokenString) => tokens.authenticate(tokenString),
+      revoke: async (id) => tokens.revoke(id),
+    },
+    credentials: {
+      async resolve(host, tokenString) {
+        const current = credentialsVersion();
+        if (current !== cachedVersion || cache.size >= MAX_CACHED_CREDENTIALS) {
+          cache.clear();
+          cachedVersion = current;
+        }
+        const key = `${host}\n${tokenString}`;
+        let found = cache.get(key);
+        if (!found) {
+          found = lookup(host, tokenString);
+          if (found) cache.set(key, found);
+        }
+        return found;
+      },
+    },
+    users: {
+      find: async (branchId, key) => users.find(branchId, key),
+      insert: async (row, invitation) => users.insert(row, invitation),
+      update: async (branchId, key, decide) => users.update(branchId, key, decide),
+      list: async (filter) => users.list(filter),
+    },
+    media: {
+      insert: async (row, quotaBytes) => media.insert(row, quotaBytes),
+      find: async (branchId, id) => media.find(branchId, id),
+      placed: async (id) => media.placed(id),
+      list: async (branchId, limit, offset) => media.list(branchId, limit, offset),
+      remove: async (rowid) => media.remove(rowid),
+      bytesUsed: async (tenantId) => media.bytesUsed(tenantId),
+      allKeys: async () => media.allKeys(),
+      dropPreview: async (rowid) => media.dropPreview(rowid),
+    },
+    meta: {
+      getOrCreate: async (key, make) => meta.getOrCreate(key, make),
+    },
+    outbox: {
+      due: async (now, _claimMs, limit) => outbox.due(now, limit),
+      nextDue: async () => outbox.nextDue(),
+      delivered: async (id) => outbox.delivered(id),
+      failed: async (id, error, at) => outbox.failed(id, error, at),
+      pending: async () => outbox.pending(),
+    },
+    // One process serves a data dir (store/lock.ts), so its buckets can live in memory.
+    rateLimits: {
+      async take(key, perSecond, now) {
+        const bucket = buckets.get(key) ?? { tokens: perSecond, at: now };
+        bucket.tokens = Math.min(perSecond, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
+        bucket.at = now;
+        buckets.set(key, bucket);
+        if (bucket.tokens < 1) return Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
+        bucket.tokens -= 1;
+        return 0;
+      },
+    },
+    blobs: localBlobStore(dataDir),
+    reserve,
+    permissionWarnings,
+    async bootstrap() {
+      return db.transaction(() => {
+        if (tenants.list().length > 0) return undefined;
+        const tenant = addTenant(DEFAULT_TENANT);
+        const branch = branches.byName(tenant.id, ROOT_BRANCH)!;
+        const { secret } = tokens.create(branch.id, 'admin', [...SCOPES]);
+        return { adminToken: secret };
+      })();
+    },
+    async close() {
+      db.close();
+    },
+  };
+}

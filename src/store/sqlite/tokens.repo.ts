@@ -1,0 +1,46 @@
+/** API tokens in SQLite (the token string format lives in ../token-secret.ts). */
+import type { Scope } from '../../contract/scopes.js';
+import { type TokenRow, tokenOf } from '../rows.js';
+import { newToken, parseTokenString, secretMatches } from '../token-secret.js';
+import type { Token } from '../types.js';
+import type { Db } from './db.js';
+
+export function tokensRepo(db: Db, onWrite: () => void = () => {}) {
+  const byId = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE id = ?');
+  const all = db.prepare<[], TokenRow & { branch: string; host: string }>(
+    `SELECT tokens.*, branches.name AS branch, tenants.host AS host FROM tokens
+     JOIN branches ON branches.id = tokens.branch_id JOIN tenants ON tenants.id = branches.tenant_id
+     ORDER BY tokens.created_at, tokens.id`,
+  );
+  const insert = db.prepare(
+    `INSERT INTO tokens (id, branch_id, name, scopes, secret_hash, created_at)
+     VALUES (@id, @branchId, @name, @scopes, @hash, @createdAt)`,
+  );
+  const revoke = db.prepare<[string, string]>(
+    'UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
+  );
+
+  return {
+    create(branchId: number, name: string, scopes: Scope[]): { token: Token; secret: string } {
+      const { id, hash, tokenString } = newToken();
+      const createdAt = new Date().toISOString();
+      insert.run({ id, branchId, name, scopes: scopes.join(','), hash, createdAt });
+      onWrite();
+      const token = { id, branchId, name, scopes, createdAt, revokedAt: null };
+      return { token, secret: tokenString };
+    },
+    /** The live token the string names, or undefined (unknown, wrong secret or revoked). */
+    authenticate(tokenString: string): Token | undefined {
+      const parts = parseTokenString(tokenString);
+      const row = parts && byId.get(parts.id);
+      if (!parts || !row || row.revoked_at !== null) return undefined;
+      return secretMatches(parts.secret, row.secret_hash) ? tokenOf(row) : undefined;
+    },
+    list: () => all.all().map((r) => ({ ...tokenOf(r), branch: r.branch, tenant: r.host })),
+    revoke(id: string): boolean {
+      const revoked = revoke.run(new Date().toISOString(), id).changes > 0;
+      onWrite();
+      return revoked;
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The store a test runs on, chosen by environment only: SQLite in the test's data dir by
+ * default; with ROSTER_TEST_DATABASE (a PostgreSQL URL whose user may create databases), a
+ * fresh database of its own, dropped afterwards. Tests that must look inside the store do it
+ * through `sql`, which speaks to either backend.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { databaseTarget, type OpenOptions, openStore } from '../../src/store/open.js';
+import type { PostgresStore } from '../../src/store/postgres/store.js';
+import type { SqliteStore } from '../../src/store/sqlite/store.js';
+import type { Store } from '../../src/store/store.js';
+
+export const TEST_DATABASE = process.env.ROSTER_TEST_DATABASE || undefined;
+
+/** Which backend this run tests, for test names and backend-specific checks. */
+export const BACKEND: 'sqlite' | 'postgres' = TEST_DATABASE ? 'postgres' : 'sqlite';
+
+/** A database for one test file: its URL and how to drop it. */
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (!TEST_DATABASE) throw new Error('ROSTER_TEST_DATABASE is not set');
+  const name = `roster_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE });
+  await admin.connect();
+  try {
+    await admin.query(
+      `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8'`,
+    );
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(TEST_DATABASE);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: TEST_DATABASE });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+/**
+ * The `--database` value a test server should use: undefined on SQLite (the data dir), else a
+ * fresh PostgreSQL database; `drop` removes it after the test.
+ */
+export async function testDatabase(): Promise<{ url?: string; drop(): Promise<void> }> {
+  if (!TEST_DATABASE) return { drop: async () => {} };
+  return freshDatabase();
+}
+
+/** Opens the test store on `dataDir` (and a fresh database, on PostgreSQL). */
+export async function openTestStore(
+  dataDir: string,
+  tuning: Pick<OpenOptions, 'statementTimeoutMs' | 'poolSize'> = {},
+): Promise<{ store: Store; database?: string; dispose(): Promise<void> }> {
+  const db = await testDatabase();
+  const store = await openStore({ dataDir, target: databaseTarget(db.url, dataDir), ...tuning });
+  return {
+    store,
+    database: db.url,
+    async dispose() {
+      await store.close();
+      await db.drop();
+    },
+  };
+}
+
+/**
+ * Runs SQL on the store's database, with `?` placeholders on either backend; answers rows.
+ * For tests only: the service never reaches past the Store interface.
+ */
+export async function sql<R = Record<string, unknown>>(
+  store: Store,
+  text: string,
+  ...params: unknown[]
+): Promise<R[]> {
+  if (store.engine === 'sqlite') {
+    const stmt = (store as SqliteStore).db.prepare(text);
+    if (stmt.reader) return stmt.all(...params) as R[];
+    stmt.run(...params);
+    return [];
+  }
+  let n = 0;
+  const { rows } = await (store as PostgresStore).pool.query(
+    text.replace(/\?/g, () => `$${++n}`),
+    params,
+  );
+  return rows as R[];
+}

@@ -1,0 +1,189 @@
+/**
+ * PostgreSQL alone: what `serve` refuses at start (one clear line each), replicas starting at
+ * once, and the database going away or stalling mid-request (503, then recovery without a
+ * restart). Runs in the PostgreSQL project only (ROSTER_TEST_DATABASE).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, test } from 'vitest';
+import { databaseTarget, openStore } from '../../src/store/open.js';
+import { MIGRATIONS } from '../../src/store/postgres/schema.js';
+import type { Store } from '../../src/store/store.js';
+import { freshDatabase, TEST_DATABASE } from '../helpers/database.js';
+import { startServer, USERS_V2, V3 } from '../helpers/server.js';
+
+const dirs: string[] = [];
+const dataDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'roster-pg-'));
+  dirs.push(d);
+  return d;
+};
+const drops: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const drop of drops) await drop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const open = (url: string) =>
+  openStore({ dataDir: dataDir(), target: databaseTarget(url, '/unused') });
+
+/** Runs statements as the test's administrative user, on `database` (default: the test URL's). */
+async function admin<R extends pg.QueryResultRow>(text: string, database?: string) {
+  const url = new URL(TEST_DATABASE!);
+  if (database) url.pathname = `/${database}`;
+  const c = new pg.Client({ connectionString: url.toString() });
+  await c.connect();
+  try {
+    return (await c.query<R>(text)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+const nameOf = (url: string) => new URL(url).pathname.slice(1);
+
+describe('start-up refuses a database it cannot use, with one line and no password', () => {
+  test('nothing listening there', async () => {
+    const url = 'postgres://roster:s3cret-pw@127.0.0.1:9/roster';
+    const err = await open(url).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).name).toBe('DatabaseSetupError');
+    expect((err as Error).message).toMatch(
+      /^cannot reach the database postgres:\/\/roster:\*\*\*@/,
+    );
+    expect((err as Error).message).not.toContain('s3cret-pw');
+  });
+
+  test('a wrong password', async () => {
+    const url = new URL(TEST_DATABASE!);
+    url.password = 'not-the-password';
+    const err = (await open(url.toString()).catch((e: Error) => e)) as Error;
+    expect(err.message).toMatch(/^cannot log in to the database .*check the user and password/);
+    expect(err.message).not.toContain('not-the-password');
+  });
+
+  test('a database that does not exist', async () => {
+    const url = new URL(TEST_DATABASE!);
+    url.pathname = '/roster_no_such_database';
+    const err = (await open(url.toString()).catch((e: Error) => e)) as Error;
+    expect(err.message).toMatch(/does not exist.*createdb/);
+  });
+
+  test('a database that is not UTF-8, or whose LC_CTYPE is C', async () => {
+    for (const [suffix, options, expected] of [
+      ['ascii', "ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C'", /is encoded SQL_ASCII/],
+      ['cctype', "ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'", /LC_CTYPE C, which makes search/],
+    ] as const) {
+      const name = `roster_test_${suffix}_${process.pid}`;
+      await admin(`CREATE DATABASE ${name} TEMPLATE template0 ${options}`);
+      drops.push(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).then(() => {}));
+      const url = new URL(TEST_DATABASE!);
+      url.pathname = `/${name}`;
+      const err = (await open(url.toString()).catch((e: Error) => e)) as Error;
+      expect(err.message).toMatch(expected);
+      // Nothing was created in it.
+      expect(await admin("SELECT to_regclass('public.users') AS t", name)).toEqual([{ t: null }]);
+    }
+  });
+
+  test('a schema newer than this roster', async () => {
+    const db = await freshDatabase();
+    drops.push(db.drop);
+    await (await open(db.url)).close();
+    await admin(
+      `INSERT INTO schema_migrations (version) VALUES (${MIGRATIONS.length + 1})`,
+      nameOf(db.url),
+    );
+    const err = (await open(db.url).catch((e: Error) => e)) as Error;
+    expect(err.message).toMatch(
+      /schema of .* \(version \d+\) is newer than this roster .*upgrade roster/,
+    );
+  });
+
+  test('a user who may not create the unaccent extension', async () => {
+    const db = await freshDatabase();
+    drops.push(db.drop);
+    const role = `roster_noext_${process.pid}`;
+    await admin(`DROP ROLE IF EXISTS ${role}`);
+    await admin(`CREATE ROLE ${role} LOGIN PASSWORD 'pw'`);
+    drops.push(() => admin(`DROP ROLE IF EXISTS ${role}`).then(() => {}));
+    await admin(`GRANT CONNECT ON DATABASE ${nameOf(db.url)} TO ${role}`);
+    await admin(`GRANT CREATE ON SCHEMA public TO ${role}`, nameOf(db.url));
+    const url = new URL(db.url);
+    url.username = role;
+    url.password = 'pw';
+    const err = (await open(url.toString()).catch((e: Error) => e)) as Error;
+    expect(err.message).toMatch(/cannot create the unaccent extension .*CREATE EXTENSION unaccent/);
+  });
+});
+
+test('replicas starting at once on an empty database come up on one schema and one admin', async () => {
+  const db = await freshDatabase();
+  drops.push(db.drop);
+  const stores: Store[] = await Promise.all(Array.from({ length: 4 }, () => open(db.url)));
+  try {
+    const created = await Promise.all(stores.map((s) => s.bootstrap()));
+    expect(created.filter(Boolean)).toHaveLength(1);
+    const versions = await admin<{ version: number }>(
+      'SELECT version FROM schema_migrations ORDER BY version',
+      nameOf(db.url),
+    );
+    expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+    expect(await stores[3]!.tokens.list()).toHaveLength(1);
+  } finally {
+    for (const s of stores) await s.close();
+  }
+});
+
+test('the database going away answers 503 with Retry-After, and the server recovers by itself', async () => {
+  const s = await startServer();
+  try {
+    const name = nameOf(s.database!);
+    expect((await s.req('GET', '/api/users')).status).toBe(200);
+    await admin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+    await admin(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`,
+    );
+    const down = await s.req('GET', '/api/users');
+    expect(down.status).toBe(503);
+    expect(down.headers['retry-after']).toBe('2');
+    expect(down.json).toMatchObject({ identifier: 50300, type: 'ServiceUnavailableException' });
+    expect(down.json.message).toContain('retry in a few seconds');
+    const write = await s.req('POST', '/api/users', {
+      headers: { 'content-type': V3, accept: V3 },
+      body: JSON.stringify({ email: 'down@example.com' }),
+    });
+    expect(write.status).toBe(503);
+    await admin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    expect((await s.req('GET', '/api/users')).status).toBe(200);
+    // The refused write did not happen.
+    const pending = await s.req('GET', '/api/users?status=pending', {
+      headers: { accept: USERS_V2 },
+    });
+    expect(pending.json.total).toBe(0);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a statement slower than the statement timeout is a 503, never a hung request', async () => {
+  const s = await startServer({}, { statementTimeoutMs: 300 });
+  const url = new URL(TEST_DATABASE!);
+  url.pathname = `/${nameOf(s.database!)}`;
+  const locker = new pg.Client({ connectionString: url.toString() });
+  await locker.connect();
+  try {
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE users IN ACCESS EXCLUSIVE MODE');
+    const slow = await s.req('GET', '/api/users');
+    expect(slow.status).toBe(503);
+    expect(slow.headers['retry-after']).toBe('2');
+    await locker.query('ROLLBACK');
+    expect((await s.req('GET', '/api/users')).status).toBe(200);
+  } finally {
+    await locker.end();
+    await s.close();
+  }
+});

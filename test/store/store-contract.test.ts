@@ -1,0 +1,325 @@
+/**
+ * The repository contract: what every Store backend promises, run against the backend this run
+ * tests (SQLite by default, PostgreSQL with ROSTER_TEST_DATABASE). The HTTP suites then prove
+ * the same answers end to end.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { UniqueViolationError } from '../../src/store/errors.js';
+import { newObjectId } from '../../src/store/ids.js';
+import type { Store } from '../../src/store/store.js';
+import type { NewMediumRow, NewUserRow, Tenant } from '../../src/store/types.js';
+import { BACKEND, openTestStore } from '../helpers/database.js';
+
+let store: Store;
+let dispose: () => Promise<void>;
+let tenant: Tenant;
+let branchId: number;
+const dataDir = mkdtempSync(join(tmpdir(), 'roster-contract-'));
+
+beforeAll(async () => {
+  ({ store, dispose } = await openTestStore(dataDir));
+  expect(store.engine).toBe(BACKEND);
+  await store.bootstrap();
+  tenant = (await store.tenants.byHost('*'))!;
+  branchId = (await store.branches.byName(tenant.id, 'main'))!.id;
+});
+afterAll(async () => {
+  await dispose();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+let counter = 0;
+function user(overrides: Partial<NewUserRow> = {}): NewUserRow {
+  const now = new Date(Date.UTC(2026, 0, 1, 0, 0, counter++)).toISOString();
+  return {
+    id: newObjectId(),
+    tenant_id: tenant.id,
+    branch_id: branchId,
+    status: 'activated',
+    role: null,
+    external_id: null,
+    email: null,
+    email_norm: null,
+    user_name: null,
+    user_name_norm: null,
+    secret_hash: null,
+    recovery_hash: null,
+    recovery_expires: null,
+    locale: null,
+    gender: null,
+    first_name: null,
+    last_name: null,
+    public_email: null,
+    phone: null,
+    position: null,
+    department: null,
+    location: null,
+    avatar: null,
+    custom: '{}',
+    created_at: now,
+    updated_at: now,
+    activated_at: now,
+    ...overrides,
+  };
+}
+
+async function branch(name: string) {
+  return store.branches.add(tenant.id, name);
+}
+
+describe(`the store contract on ${BACKEND}`, () => {
+  test('bootstrap runs once: one tenant, one branch, one admin token', async () => {
+    expect(await store.bootstrap()).toBeUndefined();
+    expect((await store.tenants.list()).map((t) => t.host)).toEqual(['*']);
+    expect((await store.branches.list(tenant.id)).map((b) => b.name)).toEqual(['main']);
+    const tokens = await store.tokens.list();
+    expect(tokens.map((t) => [t.name, t.scopes.length, t.tenant, t.branch])).toEqual([
+      ['admin', 4, '*', 'main'],
+    ]);
+  });
+
+  test('tenants: added with their main branch, found without regard to case, unique', async () => {
+    const acme = await store.tenants.add('acme.example.com');
+    expect(await store.branches.byName(acme.id, 'main')).toMatchObject({ tenantId: acme.id });
+    expect((await store.tenants.byHost('ACME.example.com'))?.id).toBe(acme.id);
+    expect((await store.tenants.resolve('acme.example.com'))?.id).toBe(acme.id);
+    expect((await store.tenants.resolve('unknown.example.com'))?.host).toBe('*');
+    await expect(store.tenants.add('acme.example.com')).rejects.toThrow(UniqueViolationError);
+    await expect(store.tenants.add('acme.example.com')).rejects.toMatchObject({ field: 'host' });
+    expect(await store.tenants.setQuota('acme.example.com', 5000)).toBe(true);
+    expect(await store.tenants.setPublicUrl('acme.example.com', 'https://acme.example')).toBe(true);
+    expect(await store.tenants.byHost('acme.example.com')).toMatchObject({
+      quotaBytes: 5000,
+      publicUrl: 'https://acme.example',
+    });
+    expect(await store.tenants.setQuota('nobody.example.com', 1)).toBe(false);
+    await expect(store.branches.add(acme.id, 'main')).rejects.toMatchObject({ field: 'branch' });
+  });
+
+  test('credentials: a token counts on its own tenant only, and not once revoked', async () => {
+    const main = (await store.branches.byName(tenant.id, 'main'))!;
+    const { token, secret } = await store.tokens.create(main.id, 'reader', ['users:read']);
+    const found = await store.credentials.resolve('localhost', secret);
+    expect(found).toMatchObject({
+      tenant: { host: '*' },
+      branch: { name: 'main' },
+      token: { id: token.id, scopes: ['users:read'] },
+    });
+    // acme.example.com is a tenant of its own: the catch-all's token is not valid there.
+    expect(await store.credentials.resolve('acme.example.com', secret)).toBeUndefined();
+    const forged = Buffer.from(`${token.id}:not-the-secret`).toString('base64');
+    expect(await store.credentials.resolve('localhost', forged)).toBeUndefined();
+    expect(await store.tokens.authenticate(secret)).toMatchObject({ id: token.id });
+    expect(await store.tokens.revoke(token.id)).toBe(true);
+    expect(await store.tokens.revoke(token.id)).toBe(false);
+    expect(await store.credentials.resolve('localhost', secret)).toBeUndefined();
+    expect(await store.tokens.authenticate(secret)).toBeUndefined();
+  });
+
+  test('users: found by id or externalId, unique keys name their field', async () => {
+    const b = await branch('users-keys');
+    const a = await store.users.insert(
+      user({ branch_id: b.id, external_id: 'E-1', email: 'A@x.io', email_norm: 'a@x.io' }),
+    );
+    expect((await store.users.find(b.id, a.id))?.rowid).toBe(a.rowid);
+    expect((await store.users.find(b.id, 'E-1'))?.id).toBe(a.id);
+    expect(await store.users.find(branchId, 'E-1')).toBeUndefined();
+    await expect(
+      store.users.insert(user({ branch_id: b.id, email: 'a@X.io', email_norm: 'a@x.io' })),
+    ).rejects.toMatchObject({ field: 'email' });
+    await expect(
+      store.users.insert(user({ branch_id: b.id, external_id: 'E-1' })),
+    ).rejects.toMatchObject({ field: 'externalId' });
+    // A deleted user's keys are free again.
+    await store.users.update(b.id, 'E-1', () => ({ status: 'deleted' }));
+    expect(await store.users.find(b.id, 'E-1')).toBeUndefined();
+    await store.users.insert(user({ branch_id: b.id, external_id: 'E-1' }));
+  });
+
+  test('users.update reads, decides and writes as one step: concurrent changes all land', async () => {
+    const b = await branch('users-atomic');
+    await store.users.insert(user({ branch_id: b.id, external_id: 'counter' }));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store.users.update(b.id, 'counter', (row) => ({
+          custom: JSON.stringify({ ...JSON.parse(row.custom), [`k${i}`]: String(i) }),
+        })),
+      ),
+    );
+    const row = await store.users.find(b.id, 'counter');
+    expect(Object.keys(JSON.parse(row!.custom))).toHaveLength(20);
+  });
+
+  test('users.update: a refusal changes nothing, a missing user is undefined', async () => {
+    const b = await branch('users-refuse');
+    await store.users.insert(user({ branch_id: b.id, external_id: 'r', first_name: 'Ann' }));
+    await expect(
+      store.users.update(b.id, 'r', () => {
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect((await store.users.find(b.id, 'r'))?.first_name).toBe('Ann');
+    expect(await store.users.update(b.id, 'nobody', () => ({ first_name: 'x' }))).toBeUndefined();
+    await store.users.insert(user({ branch_id: b.id, external_id: 'taken', email_norm: 't@x.io' }));
+    await expect(
+      store.users.update(b.id, 'r', () => ({ email: 't@x.io', email_norm: 't@x.io' })),
+    ).rejects.toMatchObject({ field: 'email' });
+  });
+
+  test('users.list sorts as SQLite NOCASE does (ASCII folded, bytes otherwise, NULLs first)', async () => {
+    const b = await branch('users-sort');
+    const names = ['émile', 'Zoe', 'anna', 'Anna', 'bob', null, 'Ärger', '_x', 'Bob'];
+    for (const [i, last] of names.entries()) {
+      await store.users.insert(user({ branch_id: b.id, last_name: last, first_name: `f${i}` }));
+    }
+    const page = await store.users.list({
+      branchId: b.id,
+      statuses: ['activated'],
+      sort: [{ key: 'lastName', dir: 'ASC' }],
+      limit: 100,
+      offset: 0,
+    });
+    expect(page.total).toBe(names.length);
+    expect(page.rows.map((r) => r.last_name)).toEqual([
+      null,
+      '_x',
+      'anna',
+      'Anna',
+      'bob',
+      'Bob',
+      'Zoe',
+      'Ärger',
+      'émile',
+    ]);
+    const desc = await store.users.list({
+      branchId: b.id,
+      statuses: ['activated'],
+      sort: [{ key: 'lastName', dir: 'DESC' }],
+      limit: 3,
+      offset: 6,
+    });
+    expect(desc.rows.map((r) => r.last_name)).toEqual(['Anna', '_x', null]);
+  });
+
+  test('users.list searches word prefixes, ignoring case and accents, all words required', async () => {
+    const b = await branch('users-search');
+    await store.users.insert(
+      user({
+        branch_id: b.id,
+        first_name: 'Anna',
+        last_name: 'Müller',
+        email: 'zimmer.5@example.com',
+        location: 'Berlin',
+      }),
+    );
+    await store.users.insert(user({ branch_id: b.id, first_name: 'Ann', last_name: 'Lee' }));
+    await store.users.insert(user({ branch_id: b.id, first_name: 'Юлия', last_name: 'Петрова' }));
+    const search = async (query: string) =>
+      (
+        await store.users.list({
+          branchId: b.id,
+          statuses: ['activated'],
+          query,
+          sort: [{ key: 'firstName', dir: 'ASC' }],
+          limit: 10,
+          offset: 0,
+        })
+      ).rows.map((r) => r.last_name);
+    expect(await search('ann')).toEqual(['Lee', 'Müller']);
+    expect(await search('anna mull')).toEqual(['Müller']);
+    expect(await search('MÜLLER')).toEqual(['Müller']);
+    expect(await search('zimmer 5')).toEqual(['Müller']);
+    expect(await search('example')).toEqual(['Müller']);
+    expect(await search('ber ann')).toEqual(['Müller']);
+    expect(await search('юл')).toEqual(['Петрова']);
+    expect(await search('nobody')).toEqual([]);
+    // Query syntax of either engine is plain text.
+    expect(await search('"ann" * & | ! :* (')).toEqual(['Lee', 'Müller']);
+    expect(await search('ann OR')).toEqual([]);
+    expect(await search('*** ()')).toEqual([]);
+  });
+
+  test('media: inserted within the quota as one step, so racing uploads cannot overshoot', async () => {
+    const quota = await store.tenants.add('quota.example.com');
+    const qb = (await store.branches.byName(quota.id, 'main'))!;
+    const medium = (bytes: number): NewMediumRow => ({
+      id: newObjectId(),
+      tenant_id: quota.id,
+      branch_id: qb.id,
+      owner_id: 'o',
+      file_name: 'f.bin',
+      blob_key: newObjectId(),
+      type: 'file',
+      format: 'bin',
+      mime_type: 'application/octet-stream',
+      bytes,
+      width: null,
+      height: null,
+      duration: null,
+      preview_key: null,
+      preview_format: null,
+      preview_mime_type: null,
+      preview_bytes: null,
+      preview_width: null,
+      preview_height: null,
+      created_at: new Date().toISOString(),
+    });
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, () => store.media.insert(medium(400), 1000)),
+    );
+    expect(outcomes.filter((o) => 'inserted' in o)).toHaveLength(2);
+    expect(await store.media.bytesUsed(quota.id)).toBe(800);
+    const listed = await store.media.list(qb.id, 10, 0);
+    expect(listed.total).toBe(2);
+    const [first] = listed.rows;
+    expect((await store.media.placed(first!.id))?.tenant_host).toBe('quota.example.com');
+    expect(await store.media.remove(first!.rowid)).toBe(true);
+    expect(await store.media.remove(first!.rowid)).toBe(false);
+    expect(await store.media.bytesUsed(quota.id)).toBe(400);
+  });
+
+  test('outbox: a user and their invitation commit together; due, failed and delivered', async () => {
+    const b = await branch('outbox');
+    const messageId = `<m.${newObjectId()}@roster.test>`;
+    const invitation = { messageId, recipient: 'o@x.io', fileName: 'o.eml', message: 'Hi' };
+    await expect(
+      store.users.insert(user({ branch_id: b.id, email_norm: 'dup@x.io' }), invitation),
+    ).resolves.toBeDefined();
+    // A failed insert leaves no message.
+    await expect(
+      store.users.insert(user({ branch_id: b.id, email_norm: 'dup@x.io' }), {
+        ...invitation,
+        messageId: '<other@roster.test>',
+      }),
+    ).rejects.toMatchObject({ field: 'email' });
+    const now = Date.now() + 1000;
+    const [due, ...rest] = await store.outbox.due(now, 60_000, 50);
+    expect(rest).toEqual([]);
+    expect(due).toMatchObject({ messageId, recipient: 'o@x.io', attempts: 0 });
+    await store.outbox.failed(due!.id, 'relay down', now + 5000);
+    expect(await store.outbox.due(now, 60_000)).toEqual([]);
+    expect(await store.outbox.nextDue()).toBe(now + 5000);
+    const [again] = await store.outbox.due(now + 5000, 60_000);
+    expect(again?.attempts).toBe(1);
+    await store.outbox.delivered(again!.id);
+    expect(await store.outbox.pending()).toBe(0);
+    expect(await store.outbox.nextDue()).toBeUndefined();
+  });
+
+  test('rate limits: a bucket of N refilled at N a second', async () => {
+    const t0 = 1_000_000;
+    const waits = [];
+    for (let i = 0; i < 4; i++) waits.push(await store.rateLimits.take('bucket', 3, t0));
+    expect(waits).toEqual([0, 0, 0, 1]);
+    expect(await store.rateLimits.take('bucket', 3, t0 + 400)).toBe(0);
+    expect(await store.rateLimits.take('other', 3, t0)).toBe(0);
+  });
+
+  test('meta: the first value stays', async () => {
+    expect(await store.meta.getOrCreate('k', () => 'first')).toBe('first');
+    expect(await store.meta.getOrCreate('k', () => 'second')).toBe('first');
+  });
+});
