@@ -19,40 +19,49 @@ export interface StoreOptions {
 /** The file that marks a SQLite data dir as Roster's (kept in sync with store/sqlite/db.ts). */
 const SQLITE_FILE = 'roster.db';
 
-/** Opens the store the options and environment name; the caller closes it. */
+/** The database the options and environment name (the data dir's SQLite by default). */
+async function targetOf(opts: StoreOptions, deps: Deps) {
+  const dataDir = dataDirOf(opts.data, deps.env);
+  const { databaseTarget, DatabaseUrlError } = await import('../store/open.js');
+  try {
+    return {
+      dataDir,
+      target: databaseTarget(opts.database ?? deps.env.ROSTER_DATABASE_URL, dataDir),
+    };
+  } catch (err) {
+    if (err instanceof DatabaseUrlError) throw usageError(`--database: ${err.message}`);
+    throw err;
+  }
+}
+
+/** Opens the store the options and environment name, creating it if new; the caller closes it. */
 export async function openLocalStore(
   opts: StoreOptions,
   deps: Deps,
   tuning: Pick<OpenOptions, 'poolSize' | 'statementTimeoutMs'> = {},
 ): Promise<Store> {
-  const dataDir = dataDirOf(opts.data, deps.env);
-  const { databaseTarget, DatabaseUrlError, openStore } = await import('../store/open.js');
-  let target: ReturnType<typeof databaseTarget>;
-  try {
-    target = databaseTarget(opts.database ?? deps.env.ROSTER_DATABASE_URL, dataDir);
-  } catch (err) {
-    if (err instanceof DatabaseUrlError) throw usageError(`--database: ${err.message}`);
-    throw err;
-  }
+  const { dataDir, target } = await targetOf(opts, deps);
+  const { openStore } = await import('../store/open.js');
   return openStore({ dataDir, target, ...tuning }).catch((err: Error) => {
     if (err.name === 'DatabaseSetupError') throw new CliError(err.message);
     throw err;
   });
 }
 
+/**
+ * Opens an existing store (a data dir `serve` made, or a database), runs `fn`, closes it. A
+ * SQLite data dir that does not exist is an error, not a new empty one.
+ */
 export async function withStore<T>(
   opts: StoreOptions,
   deps: Deps,
   fn: (store: Store) => T | Promise<T>,
 ): Promise<T> {
-  const database = opts.database ?? deps.env.ROSTER_DATABASE_URL;
-  if (!database) {
-    const dataDir = dataDirOf(opts.data, deps.env);
-    if (!existsSync(join(dataDir, SQLITE_FILE))) {
-      throw new CliError(
-        `no Roster data in ${dataDir}: start \`roster serve --data ${dataDir}\` once to create it`,
-      );
-    }
+  const { target } = await targetOf(opts, deps);
+  if (target.engine === 'sqlite' && !existsSync(join(target.dir, SQLITE_FILE))) {
+    throw new CliError(
+      `no Roster data in ${target.dir}: start \`roster serve --data ${target.dir}\` once to create it`,
+    );
   }
   const store = await openLocalStore(opts, deps);
   for (const w of store.permissionWarnings) note(deps.io, `warning: ${w}`);

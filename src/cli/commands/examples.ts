@@ -46,7 +46,10 @@ const EXAMPLES: Record<string, string[]> = {
   serve: [
     'roster serve',
     'roster serve --port 0 --data ./data --quota 50GB --smtp-url smtp://mail:587',
+    'ROSTER_DATABASE_URL=postgres://roster:pw@db:5432/roster roster serve --host 0.0.0.0',
   ],
+  backup: ['roster backup --to /backups/roster-$(date +%F).db   # while serve runs'],
+  copy: ['roster copy --data ./data --to postgres://roster:pw@db.internal:5432/roster'],
   'tokens create': ['roster tokens create --name ci --scopes users:read,media:read --json'],
 };
 

@@ -13,6 +13,8 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   tokens: () => import('./tokens.js'),
   tenants: () => import('./tenants.js'),
   branches: () => import('./branches.js'),
+  backup: () => import('./backup.js'),
+  copy: () => import('./copy.js'),
   login: () => import('./login.js'),
   logout: () => import('./logout.js'),
   auth: () => import('./auth.js'),

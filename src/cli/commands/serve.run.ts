@@ -141,7 +141,11 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   }
   // Announced last, after the profile is saved: whoever waits for this line can use it.
   lock.describeOwner(baseUrl);
-  note(io, `roster service listening on ${baseUrl} (data: ${dataDir})`);
+  const where =
+    store.engine === 'sqlite'
+      ? `data: ${dataDir}`
+      : `database: ${store.location}, files: ${dataDir}`;
+  note(io, `roster service listening on ${baseUrl} (${where})`);
 
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

@@ -1,0 +1,86 @@
+/** `roster backup`: a consistent copy of a live data dir, restorable as it is. */
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { execaSync } from 'execa';
+import { afterEach, expect, test } from 'vitest';
+import { BIN, spawnServe } from '../helpers/cli-server.js';
+import { requester, USERS_V2, V3 } from '../helpers/server.js';
+
+const dirs: string[] = [];
+const temp = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const roster = (args: string[], env: Record<string, string>) =>
+  execaSync(process.execPath, [BIN, ...args], { env: { NO_COLOR: '1', ...env }, reject: false });
+const tokenOf = (config: string) =>
+  JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')).profiles.local.token as string;
+
+test('a backup taken while serve writes is whole, 0600, and serves again as a data dir', async () => {
+  const data = temp('roster-backup-data-');
+  const config = temp('roster-backup-config-');
+  const out = temp('roster-backup-out-');
+  const first = await spawnServe(data, config);
+  const req = requester(first.url, tokenOf(config));
+  const create = (i: number) =>
+    req('POST', '/api/users', {
+      headers: { 'content-type': V3, accept: V3 },
+      body: JSON.stringify({ email: `b${i}@example.com`, sendMail: false }),
+    });
+  for (let i = 0; i < 20; i++) await create(i);
+  // Writes go on while the backup runs.
+  const writing = Promise.all(Array.from({ length: 40 }, (_, i) => create(100 + i)));
+  const file = join(out, 'roster-backup.db');
+  const r = roster(['backup', '--to', file, '--data', data, '--json'], {
+    ROSTER_CONFIG_DIR: config,
+  });
+  await writing;
+  expect(r.exitCode, String(r.stderr)).toBe(0);
+  const reported = JSON.parse(String(r.stdout));
+  expect(reported.file).toBe(file);
+  expect(reported.users).toBeGreaterThanOrEqual(20);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  const copy = new Database(file, { readonly: true });
+  expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');
+  copy.close();
+  first.child.kill('SIGTERM');
+  await first.child;
+
+  // Restore: the file as roster.db of a new data dir (the same token, it is in the database).
+  const restored = temp('roster-restored-');
+  copyFileSync(file, join(restored, 'roster.db'));
+  const second = await spawnServe(restored, config);
+  try {
+    const list = await requester(second.url, tokenOf(config))(
+      'GET',
+      '/api/users?status=pending&limit=1000',
+      { headers: { accept: USERS_V2 } },
+    );
+    expect(list.status).toBe(200);
+    expect(list.json.total).toBe(reported.users);
+  } finally {
+    second.child.kill('SIGTERM');
+    await second.child;
+  }
+});
+
+test('backup refuses to overwrite without --force, and a data dir that holds nothing', () => {
+  const out = temp('roster-backup-out-');
+  const file = join(out, 'exists.db');
+  writeFileSync(file, 'keep me');
+  const empty = temp('roster-backup-empty-');
+  const refused = roster(['backup', '--to', file, '--data', empty], {});
+  expect(refused.exitCode).toBe(2);
+  expect(String(refused.stderr)).toContain('exists; give another file name, or --force');
+  expect(readFileSync(file, 'utf8')).toBe('keep me');
+  const nothing = roster(['backup', '--to', join(out, 'new.db'), '--data', empty], {});
+  expect(nothing.exitCode).toBe(1);
+  expect(String(nothing.stderr)).toContain(`no Roster data in ${empty}`);
+});

@@ -1,0 +1,122 @@
+/**
+ * `roster copy`: a SQLite data dir moved into PostgreSQL keeps its tokens, users and media, and
+ * a re-run catches up instead of duplicating. Runs in the PostgreSQL project only.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execaSync } from 'execa';
+import { afterAll, afterEach, expect, test } from 'vitest';
+import { BIN, spawnServe } from '../helpers/cli-server.js';
+import { freshDatabase } from '../helpers/database.js';
+import { requester, USERS_V2, V3 } from '../helpers/server.js';
+import { fixtures, uploadBody } from '../server/media/media-helpers.js';
+
+const dirs: string[] = [];
+const temp = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+const drops: (() => Promise<void>)[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+afterAll(async () => {
+  for (const drop of drops) await drop();
+});
+
+const roster = (args: string[], env: Record<string, string> = {}) =>
+  execaSync(process.execPath, [BIN, ...args], { env: { NO_COLOR: '1', ...env }, reject: false });
+const tokenOf = (config: string) =>
+  JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')).profiles.local.token as string;
+
+test('a data dir copied into PostgreSQL serves the same tokens, users and media', async () => {
+  const db = await freshDatabase();
+  drops.push(db.drop);
+  const data = temp('roster-copy-data-');
+  const config = temp('roster-copy-config-');
+  const token = await (async () => {
+    const sqlite = await spawnServe(data, config);
+    const req = requester(sqlite.url, tokenOf(config));
+    for (let i = 0; i < 30; i++) {
+      await req('POST', '/api/users', {
+        headers: { 'content-type': V3, accept: V3 },
+        body: JSON.stringify({ email: `c${i}@example.com`, externalId: `C-${i}` }),
+      });
+    }
+    const { body, contentType } = uploadBody(readFileSync((await fixtures()).png), 'dot.png');
+    const medium = await req('POST', '/api/media', {
+      headers: { 'content-type': contentType },
+      body,
+    });
+    expect(medium.status).toBe(200);
+    sqlite.child.kill('SIGTERM');
+    await sqlite.child;
+    return tokenOf(config);
+  })();
+
+  const copied = roster(['copy', '--data', data, '--to', db.url, '--json']);
+  expect(copied.exitCode, String(copied.stderr)).toBe(0);
+  const counts = JSON.parse(String(copied.stdout));
+  expect(counts).toMatchObject({ tenants: 1, branches: 1, tokens: 1, users: 30, media: 1 });
+  expect(String(copied.stderr)).not.toContain(new URL(db.url).password);
+
+  // Changed since: a revoked token and a new user reach the database on the next run.
+  const extra = roster(['tokens', 'create', '--json', '--data', data]);
+  const { id: extraId } = JSON.parse(String(extra.stdout));
+  expect(roster(['tokens', 'revoke', extraId, '--data', data]).exitCode).toBe(0);
+  const again = roster(['copy', '--data', data, '--to', db.url, '--json']);
+  expect(again.exitCode, String(again.stderr)).toBe(0);
+  expect(JSON.parse(String(again.stdout))).toMatchObject({ tokens: 2, users: 30, media: 1 });
+  const listed = roster(['tokens', 'list', '-o', 'json', '--database', db.url]);
+  const tokens = JSON.parse(String(listed.stdout)) as { id: string; revokedAt: string | null }[];
+  expect(tokens.find((t) => t.id === extraId)?.revokedAt).toBeTruthy();
+
+  const pg = await spawnServe(data, config, ['--database', db.url]);
+  try {
+    const req = requester(pg.url, token);
+    const users = await req('GET', '/api/users?status=pending&limit=100', {
+      headers: { accept: USERS_V2 },
+    });
+    expect(users.json.total).toBe(30);
+    expect((await req('GET', '/api/users/C-7', { headers: { accept: V3 } })).json).toMatchObject({
+      email: { value: 'c7@example.com' },
+    });
+    // New rows continue after the copied ids.
+    const created = await req('POST', '/api/users', {
+      headers: { 'content-type': V3, accept: V3 },
+      body: JSON.stringify({ email: 'after@example.com' }),
+    });
+    expect(created.status).toBe(201);
+    const media = (await req('GET', '/api/media')).json;
+    expect(media.total).toBe(1);
+    const file = await fetch(media.data[0].resourceInfo.url);
+    expect(file.status).toBe(200);
+    expect(Buffer.from(await file.arrayBuffer())).toEqual(readFileSync((await fixtures()).png));
+  } finally {
+    pg.child.kill('SIGTERM');
+    await pg.child;
+  }
+});
+
+test('copy refuses a database holding other Roster data, and a URL that is not PostgreSQL', async () => {
+  const db = await freshDatabase();
+  drops.push(db.drop);
+  const other = temp('roster-copy-other-');
+  // Another deployment's data in the database.
+  const otherServe = await spawnServe(other, temp('roster-copy-config-'), ['--database', db.url]);
+  otherServe.child.kill('SIGTERM');
+  await otherServe.child;
+
+  const data = temp('roster-copy-data-');
+  const mine = await spawnServe(data, temp('roster-copy-config-'));
+  mine.child.kill('SIGTERM');
+  await mine.child;
+  const refused = roster(['copy', '--data', data, '--to', db.url]);
+  expect(refused.exitCode).toBe(1);
+  expect(String(refused.stderr)).toContain('already holds other Roster data');
+  const notPg = roster(['copy', '--data', data, '--to', 'mysql://x@y/z']);
+  expect(notPg.exitCode).toBe(2);
+  expect(String(notPg.stderr)).toContain('is not a PostgreSQL URL');
+});

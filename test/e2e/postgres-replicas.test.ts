@@ -1,0 +1,153 @@
+/**
+ * `roster serve` processes on one PostgreSQL database, as replicas behind a load balancer would
+ * run: started at once on an empty database, sharing tokens, revocations, rate limits and the
+ * outbox, and losing no acknowledged write to kill -9. Runs in the PostgreSQL project only.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execaSync } from 'execa';
+import { afterAll, afterEach, expect, test } from 'vitest';
+import { BIN, spawnServe } from '../helpers/cli-server.js';
+import { freshDatabase } from '../helpers/database.js';
+import { eventually } from '../helpers/eventually.js';
+import { requester, V3 } from '../helpers/server.js';
+
+const dirs: string[] = [];
+const temp = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+const drops: (() => Promise<void>)[] = [];
+const children: Awaited<ReturnType<typeof spawnServe>>[] = [];
+afterEach(async () => {
+  for (const { child } of children.splice(0)) {
+    child.kill('SIGTERM');
+    await child;
+  }
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+afterAll(async () => {
+  for (const drop of drops) await drop();
+});
+
+async function database() {
+  const db = await freshDatabase();
+  drops.push(db.drop);
+  return db.url;
+}
+
+/** A replica: its own data dir (lock, scratch, outbox) and config dir, the shared database. */
+async function replica(url: string, extra: string[] = []) {
+  const data = temp('roster-replica-data-');
+  const config = temp('roster-replica-config-');
+  const served = await spawnServe(data, config, ['--database', url, ...extra]);
+  children.push(served);
+  return { ...served, data, config };
+}
+
+const profileToken = (config: string): string | undefined =>
+  JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')).profiles?.local?.token;
+
+const roster = (args: string[], env: Record<string, string>) =>
+  execaSync(process.execPath, [BIN, ...args], {
+    env: { NO_COLOR: '1', ...env },
+    reject: false,
+  });
+
+const post = (req: ReturnType<typeof requester>, email: string) =>
+  req('POST', '/api/users', {
+    headers: { 'content-type': V3, accept: V3 },
+    body: JSON.stringify({ email }),
+  });
+
+test('replicas started at once share one schema, one admin token, and every revocation at once', async () => {
+  const url = await database();
+  const [a, b] = await Promise.all([replica(url), replica(url)]);
+  const created = [a, b].filter((r) =>
+    r.logs.some((l) => l.includes('created the default tenant')),
+  );
+  expect(created).toHaveLength(1);
+  const admin = profileToken(created[0]!.config)!;
+  const atA = requester(a.url, admin);
+  const atB = requester(b.url, admin);
+  expect((await post(atA, 'one@example.com')).status).toBe(201);
+  const seen = await atB('GET', '/api/users?status=pending', {
+    headers: { accept: 'application/vnd.service.accessors.users.v2+json' },
+  });
+  expect(seen.json.total).toBe(1);
+
+  // A token made and revoked with the local admin commands on the database alone.
+  const env = { ROSTER_DATABASE_URL: url, ROSTER_DATA_DIR: temp('roster-admin-') };
+  const made = roster(['tokens', 'create', '--json', '--name', 'ci'], env);
+  expect(made.exitCode, String(made.stderr)).toBe(0);
+  const { id, token } = JSON.parse(String(made.stdout));
+  expect((await requester(a.url, token)('GET', '/api/users')).status).toBe(200);
+  expect((await requester(b.url, token)('GET', '/api/users')).status).toBe(200);
+  expect(roster(['tokens', 'revoke', id], env).exitCode).toBe(0);
+  expect((await requester(a.url, token)('GET', '/api/users')).status).toBe(401);
+  expect((await requester(b.url, token)('GET', '/api/users')).status).toBe(401);
+});
+
+test('the rate limit is one bucket per token across replicas', async () => {
+  const url = await database();
+  const a = await replica(url, ['--rate-limit', '3/s']);
+  const b = await replica(url, ['--rate-limit', '3/s']);
+  const token = profileToken(a.config)!;
+  const statuses = [];
+  for (const r of [a, b, a, b])
+    statuses.push((await requester(r.url, token)('GET', '/api/users')).status);
+  expect(statuses).toEqual([200, 200, 200, 429]);
+});
+
+test('each invitation is delivered once, by whichever replica claims it', async () => {
+  const url = await database();
+  const a = await replica(url);
+  const b = await replica(url);
+  const token = profileToken(a.config)!;
+  const reqs = [requester(a.url, token), requester(b.url, token)];
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => post(reqs[i % 2]!, `invite${i}@example.com`)),
+  );
+  expect(answers.map((r) => r.status)).toEqual(Array(20).fill(201));
+  const mails = () =>
+    [a, b].flatMap((r) => {
+      try {
+        return readdirSync(join(r.data, 'outbox')).filter((f) => f.endsWith('.eml'));
+      } catch {
+        return [];
+      }
+    });
+  await eventually(() => mails().length >= 20, 10_000);
+  const ids = mails().map((f) => /-([0-9a-f]{24})\.eml$/.exec(f)?.[1]);
+  expect(new Set(ids).size).toBe(20);
+  expect(ids.sort()).toEqual(answers.map((r) => r.json.id).sort());
+});
+
+test('kill -9 during a burst of creates loses no acknowledged write', async () => {
+  const url = await database();
+  const first = await replica(url);
+  const token = profileToken(first.config)!;
+  const req = requester(first.url, token);
+  const acknowledged: string[] = [];
+  const burst = Array.from({ length: 60 }, (_, i) =>
+    post(req, `burst${i}@example.com`)
+      .then((r) => {
+        if (r.status === 201) acknowledged.push(r.json.id);
+      })
+      .catch(() => undefined),
+  );
+  await eventually(() => acknowledged.length >= 5, 10_000);
+  first.child.kill('SIGKILL');
+  await first.child;
+  await Promise.all(burst);
+  children.splice(0);
+
+  const second = await replica(url);
+  const again = requester(second.url, token);
+  expect(acknowledged.length).toBeGreaterThanOrEqual(5);
+  for (const id of acknowledged) {
+    expect((await again('GET', `/api/users/${id}`)).status, id).toBe(200);
+  }
+});
