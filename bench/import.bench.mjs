@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { BIN, exec, fmt, heading, line, serve, tempDir } from './lib.mjs';
+import { BIN, benchDatabase, exec, fmt, heading, line, serve, tempDir } from './lib.mjs';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 10_000);
 const BIG = Number(process.env.BENCH_IMPORT_BIG ?? 100_000);
@@ -85,19 +85,37 @@ async function rawPosts(origin, token, n, concurrency) {
 }
 
 export async function run() {
+  const only = process.env.BENCH_BACKEND;
+  if (only !== 'postgres') await runOn('SQLite');
+  if (only === 'sqlite') return;
+  const db = await benchDatabase();
+  if (!db) return;
+  try {
+    await runOn('PostgreSQL', db.url);
+  } finally {
+    await db.drop();
+  }
+}
+
+/** Raw POST capacity and a 10,000-row import on one backend; memory on SQLite only. */
+async function runOn(backend, database) {
   heading(
-    `users import (${fmt(ROWS, 0)} rows at --concurrency ${CONCURRENCY}; ${fmt(BIG, 0)}-row file for memory)`,
+    `users import on ${backend} (${fmt(ROWS, 0)} rows at --concurrency ${CONCURRENCY}${database ? '' : `; ${fmt(BIG, 0)}-row file for memory`})`,
   );
   const dir = tempDir('roster-bench-import-');
   const dataDir = join(dir, 'data');
   const configDir = join(dir, 'config');
-  const server = await serve(dataDir, configDir);
+  const server = await serve(dataDir, configDir, database ? ['--database', database] : []);
   const preload = rssPreload(dir);
   try {
     // Raw capacity in a branch of its own, so the import's snapshot does not include these users.
     const admin = (...a) =>
       execFileSync(process.execPath, [BIN, ...a, '--data', dataDir], {
-        env: { ...process.env, ROSTER_CONFIG_DIR: configDir },
+        env: {
+          ...process.env,
+          ROSTER_CONFIG_DIR: configDir,
+          ...(database ? { ROSTER_DATABASE_URL: database } : {}),
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       }).toString();
     admin('branches', 'add', 'raw');
@@ -133,6 +151,7 @@ export async function run() {
       `re-run, all unchanged (goal < 3 s)`,
       `${fmt(again.seconds, 2)} s, unchanged ${again.summary.unchanged}`,
     );
+    if (database) return;
 
     const big = join(dir, 'big.csv');
     writeFileSync(big, csv('BIG', BIG));

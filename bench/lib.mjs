@@ -137,3 +137,26 @@ export async function load({ origin, connections, durationMs, request, expectSta
 export const fmt = (n, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits });
 export const line = (label, value) => console.log(`  ${label.padEnd(52)} ${value}`);
 export const heading = (title) => console.log(`\n${title}`);
+
+/** A fresh PostgreSQL database for the bench, from ROSTER_BENCH_DATABASE (a server URL). */
+export async function benchDatabase() {
+  const server = process.env.ROSTER_BENCH_DATABASE ?? process.env.ROSTER_TEST_DATABASE;
+  if (!server) return undefined;
+  const { default: pg } = await import('pg');
+  const name = `roster_bench_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8'`);
+  await admin.end();
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: server });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

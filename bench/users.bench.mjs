@@ -1,6 +1,17 @@
 // Users API bench (issue 2): GET by id vs a bare Koa handler, list/search latency at 100k users,
 // sustained POST creates. Every figure is measured in this run; nothing is asserted.
-import { fmt, heading, line, load, ROOT, serve, spawnUntil, stop, tempDir } from './lib.mjs';
+import {
+  benchDatabase,
+  fmt,
+  heading,
+  line,
+  load,
+  ROOT,
+  serve,
+  spawnUntil,
+  stop,
+  tempDir,
+} from './lib.mjs';
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -51,50 +62,72 @@ const CITIES = [
   'Dresden',
 ];
 
-async function seed(dataDir, count) {
-  const { openStore } = await import(`${ROOT}dist/store/store.js`);
-  const store = openStore(dataDir);
-  const tenant = store.tenants.byHost('*');
-  const branch = store.branches.byName(tenant.id, 'main');
+/** The bench's user rows, as the store's columns. */
+function* rows(tenantId, branchId, count) {
   const now = new Date().toISOString();
+  for (let i = 0; i < count; i++) {
+    const email = `user${i}@example.com`;
+    yield {
+      id: (0x10000000 + i).toString(16).padStart(24, '0'),
+      tenant_id: tenantId,
+      branch_id: branchId,
+      created_at: now,
+      updated_at: now,
+      status: i % 10 === 0 ? 'pending' : 'activated',
+      activated_at: now,
+      role: 'reader',
+      external_id: `emp-${i}`,
+      email,
+      email_norm: email,
+      locale: 'de_DE',
+      first_name: FIRST[i % FIRST.length],
+      last_name: `${LAST[(i >> 4) % LAST.length]}${i % 7 === 0 ? '-Lang' : ''}`,
+      phone: `+49 30 ${100000 + i}`,
+      position: 'Engineer',
+      department: `Dept ${i % 50}`,
+      location: CITIES[i % CITIES.length],
+      custom: '{}',
+    };
+  }
+}
+
+/** Inserts `count` users straight into the store's database (search triggers on). */
+async function seed(dataDir, database, count) {
+  const { databaseTarget, openStore } = await import(`${ROOT}dist/store/open.js`);
+  const store = await openStore({ dataDir, target: databaseTarget(database, dataDir) });
+  const tenant = await store.tenants.byHost('*');
+  const branch = await store.branches.byName(tenant.id, 'main');
   const started = performance.now();
-  store.db.transaction(() => {
-    for (let i = 0; i < count; i++) {
-      const first = FIRST[i % FIRST.length];
-      const last = `${LAST[(i >> 4) % LAST.length]}${i % 7 === 0 ? '-Lang' : ''}`;
-      const email = `user${i}@example.com`;
-      store.users.insert({
-        id: (0x10000000 + i).toString(16).padStart(24, '0'),
-        tenant_id: tenant.id,
-        branch_id: branch.id,
-        created_at: now,
-        updated_at: now,
-        status: i % 10 === 0 ? 'pending' : 'activated',
-        activated_at: now,
-        role: 'reader',
-        external_id: `emp-${i}`,
-        email,
-        email_norm: email,
-        user_name: null,
-        user_name_norm: null,
-        secret_hash: null,
-        recovery_hash: null,
-        recovery_expires: null,
-        locale: 'de_DE',
-        gender: null,
-        first_name: first,
-        last_name: last,
-        public_email: null,
-        phone: `+49 30 ${100000 + i}`,
-        position: 'Engineer',
-        department: `Dept ${i % 50}`,
-        location: CITIES[i % CITIES.length],
-        avatar: null,
-        custom: '{}',
-      });
+  const all = rows(tenant.id, branch.id, count);
+  const columns = Object.keys(rows(0, 0, 1).next().value);
+  if (store.engine === 'sqlite') {
+    const insert = store.db.prepare(
+      `INSERT INTO users (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
+    );
+    store.db.transaction(() => {
+      for (const row of all) insert.run(row);
+    })();
+  } else {
+    let batch = [];
+    const flush = async () => {
+      const values = batch.flatMap((r) => columns.map((c) => r[c]));
+      const tuples = batch.map(
+        (_, i) => `(${columns.map((_, j) => `$${i * columns.length + j + 1}`).join(', ')})`,
+      );
+      await store.pool.query(
+        `INSERT INTO users (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${tuples.join(', ')}`,
+        values,
+      );
+      batch = [];
+    };
+    for (const row of all) {
+      batch.push(row);
+      if (batch.length === 1000) await flush();
     }
-  })();
-  store.close();
+    if (batch.length > 0) await flush();
+    await store.pool.query('VACUUM ANALYZE users');
+  }
+  await store.close();
   return (performance.now() - started) / 1000;
 }
 
@@ -102,16 +135,33 @@ const V3 = 'application/vnd.service.accessors.user.v3+json';
 const USERS_V2 = 'application/vnd.service.accessors.users.v2+json';
 
 export async function run() {
-  heading(`Users API (${fmt(USERS, 0)} users, ${SECONDS} s per load)`);
+  // BENCH_BACKEND=sqlite|postgres runs one of them only.
+  const only = process.env.BENCH_BACKEND;
+  if (only !== 'postgres') await runOn('SQLite', undefined);
+  if (only === 'sqlite') return;
+  const db = await benchDatabase();
+  if (!db) {
+    console.log(
+      '\n(PostgreSQL: set ROSTER_BENCH_DATABASE=postgres://… to bench it in the same run)',
+    );
+    return;
+  }
+  try {
+    await runOn('PostgreSQL', db.url);
+  } finally {
+    await db.drop();
+  }
+}
+
+async function runOn(backend, database) {
+  heading(`Users API on ${backend} (${fmt(USERS, 0)} users, ${SECONDS} s per load)`);
   const dataDir = tempDir('roster-bench-users-');
   const configDir = tempDir('roster-bench-config-');
-  await (await serve(dataDir, configDir)).stop(); // first run: tenant, branch, admin token
-  const seeded = await seed(dataDir, USERS);
-  line(
-    'seed (one transaction, FTS triggers on)',
-    `${fmt(seeded, 2)} s (${fmt(USERS / seeded, 0)} rows/s)`,
-  );
-  const server = await serve(dataDir, configDir);
+  const extra = database ? ['--database', database] : [];
+  await (await serve(dataDir, configDir, extra)).stop(); // first run: tenant, branch, admin token
+  const seeded = await seed(dataDir, database, USERS);
+  line('seed (search triggers on)', `${fmt(seeded, 2)} s (${fmt(USERS / seeded, 0)} rows/s)`);
+  const server = await serve(dataDir, configDir, extra);
   const auth = { authorization: `Basic ${server.token}` };
 
   // GET /api/users/{id} vs bare Koa with the same JSON.
@@ -151,7 +201,10 @@ export async function run() {
     'GET /api/users/{externalId} (16 connections)',
     `${fmt(byId.rps, 0)} req/s  p50 ${fmt(byId.p50, 2)} ms  p99 ${fmt(byId.p99, 2)} ms  ${cpu(byId)}  errors ${byId.errors}`,
   );
-  line('ratio roster / bare Koa, req/s (goal >= 0.5)', fmt(byId.rps / baseline.rps, 2));
+  line(
+    `ratio roster / bare Koa, req/s (goal >= ${database ? '0.3' : '0.5'})`,
+    fmt(byId.rps / baseline.rps, 2),
+  );
   line(
     'ratio by server CPU per request (steadier)',
     fmt(baseline.cpuUsPerRequest / byId.cpuUsPerRequest, 2),

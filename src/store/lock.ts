@@ -35,8 +35,8 @@ export function lockDataDir(dataDir: string): DataDirLock {
   closeSync(openSync(lockFile, 'a', 0o600)); // SQLite would create it with the umask's mode
   const db = new Database(lockFile);
   try {
-    db.pragma('busy_timeout = 0');
-    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('PRAGMA busy_timeout = 0');
+    db.exec('PRAGMA locking_mode = EXCLUSIVE');
     db.exec('BEGIN EXCLUSIVE');
   } catch (err) {
     db.close();

@@ -3,6 +3,7 @@
  * a hung request), errors translated to the store's, transactions, the checks `serve` makes
  * before it uses a database, and migrations under an advisory lock.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { StoreUnavailableError, UniqueViolationError } from '../errors.js';
 import { redactUrl } from '../redact.js';
@@ -115,6 +116,21 @@ async function connect(pool: Pool): Promise<Client> {
   }
 }
 
+/**
+ * Every statement runs as a named prepared statement: PostgreSQL parses and plans it once per
+ * connection, not per request. The names come from the text, so the same text is one statement
+ * (the texts are this module's own, a bounded set).
+ */
+const names = new Map<string, string>();
+const nameOf = (text: string) => {
+  let name = names.get(text);
+  if (!name) {
+    name = `roster_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    names.set(text, name);
+  }
+  return name;
+};
+
 /** Runs one statement (on the pool, or on a transaction's client), with the store's errors. */
 export async function query<R extends pg.QueryResultRow>(
   db: Queryable,
@@ -124,7 +140,7 @@ export async function query<R extends pg.QueryResultRow>(
   const client = db instanceof pg.Pool ? await connect(db) : undefined;
   let broken: Error | undefined;
   try {
-    return await (client ?? db).query<R>(text, values);
+    return await (client ?? db).query<R>({ name: nameOf(text), text, values });
   } catch (err) {
     const translated = translate(err);
     if (translated instanceof StoreUnavailableError) broken = translated;

@@ -14,12 +14,14 @@ export const DATABASE_FILE = 'roster.db';
 export function openDatabase(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = new Database(join(dataDir, DATABASE_FILE));
-  db.pragma('journal_mode = WAL');
+  // exec, not pragma(): no statement object is left for the garbage collector (better-sqlite3
+  // 12 on Node 24 can abort when one is collected at an unlucky moment; see .ci/run).
+  db.exec('PRAGMA journal_mode = WAL');
   // better-sqlite3 reopens WAL databases with synchronous=NORMAL, which can lose acknowledged
   // writes on power loss; FULL makes every acknowledged commit durable.
-  db.pragma('synchronous = FULL');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('foreign_keys = ON');
+  db.exec('PRAGMA synchronous = FULL');
+  db.exec('PRAGMA busy_timeout = 5000');
+  db.exec('PRAGMA foreign_keys = ON');
   migrate(db);
   return db;
 }
