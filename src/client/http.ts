@@ -5,7 +5,6 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
-import { Pool } from 'undici';
 import {
   DEFAULT_VENDOR,
   type Endpoint,
@@ -26,8 +25,8 @@ import {
   parseRetryAfter,
   sleep,
 } from './retry.js';
-
 import type { HttpClient, HttpClientOptions, HttpMethod, RawBody, RequestSpec } from './types.js';
+import { Pool } from './undici-pool.js';
 
 export type * from './types.js';
 

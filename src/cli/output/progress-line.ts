@@ -8,30 +8,59 @@ import type { IO } from '../context.js';
 
 export type { Progress };
 
-const WIDTH = 24;
-
-function duration(seconds: number): string {
-  if (!Number.isFinite(seconds)) return '?';
-  const s = Math.round(seconds);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  return m < 60
-    ? `${m}m${String(s % 60).padStart(2, '0')}s`
-    : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+/** `999 B`, `22.1 kB`, `1.07 GB`: decimal units, as `--max-upload-size 500MB` reads them. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  const units = ['kB', 'MB', 'GB', 'TB', 'PB'];
+  let value = bytes;
+  let unit = -1;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  // 999.95 kB rounds to "1000.0 kB" with one decimal: show it as the next unit instead.
+  if (value >= 999.95 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return `${value.toFixed(value < 100 ? 1 : 0).replace(/\.0$/, '')} ${units[unit]}`;
 }
 
-/** The bar's text for `done` of `total` after `elapsedMs`. */
+/** `45s`, `3m07s`, `2h46m`; rounded up, so an ETA never promises less than is left. */
+export function duration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '?';
+  const s = Math.ceil(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  const m = Math.ceil(s / 60);
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+export interface LineStyle {
+  /** Amounts are bytes (`50 MB/100 MB`, `25 MB/s`), else counts (`250/1000`, `50/s`). */
+  bytes?: boolean;
+  /** The bar's width in characters. */
+  bar?: number;
+}
+
+/**
+ * One progress line: `label [####----] done/total share%  rate/s  ETA t`. The one format of
+ * every progress display (import rows, upload and download bytes).
+ */
 export function progressLine(
   label: string,
   done: number,
   total: number,
   elapsedMs: number,
+  { bytes = false, bar = 24 }: LineStyle = {},
 ): string {
-  const share = total > 0 ? done / total : 1;
-  const filled = Math.round(share * WIDTH);
+  const share = total > 0 ? Math.min(done / total, 1) : 1;
+  const filled = Math.round(share * bar);
   const rate = elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
   const eta = rate > 0 ? duration((total - done) / rate) : '?';
-  return `${label} [${'#'.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${done}/${total} ${Math.floor(share * 100)}%  ${rate.toFixed(0)}/s  ETA ${eta}`;
+  const amount = (n: number) => (bytes ? formatBytes(n) : String(n));
+  const pace = bytes ? formatBytes(rate) : rate.toFixed(0);
+  return `${label} [${'#'.repeat(filled)}${'-'.repeat(bar - filled)}] ${amount(done)}/${amount(total)} ${Math.floor(share * 100)}%  ${pace}/s  ETA ${eta}`;
 }
 
 /**

@@ -5,32 +5,9 @@
  * so a CI log gets one line per file.
  */
 import type { IO } from '../context.js';
+import { formatBytes, progressLine } from './progress-line.js';
 
-/** `999 B`, `22.1 kB`, `1.07 GB`: decimal units, as `--max-upload-size 500MB` reads them. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ['kB', 'MB', 'GB', 'TB', 'PB'];
-  let value = bytes;
-  let unit = -1;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  // 999.95 kB rounds to "1000.0 kB" with one decimal: show it as the next unit instead.
-  if (value >= 999.95 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${value.toFixed(value < 100 ? 1 : 0).replace(/\.0$/, '')} ${units[unit]}`;
-}
-
-function duration(seconds: number): string {
-  if (!Number.isFinite(seconds)) return '?';
-  const s = Math.ceil(seconds);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  return m < 60 ? `${m}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${m % 60}m`;
-}
+export { formatBytes };
 
 const BAR = 20;
 const LABEL = 28;
@@ -39,14 +16,9 @@ const LABEL = 28;
 const fitWidth = (text: string, width: number) =>
   text.length <= width ? text.padEnd(width) : `…${text.slice(text.length - width + 1)}`;
 
-/** One bar's text after `elapsedMs`. */
-export function transferLine(label: string, done: number, total: number, elapsedMs: number) {
-  const share = total > 0 ? Math.min(done / total, 1) : 1;
-  const filled = Math.round(share * BAR);
-  const rate = elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
-  const eta = rate > 0 ? duration((total - done) / rate) : '?';
-  return `${fitWidth(label, LABEL)} [${'#'.repeat(filled)}${'-'.repeat(BAR - filled)}] ${formatBytes(done)}/${formatBytes(total)} ${Math.floor(share * 100)}%  ${formatBytes(rate)}/s  ETA ${eta}`;
-}
+/** One file's bar after `elapsedMs`. */
+export const transferLine = (label: string, done: number, total: number, elapsedMs: number) =>
+  progressLine(fitWidth(label, LABEL), done, total, elapsedMs, { bytes: true, bar: BAR });
 
 export interface TransferBar {
   /** Bytes moved so far. */

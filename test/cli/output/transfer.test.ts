@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { duration, progressLine } from '../../../src/cli/output/progress-line.js';
 import { formatBytes, transferBars, transferLine } from '../../../src/cli/output/transfer.js';
 import { fakeIO } from '../helpers.js';
 
@@ -78,5 +79,14 @@ describe('transferBars', () => {
     const frame = fake.err().split('\r').at(-1)!;
     expect(frame.split('\n').filter(Boolean)).toHaveLength(8);
     expect(frame).toContain('… and 5 more in flight');
+  });
+});
+
+describe('one progress format for rows and bytes', () => {
+  it('rounds an ETA up the same way for an import and a transfer', () => {
+    // 3 of 10 after 1 s: 7 left at 3/s is 2.33 s, shown as 3s by both.
+    expect(progressLine('importing', 3, 10, 1000)).toMatch(/ETA 3s$/);
+    expect(transferLine('a.bin', 3000, 10_000, 1000)).toMatch(/ETA 3s$/);
+    expect(duration(3 * 3600 + 59)).toBe('3h01m');
   });
 });

@@ -141,7 +141,7 @@ describe('progress', () => {
       'importing [######------------------] 250/1000 25%  50/s  ETA 15s',
     );
     expect(progressLine('importing', 0, 1000, 0)).toMatch(/0\/1000 0% {2}0\/s {2}ETA \?$/);
-    expect(progressLine('importing', 10, 100_000, 1000)).toMatch(/ETA 2h46m$/);
+    expect(progressLine('importing', 10, 100_000, 1000)).toMatch(/ETA 2h47m$/);
   });
 
   it('draws only on a terminal, at most every 100 ms', () => {
