@@ -30,17 +30,26 @@ export function isJsonType(contentType: string | undefined): boolean {
   return /^application\/([\w.+-]+\+)?json$/.test(type);
 }
 
-async function readText(body: Readable, limit = Number.POSITIVE_INFINITY): Promise<string> {
+/**
+ * The body as text, read up to `limit` bytes. Past it the rest is not read: `undefined`, without
+ * joining what was read (a hostile answer must not cost memory twice), or with `truncate` the
+ * text of the first bytes (enough to show an error page's title).
+ */
+async function readText(body: Readable, limit: number): Promise<string | undefined>;
+async function readText(body: Readable, limit: number, truncate: true): Promise<string>;
+async function readText(body: Readable, limit: number, truncate = false) {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-    chunks.push(buf);
     size += buf.length;
-    if (size >= limit) {
+    if (size > limit) {
       body.destroy();
+      if (!truncate) return undefined;
+      chunks.push(buf.subarray(0, buf.length - (size - limit)));
       break;
     }
+    chunks.push(buf);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
@@ -57,7 +66,7 @@ export async function errorFromAnswer(
   url: string,
 ): Promise<ApiError | ResponseFormatError> {
   const contentType = header(answer.headers, 'content-type');
-  const text = await readText(answer.body, ERROR_BODY_LIMIT).catch(() => '');
+  const text = await readText(answer.body, ERROR_BODY_LIMIT, true).catch(() => '');
   const retryAfterMs = parseRetryAfter(header(answer.headers, 'retry-after'));
   const base = { status: answer.status, method, url, retryAfterMs };
   if (isJsonType(contentType)) {
@@ -88,8 +97,8 @@ async function readCapped(answer: Answer, method: string, url: string, limit: nu
     answer.body.destroy();
     throw tooLarge();
   }
-  const text = await readText(answer.body, limit + 1);
-  if (Buffer.byteLength(text) > limit) throw tooLarge();
+  const text = await readText(answer.body, limit);
+  if (text === undefined) throw tooLarge();
   return text;
 }
 

@@ -14,8 +14,10 @@ export const DATABASE_FILE = 'roster.db';
 export function openDatabase(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = new Database(join(dataDir, DATABASE_FILE));
-  // exec, not pragma(): no statement object is left for the garbage collector (better-sqlite3
-  // 12 on Node 24 can abort when one is collected at an unlucky moment; see .ci/run).
+  // exec, not pragma(): no statement object is left for the garbage collector. On Node 24 a
+  // better-sqlite3 statement collected while no JavaScript context is entered aborts the
+  // process (node::ObjectWrap's destructor: "Assertion failed: (env) != nullptr"); seen in
+  // serve's start-up. Every statement of a store lives as long as the store.
   db.exec('PRAGMA journal_mode = WAL');
   // better-sqlite3 reopens WAL databases with synchronous=NORMAL, which can lose acknowledged
   // writes on power loss; FULL makes every acknowledged commit durable.
@@ -26,8 +28,16 @@ export function openDatabase(dataDir: string): Db {
   return db;
 }
 
+/**
+ * Statements made while opening, kept as long as their database: none is left for the garbage
+ * collector to finalize (see the exec note above).
+ */
+const kept = new WeakMap<Db, unknown[]>();
+
 function migrate(db: Db) {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const userVersion = db.prepare('PRAGMA user_version').pluck();
+  kept.set(db, [userVersion]);
+  const current = userVersion.get() as number;
   if (current > MIGRATIONS.length) {
     throw new Error(
       `the database schema (version ${current}) is newer than this roster (${MIGRATIONS.length}): upgrade roster`,
@@ -36,7 +46,7 @@ function migrate(db: Db) {
   for (let v = current; v < MIGRATIONS.length; v++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[v]!);
-      db.pragma(`user_version = ${v + 1}`);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
     }).immediate();
   }
 }
