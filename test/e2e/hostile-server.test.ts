@@ -23,6 +23,12 @@ const hasTime = engineAvailable(
 
 /** Bound on the CLI's peak RSS while it meets each attack (a normal command peaks ~60 MB). */
 const MAX_RSS_MB = 150;
+/**
+ * An answer read up to the 64 MiB JSON cap holds that much once, on top of a normal command and
+ * the collector's slack (~165 MB measured on Node 24, 260 MB when the chunks were joined and
+ * decoded before the check, 2.2 GB before there was a cap).
+ */
+const MAX_RSS_AT_CAP_MB = 200;
 
 const dir = mkdtempSync(join(tmpdir(), 'roster-hostile-'));
 const TOKEN = Buffer.from('6b0228ac94da91376d547a51:secret-of-the-test').toString('base64');
@@ -140,7 +146,7 @@ describe.runIf(hasTime)('a hostile service', () => {
     // GNU time reports a child's exit code as its own.
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toMatch(/64 MiB/);
-    expect(r.rssMb).toBeLessThan(MAX_RSS_MB);
+    expect(r.rssMb).toBeLessThan(MAX_RSS_AT_CAP_MB);
   });
 
   it('a declared 700 MB body is refused before it is read', async () => {
