@@ -39,3 +39,24 @@ test('no layer imports one above it', () => {
   }
   expect(wrong).toEqual([]);
 });
+
+test('outside the store, a backend is reached only through the Store interface', () => {
+  const wrong: string[] = [];
+  for (const file of files(SRC)) {
+    if (relative(SRC, file).startsWith('store/')) continue;
+    const text = readFileSync(file, 'utf8');
+    // A type (for `roster backup` and `roster copy`) may be named; code is only reached via
+    // store/open.ts, so neither better-sqlite3 nor pg is loaded where the other is used.
+    for (const m of text.matchAll(
+      /^import (?!type )[^;]*'(\.[^']*store\/(?:sqlite|postgres)\/[^']+)'/gm,
+    )) {
+      wrong.push(`${relative(SRC, file)} imports ${m[1]}`);
+    }
+    for (const m of text.matchAll(/import\(\s*'(\.[^']*store\/(?:sqlite|postgres)\/[^']+)'/g)) {
+      wrong.push(`${relative(SRC, file)} imports ${m[1]}`);
+    }
+    if (/from 'better-sqlite3'|from 'pg'/.test(text))
+      wrong.push(`${relative(SRC, file)} imports a driver`);
+  }
+  expect(wrong).toEqual([]);
+});
