@@ -11,9 +11,14 @@ import Koa from 'koa';
 import type { Store } from '../store/store.js';
 import { registerApiRoutes } from './api/api.routes.js';
 import { registerBranchRoutes } from './api/branch.routes.js';
+import { registerHealthRoutes } from './api/health.routes.js';
 import { registerCdnRoutes } from './cdn/cdn.routes.js';
 import { urlSigner } from './cdn/signing.js';
-import { DEFAULT_PREVIEW_TIMEOUT_MS, type ServerConfig } from './config.js';
+import {
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_PREVIEW_TIMEOUT_MS,
+  type ServerConfig,
+} from './config.js';
 import { authMiddleware } from './http/auth.middleware.js';
 import { answerClientError } from './http/client-error.js';
 import { errorMiddleware } from './http/error.middleware.js';
@@ -76,6 +81,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
 
   const publicRouter = new Router<AppState>();
   registerApiRoutes(publicRouter, config.vendor);
+  registerHealthRoutes(publicRouter, { store, draining: () => draining });
 
   const api = new Router<AppState>();
   api.use(authMiddleware(store));
@@ -129,7 +135,11 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     koa: app,
     /** Sweeps the media left inconsistent by a crash, then listens. */
     async listen(port: number, host = '127.0.0.1'): Promise<RunningApp> {
-      await sweepMedia(store, store.blobs, log, { force: config.forceSweep });
+      await sweepMedia(store, store.blobs, log, {
+        force: config.forceSweep,
+        // Local files and a shared database: other replicas' rows name files not kept here.
+        sharedRows: store.engine !== 'sqlite',
+      });
       delivery = outboxDelivery({
         outbox: store.outbox,
         transport: await mailTransport(config),
@@ -144,6 +154,10 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
         // route cuts a stalled one with an idle timeout instead. (Not a server-wide socket
         // timeout: refreshing it on every read and write doubled the CPU cost of a small GET.)
         s.requestTimeout = 0;
+        s.keepAliveTimeout = config.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
+        // Node closes a connection whose next request's headers take longer than this; it must
+        // not cut an idle keep-alive connection before keepAliveTimeout does.
+        s.headersTimeout = s.keepAliveTimeout + 5_000;
         s.on('clientError', answerClientError);
         s.once('error', reject);
         s.once('listening', () => {
@@ -153,9 +167,14 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
         });
       });
     },
-    /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes. */
-    close(graceMs = 10_000): Promise<void> {
+    /**
+     * Drains, then closes: /readyz fails at once and answers say `Connection: close`; after the
+     * drain delay the listener stops accepting, in-flight requests (uploads too) finish, up to
+     * `graceMs`, and idle connections close.
+     */
+    async close(graceMs = 10_000, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))) {
       draining = true;
+      if (config.drainDelayMs && server?.listening) await sleep(config.drainDelayMs);
       const s = server;
       const stopMail = () => delivery?.stop() ?? Promise.resolve();
       if (!s?.listening) return stopMail();

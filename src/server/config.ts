@@ -32,7 +32,20 @@ export interface ServerConfig {
   uploadIdleTimeoutMs?: number;
   /** A preview taking longer is abandoned (the medium is stored without one); default 30 s. */
   previewTimeoutMs?: number;
+  /**
+   * How long an idle keep-alive connection stays open; default 65 s. Behind a load balancer it
+   * must outlast the balancer's own idle timeout, or the balancer may send a request on a
+   * connection this server is closing (a POST then fails with 502).
+   */
+  keepAliveTimeoutMs?: number;
+  /**
+   * On SIGTERM, how long to keep answering with /readyz failing before the listener closes, so
+   * a load balancer's health check takes this replica out first; default 0 (no balancer).
+   */
+  drainDelayMs?: number;
 }
+
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export const DEFAULT_MAX_UPLOAD_BYTES = 1024 ** 3;
 export const DEFAULT_PREVIEW_TIMEOUT_MS = 30_000;

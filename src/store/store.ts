@@ -170,5 +170,7 @@ export interface Store {
    * retrievable again); undefined when the store already had tenants.
    */
   bootstrap(): Promise<{ adminToken: string } | undefined>;
+  /** Resolves when the database answers now; rejects (StoreUnavailableError) when it does not. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { SCOPES, type Scope } from '../../src/contract/scopes.js';
-import { createApp } from '../../src/server/app.js';
+import { type App, createApp } from '../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/config.js';
 import type { Store } from '../../src/store/store.js';
 import { openTestStore } from './database.js';
@@ -15,6 +15,8 @@ export interface TestServer {
   /** The PostgreSQL database this server uses, when the run is on PostgreSQL. */
   database?: string;
   store: Store;
+  /** The app itself (in-process servers only): for drain and close tests. */
+  app?: App;
   adminToken: string;
   logs: string[];
   /** A token on `branch` (created if missing) of `tenant` with the given scopes. */
@@ -66,6 +68,7 @@ export async function startServer(
     dataDir,
     database,
     store,
+    app,
     adminToken,
     logs,
     token,

@@ -3,16 +3,19 @@
  * once, and the database going away or stalling mid-request (503, then recovery without a
  * restart). Runs in the PostgreSQL project only (ROSTER_TEST_DATABASE).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
+import { createApp } from '../../src/server/app.js';
+import { DEFAULT_MAX_UPLOAD_BYTES } from '../../src/server/config.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
 import { MIGRATIONS } from '../../src/store/postgres/schema.js';
 import type { Store } from '../../src/store/store.js';
-import { freshDatabase, TEST_DATABASE } from '../helpers/database.js';
+import { freshDatabase, sql, TEST_DATABASE } from '../helpers/database.js';
 import { startServer, USERS_V2, V3 } from '../helpers/server.js';
+import { fixtures, uploadBody } from '../server/media/media-helpers.js';
 
 const dirs: string[] = [];
 const dataDir = () => {
@@ -148,6 +151,9 @@ test('the database going away answers 503 with Retry-After, and the server recov
     );
     const down = await s.req('GET', '/api/users');
     expect(down.status).toBe(503);
+    const notReady = await s.req('GET', '/readyz', { token: null });
+    expect(notReady.status).toBe(503);
+    expect(notReady.json).toEqual({ status: 'database unavailable' });
     expect(down.headers['retry-after']).toBe('2');
     expect(down.json).toMatchObject({ identifier: 50300, type: 'ServiceUnavailableException' });
     expect(down.json.message).toContain('retry in a few seconds');
@@ -158,6 +164,7 @@ test('the database going away answers 503 with Retry-After, and the server recov
     expect(write.status).toBe(503);
     await admin(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
     expect((await s.req('GET', '/api/users')).status).toBe(200);
+    expect((await s.req('GET', '/readyz', { token: null })).status).toBe(200);
     // The refused write did not happen.
     const pending = await s.req('GET', '/api/users?status=pending', {
       headers: { accept: USERS_V2 },
@@ -185,5 +192,37 @@ test('a statement slower than the statement timeout is a 503, never a hung reque
   } finally {
     await locker.end();
     await s.close();
+  }
+});
+
+test("a replica's start-up sweep leaves the media rows of other replicas' files alone", async () => {
+  const a = await startServer();
+  try {
+    const { body, contentType } = uploadBody(readFileSync((await fixtures()).png), 'a.png');
+    const medium = await a.req('POST', '/api/media', {
+      headers: { 'content-type': contentType },
+      body,
+    });
+    expect(medium.status).toBe(200);
+    // Another replica: its own data dir (no media files), the same database.
+    const bDir = dataDir();
+    const b = await openStore({ dataDir: bDir, target: databaseTarget(a.database, bDir) });
+    const logs: string[] = [];
+    const app = await createApp({
+      store: b,
+      config: { dataDir: bDir, vendor: 'service', maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES },
+      log: (l) => logs.push(l),
+    });
+    try {
+      await app.listen(0);
+      expect(logs.filter((l) => l.startsWith('sweep'))).toEqual([]);
+      expect((await a.req('GET', `/api/media/${medium.json.id}`)).status).toBe(200);
+      expect(await sql(a.store, 'SELECT id FROM media')).toHaveLength(1);
+    } finally {
+      await app.close();
+      await b.close();
+    }
+  } finally {
+    await a.close();
   }
 });

@@ -112,6 +112,9 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       smtpUrl: opts.smtpUrl ?? env.ROSTER_SMTP_URL,
       bodyTimeoutMs: opts.bodyTimeout === undefined ? undefined : opts.bodyTimeout * 1000,
       accessLog: opts.accessLog,
+      keepAliveTimeoutMs:
+        opts.keepAliveTimeout === undefined ? undefined : opts.keepAliveTimeout * 1000,
+      drainDelayMs: opts.drainDelay === undefined ? undefined : opts.drainDelay * 1000,
     },
     log: (line) => note(io, line),
   });

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { DEFAULT_VENDOR } from '../../contract/versions.js';
 import type { Deps } from '../context.js';
-import { parsePort, parsePositiveInt, parseSize } from '../parse.js';
+import { parseNonNegativeInt, parsePort, parsePositiveInt, parseSize } from '../parse.js';
 
 export interface ServeOptions {
   port: number;
@@ -21,6 +21,8 @@ export interface ServeOptions {
   smtpUrl?: string;
   quota?: number;
   accessLog?: boolean;
+  keepAliveTimeout?: number;
+  drainDelay?: number;
 }
 
 export function register(program: Command, deps: Deps) {
@@ -73,6 +75,16 @@ export function register(program: Command, deps: Deps) {
     .option(
       '--smtp-url <url>',
       'send invitations through this SMTP relay, e.g. smtp://user:pass@mail.example.com:587 (default: .eml files in <data>/outbox)',
+    )
+    .option(
+      '--keep-alive-timeout <seconds>',
+      "how long an idle keep-alive connection stays open (default 65; keep it above a load balancer's idle timeout)",
+      parsePositiveInt,
+    )
+    .option(
+      '--drain-delay <seconds>',
+      "on SIGTERM, answer with /readyz failing this long before closing, so a load balancer's health check takes this replica out first (default 0)",
+      parseNonNegativeInt,
     )
     .option('--access-log', 'log one line per request on stderr')
     .addHelpText(

@@ -8,6 +8,10 @@
  * plan to remove more than a tenth of the rows or files, means the storage is not what the
  * database describes (an unmounted volume, a restore in progress). The sweep then refuses and
  * changes nothing, unless told `forceSweep`.
+ *
+ * With a database other processes share (PostgreSQL) and files on this process's own disk, a
+ * row whose file is not here may be another replica's: rows are then left alone (`sharedRows`)
+ * and only this data dir's temp files and files no row names are swept.
  */
 import type { BlobStore } from '../../store/blobs.js';
 import type { Store } from '../../store/store.js';
@@ -48,14 +52,14 @@ export async function sweepMedia(
   store: Store,
   blobs: BlobStore,
   log: (line: string) => void,
-  { force = false }: { force?: boolean } = {},
+  { force = false, sharedRows = false }: { force?: boolean; sharedRows?: boolean } = {},
 ): Promise<SweepResult> {
   const rows = await store.media.allKeys();
-  await checkRoot(blobs, rows.length);
+  await checkRoot(blobs, sharedRows ? 0 : rows.length);
   const present = new Set<string>();
   for await (const key of blobs.keys()) present.add(key);
 
-  const lostRows = rows.filter((row) => !present.has(row.blob_key));
+  const lostRows = sharedRows ? [] : rows.filter((row) => !present.has(row.blob_key));
   const named = new Set<string>();
   for (const row of rows) {
     if (!present.has(row.blob_key)) continue;
@@ -77,7 +81,7 @@ export async function sweepMedia(
     log(`sweep: medium ${row.id} had no file (${row.blob_key}); its row was removed`);
   }
   let previewsLost = 0;
-  for (const row of rows) {
+  for (const row of sharedRows ? [] : rows) {
     if (present.has(row.blob_key) && row.preview_key && !present.has(row.preview_key)) {
       await store.media.dropPreview(row.rowid);
       previewsLost++;

@@ -294,6 +294,9 @@ export async function openPostgresStore(url: string, opts: OpenOptions): Promise
         const { secret } = await createToken(client, branch[0]!.id, 'admin', [...SCOPES]);
         return { adminToken: secret };
       }),
+    async ping() {
+      await query(pool, 'SELECT 1');
+    },
     close: () => pool.end(),
   };
 }

@@ -76,6 +76,7 @@ export function openSqliteStore(dir: string, dataDir = dir): SqliteStore {
   let cachedVersion = credentialsVersion();
 
   const buckets = new Map<string, { tokens: number; at: number }>();
+  const ping = db.prepare('SELECT 1');
 
   return {
     engine: 'sqlite',
@@ -167,6 +168,9 @@ export function openSqliteStore(dir: string, dataDir = dir): SqliteStore {
         const { secret } = tokens.create(branch.id, 'admin', [...SCOPES]);
         return { adminToken: secret };
       })();
+    },
+    async ping() {
+      ping.get();
     },
     async close() {
       db.close();
