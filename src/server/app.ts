@@ -23,6 +23,7 @@ import { authMiddleware } from './http/auth.middleware.js';
 import { answerClientError } from './http/client-error.js';
 import { errorMiddleware } from './http/error.middleware.js';
 import { rateLimitMiddleware } from './http/rate-limit.js';
+import { requestIdOf } from './http/request-id.js';
 import { type AppState, publicOrigin } from './http/state.js';
 import { type OutboxDelivery, outboxDelivery } from './mail/delivery.js';
 import { emlTransport, type MailTransport, smtpTransport } from './mail/transports.js';
@@ -64,7 +65,10 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   app.use(async (ctx, next) => {
     const started = performance.now();
     ctx.state.bodyTimeoutMs = config.bodyTimeoutMs;
+    ctx.state.requestId = requestIdOf(ctx.get('X-Request-Id'));
     await next();
+    // After the error envelope too (it clears what handlers set): every answer names its id.
+    ctx.set('X-Request-Id', ctx.state.requestId);
     // While draining, answer in-flight requests but close their connections.
     if (draining) ctx.set('Connection', 'close');
     // API answers hold tenant data: never sniffed, never kept by a cache. /cdn has its own rules.
@@ -74,7 +78,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     }
     if (config.accessLog) {
       const ms = (performance.now() - started).toFixed(1);
-      log(`${ctx.method} ${ctx.path} ${ctx.status} ${ms} ms`);
+      log(`${ctx.method} ${ctx.path} ${ctx.status} ${ms} ms ${ctx.state.requestId}`);
     }
   });
   app.use(errorMiddleware(log));

@@ -33,9 +33,11 @@ export function errorMiddleware(log: (line: string) => void): Middleware {
     } catch (err) {
       const appError = asAppError(err);
       if (appError.kind === 'internal') {
-        log(`error: ${ctx.method} ${ctx.path}: ${(err as Error)?.stack ?? String(err)}`);
+        log(
+          `error: ${ctx.method} ${ctx.path} [${ctx.state.requestId}]: ${(err as Error)?.stack ?? String(err)}`,
+        );
       } else if (err instanceof StoreUnavailableError) {
-        log(`error: ${ctx.method} ${ctx.path}: ${err.message}`);
+        log(`error: ${ctx.method} ${ctx.path} [${ctx.state.requestId}]: ${err.message}`);
       }
       const envelope = errorEnvelope(appError.kind, appError.message, appError.details);
       // Headers a handler set before failing (a file's ETag, caching, disposition) must not

@@ -6,6 +6,8 @@ import { type Credentials, DEFAULT_TENANT, type Tenant } from '../../store/types
 export type RequestScope = Credentials;
 
 export interface AppState {
+  /** The balancer's X-Request-Id when it sent a sane one, else our own: in answers and logs. */
+  requestId: string;
   scope: RequestScope;
   /** The negotiated response version (from Accept). */
   accept: VersionEntry;
