@@ -15,6 +15,8 @@ const POSTGRES_TESTS = [
   'test/server/users/**/*.test.ts',
   'test/server/http/auth.test.ts',
   'test/server/http/health.test.ts',
+  'test/server/http/metrics.test.ts',
+  'test/server/http/request-id.test.ts',
   'test/server/http/negotiation.test.ts',
   'test/server/http/host-trust.test.ts',
   'test/server/http/hostile.test.ts',

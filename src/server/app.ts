@@ -22,6 +22,7 @@ import {
 import { authMiddleware } from './http/auth.middleware.js';
 import { answerClientError } from './http/client-error.js';
 import { errorMiddleware } from './http/error.middleware.js';
+import { createMetrics } from './http/metrics.js';
 import { rateLimitMiddleware } from './http/rate-limit.js';
 import { requestIdOf } from './http/request-id.js';
 import { type AppState, publicOrigin } from './http/state.js';
@@ -81,11 +82,14 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
       log(`${ctx.method} ${ctx.path} ${ctx.status} ${ms} ms ${ctx.state.requestId}`);
     }
   });
+  const metrics = config.metricsToken ? createMetrics(config.metricsToken, store) : undefined;
+  if (metrics) app.use(metrics.middleware);
   app.use(errorMiddleware(log));
 
   const publicRouter = new Router<AppState>();
   registerApiRoutes(publicRouter, config.vendor);
   registerHealthRoutes(publicRouter, { store, draining: () => draining });
+  metrics?.register(publicRouter);
 
   const api = new Router<AppState>();
   api.use(authMiddleware(store));
@@ -116,6 +120,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     previewTimeoutMs: config.previewTimeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS,
     defaultQuotaBytes: config.quotaBytes,
     previewScheduler,
+    metrics,
     log,
   });
   const cdnUrl = config.cdnUrl?.replace(/\/+$/, '');

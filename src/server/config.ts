@@ -43,6 +43,8 @@ export interface ServerConfig {
    * a load balancer's health check takes this replica out first; default 0 (no balancer).
    */
   drainDelayMs?: number;
+  /** Serves GET /metrics to `Authorization: Bearer <this>`; without it /metrics does not exist. */
+  metricsToken?: string;
 }
 
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;

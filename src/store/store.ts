@@ -170,6 +170,8 @@ export interface Store {
    * retrievable again); undefined when the store already had tenants.
    */
   bootstrap(): Promise<{ adminToken: string } | undefined>;
+  /** Connections of the pool by state, for /metrics (PostgreSQL; SQLite has no pool). */
+  poolStats?(): { total: number; idle: number; waiting: number };
   /** Resolves when the database answers now; rejects (StoreUnavailableError) when it does not. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -115,6 +115,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       keepAliveTimeoutMs:
         opts.keepAliveTimeout === undefined ? undefined : opts.keepAliveTimeout * 1000,
       drainDelayMs: opts.drainDelay === undefined ? undefined : opts.drainDelay * 1000,
+      metricsToken: opts.metricsToken ?? (env.ROSTER_METRICS_TOKEN || undefined),
     },
     log: (line) => note(io, line),
   });

@@ -23,6 +23,7 @@ export interface ServeOptions {
   accessLog?: boolean;
   keepAliveTimeout?: number;
   drainDelay?: number;
+  metricsToken?: string;
 }
 
 export function register(program: Command, deps: Deps) {
@@ -85,6 +86,10 @@ export function register(program: Command, deps: Deps) {
       '--drain-delay <seconds>',
       "on SIGTERM, answer with /readyz failing this long before closing, so a load balancer's health check takes this replica out first (default 0)",
       parseNonNegativeInt,
+    )
+    .option(
+      '--metrics-token <token>',
+      'serve GET /metrics (Prometheus) to "Authorization: Bearer <token>" (default: $ROSTER_METRICS_TOKEN, which keeps it out of ps; without either, no /metrics)',
     )
     .option('--access-log', 'log one line per request on stderr')
     .addHelpText(

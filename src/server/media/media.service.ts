@@ -14,6 +14,7 @@ import type { Store } from '../../store/store.js';
 import type { MediumRow } from '../../store/types.js';
 import type { UrlSigner } from '../cdn/signing.js';
 import { AppError } from '../errors.js';
+import type { Metrics } from '../http/metrics.js';
 import type { RequestScope } from '../http/state.js';
 import type { Described } from '../previews/index.js';
 import { sanitizeFileName } from './file-name.js';
@@ -32,6 +33,8 @@ export interface MediaServiceDeps {
   previewScheduler?: PreviewScheduler;
   /** Storage per tenant for tenants without a quota of their own; undefined: no limit. */
   defaultQuotaBytes?: number;
+  /** Gauges of uploads and previews under way, when /metrics is on. */
+  metrics?: Pick<Metrics, 'uploadsInFlight' | 'previewsPending'>;
   log: (line: string) => void;
 }
 
@@ -85,9 +88,12 @@ export function mediaService(deps: MediaServiceDeps) {
       log(`medium ${id} (${kind.mimeType}) stored without preview: ${why}`);
       return {};
     };
+    deps.metrics?.previewsPending.inc();
     const outcome = await schedule(key, () =>
       describeAndPreview(path, kind, { previewPath, timeoutMs: deps.previewTimeoutMs }),
-    ).catch((err: Error) => ({ ran: true as const, value: skipped(err.message) }));
+    )
+      .catch((err: Error) => ({ ran: true as const, value: skipped(err.message) }))
+      .finally(() => deps.metrics?.previewsPending.dec());
     const described = outcome.ran ? outcome.value : skipped(`preview ${outcome.reason}`);
     return { kind, described };
   };
@@ -113,6 +119,63 @@ export function mediaService(deps: MediaServiceDeps) {
     if (used >= quota) throw overQuota(scope, used, quota);
   };
 
+  /** Receives, inspects, stores and records one upload; the preview is best effort. */
+  const receiveAndStore = async (scope: RequestScope, req: IncomingMessage): Promise<MediumRow> => {
+    await checkQuota(scope);
+    const id = newObjectId();
+    const received = await receiveUpload(req, blobs.tempPath(), deps.maxUploadBytes);
+    const previewTemp = blobs.tempPath();
+    const keys = { file: id, preview: `${id}.preview` };
+    let stored = false;
+    try {
+      const { kind, described } = await inspect(scope, id, received.tempPath, previewTemp);
+      const fileName = sanitizeFileName(received.fileName, kind.format);
+      const { preview } = described;
+      await blobs.put(keys.file, received.tempPath);
+      stored = true;
+      if (preview) await blobs.put(keys.preview, previewTemp);
+      const adding = received.bytes + (preview?.bytes ?? 0);
+      // Nobody would hear of this medium: a client that left gets no write it cannot know of
+      // (and would only repeat).
+      if (req.socket?.destroyed) throw new AppError('validation', 'the client went away');
+      const quota = quotaOf(scope);
+      const outcome = await store.media.insert(
+        {
+          id,
+          tenant_id: scope.tenant.id,
+          branch_id: scope.branch.id,
+          owner_id: scope.token.id,
+          file_name: fileName,
+          blob_key: keys.file,
+          type: kind.type,
+          format: kind.format || extensionOf(fileName) || 'bin',
+          mime_type: kind.mimeType,
+          bytes: received.bytes,
+          width: described.width ?? null,
+          height: described.height ?? null,
+          duration: described.duration ?? null,
+          preview_key: preview ? keys.preview : null,
+          preview_format: preview?.format ?? null,
+          preview_mime_type: preview?.mimeType ?? null,
+          preview_bytes: preview?.bytes ?? null,
+          preview_width: preview?.width ?? null,
+          preview_height: preview?.height ?? null,
+          created_at: new Date().toISOString(),
+        },
+        quota,
+      );
+      if ('used' in outcome) throw overQuota(scope, outcome.used, quota!, adding);
+      return outcome.inserted;
+    } catch (err) {
+      await blobs.discardTemp(received.tempPath);
+      if (stored) await discard([keys.file, keys.preview]);
+      throw err;
+    } finally {
+      // Stored (renamed away) or not wanted: either way no temp file stays.
+      await blobs.discardTemp(previewTemp);
+    }
+  };
+
   /** Removes files, logging (not failing on) what cannot be removed: the sweep gets it later. */
   const discard = async (keys: (string | null | undefined)[]) => {
     for (const key of keys) {
@@ -136,63 +199,15 @@ export function mediaService(deps: MediaServiceDeps) {
 
     get: (scope: RequestScope, id: string) => find(scope, id),
 
-    /** Receives, inspects, stores and records one upload; the preview is best effort. */
+    /** One upload, counted while it is under way. */
     async upload(scope: RequestScope, req: IncomingMessage): Promise<MediumRow> {
-      await checkQuota(scope);
-      const id = newObjectId();
-      const received = await receiveUpload(req, blobs.tempPath(), deps.maxUploadBytes);
-      const previewTemp = blobs.tempPath();
-      const keys = { file: id, preview: `${id}.preview` };
-      let stored = false;
+      deps.metrics?.uploadsInFlight.inc();
       try {
-        const { kind, described } = await inspect(scope, id, received.tempPath, previewTemp);
-        const fileName = sanitizeFileName(received.fileName, kind.format);
-        const { preview } = described;
-        await blobs.put(keys.file, received.tempPath);
-        stored = true;
-        if (preview) await blobs.put(keys.preview, previewTemp);
-        const adding = received.bytes + (preview?.bytes ?? 0);
-        // Nobody would hear of this medium: a client that left gets no write it cannot know of
-        // (and would only repeat).
-        if (req.socket?.destroyed) throw new AppError('validation', 'the client went away');
-        const quota = quotaOf(scope);
-        const outcome = await store.media.insert(
-          {
-            id,
-            tenant_id: scope.tenant.id,
-            branch_id: scope.branch.id,
-            owner_id: scope.token.id,
-            file_name: fileName,
-            blob_key: keys.file,
-            type: kind.type,
-            format: kind.format || extensionOf(fileName) || 'bin',
-            mime_type: kind.mimeType,
-            bytes: received.bytes,
-            width: described.width ?? null,
-            height: described.height ?? null,
-            duration: described.duration ?? null,
-            preview_key: preview ? keys.preview : null,
-            preview_format: preview?.format ?? null,
-            preview_mime_type: preview?.mimeType ?? null,
-            preview_bytes: preview?.bytes ?? null,
-            preview_width: preview?.width ?? null,
-            preview_height: preview?.height ?? null,
-            created_at: new Date().toISOString(),
-          },
-          quota,
-        );
-        if ('used' in outcome) throw overQuota(scope, outcome.used, quota!, adding);
-        return outcome.inserted;
-      } catch (err) {
-        await blobs.discardTemp(received.tempPath);
-        if (stored) await discard([keys.file, keys.preview]);
-        throw err;
+        return await receiveAndStore(scope, req);
       } finally {
-        // Stored (renamed away) or not wanted: either way no temp file stays.
-        await blobs.discardTemp(previewTemp);
+        deps.metrics?.uploadsInFlight.dec();
       }
     },
-
     async remove(scope: RequestScope, id: string): Promise<void> {
       const row = await find(scope, id);
       await store.reserve.whenFull(() => store.media.remove(row.rowid));

@@ -294,6 +294,11 @@ export async function openPostgresStore(url: string, opts: OpenOptions): Promise
         const { secret } = await createToken(client, branch[0]!.id, 'admin', [...SCOPES]);
         return { adminToken: secret };
       }),
+    poolStats: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
     async ping() {
       await query(pool, 'SELECT 1');
     },
