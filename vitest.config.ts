@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
  * under CI=true that is a failure.
  */
 const postgres = process.env.ROSTER_TEST_DATABASE;
+const s3 = process.env.ROSTER_TEST_BLOBS;
 
 const POSTGRES_TESTS = [
   'test/store/store-contract.test.ts',
@@ -37,14 +38,36 @@ const POSTGRES_TESTS = [
   'test/e2e/postgres-*.test.ts',
 ];
 
+/** The media suites, run again with media in an S3 bucket (and the data in PostgreSQL). */
+const S3_TESTS = [
+  'test/server/media/media.routes.test.ts',
+  'test/server/media/quota.test.ts',
+  'test/server/media/upload-limits.test.ts',
+  'test/server/media/fair-previews.test.ts',
+  'test/server/cdn/cdn.routes.test.ts',
+  'test/e2e/media-api.test.ts',
+  'test/e2e/media-cli.test.ts',
+  'test/e2e/s3-*.test.ts',
+];
+
 /** Tests of PostgreSQL alone: they need a database, so they run in that project only. */
-const POSTGRES_ONLY = ['test/store/postgres.test.ts', 'test/e2e/postgres-*.test.ts'];
+const POSTGRES_ONLY = [
+  'test/store/postgres.test.ts',
+  'test/e2e/postgres-*.test.ts',
+  'test/e2e/s3-*.test.ts',
+];
 
 if (!postgres) {
   const how =
     'set ROSTER_TEST_DATABASE=postgres://user:pass@127.0.0.1:5432/postgres (a user that may create databases; README "Tests")';
   if (process.env.CI === 'true') throw new Error(`PostgreSQL is required under CI=true: ${how}`);
   process.stderr.write(`skipping the PostgreSQL run of the suites: ${how}\n`);
+}
+if (!s3) {
+  const how =
+    'set ROSTER_TEST_BLOBS=s3://test, ROSTER_S3_ENDPOINT and the AWS keys (scripts/s3-test-server.sh starts a local radosgw and prints them)';
+  if (process.env.CI === 'true') throw new Error(`an S3 server is required under CI=true: ${how}`);
+  process.stderr.write(`skipping the S3 run of the media suites: ${how}\n`);
 }
 
 const shared = { testTimeout: 30_000, hookTimeout: 60_000 };
@@ -59,7 +82,7 @@ export default defineConfig({
           name: 'sqlite',
           include: ['test/**/*.test.ts'],
           exclude: POSTGRES_ONLY,
-          env: { ROSTER_TEST_DATABASE: '' },
+          env: { ROSTER_TEST_DATABASE: '', ROSTER_TEST_BLOBS: '' },
           ...shared,
         },
       },
@@ -69,7 +92,19 @@ export default defineConfig({
               test: {
                 name: 'postgres',
                 include: POSTGRES_TESTS,
-                env: { ROSTER_TEST_DATABASE: postgres },
+                env: { ROSTER_TEST_DATABASE: postgres, ROSTER_TEST_BLOBS: '' },
+                ...shared,
+              },
+            },
+          ]
+        : []),
+      ...(postgres && s3
+        ? [
+            {
+              test: {
+                name: 's3',
+                include: S3_TESTS,
+                env: { ROSTER_TEST_DATABASE: postgres, ROSTER_TEST_BLOBS: s3 },
                 ...shared,
               },
             },

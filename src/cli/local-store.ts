@@ -10,10 +10,11 @@ import { type Deps, note } from './context.js';
 import { CliError, usageError } from './errors.js';
 import { dataDirOf } from './paths.js';
 
-/** Where the store is: `--data` (the data dir) and `--database` (a URL that moves the data). */
+/** Where the store is: `--data` (the data dir), `--database` and `--blobs` (URLs that move it). */
 export interface StoreOptions {
   data?: string;
   database?: string;
+  blobs?: string;
 }
 
 /** The file that marks a SQLite data dir as Roster's (kept in sync with store/sqlite/db.ts). */
@@ -42,7 +43,9 @@ export async function openLocalStore(
 ): Promise<Store> {
   const { dataDir, target } = await targetOf(opts, deps);
   const { openStore } = await import('../store/open.js');
-  return openStore({ dataDir, target, ...tuning }).catch((err: Error) => {
+  const blobs = opts.blobs ?? (deps.env.ROSTER_BLOBS_URL || undefined);
+  return openStore({ dataDir, target, blobs, env: deps.env, ...tuning }).catch((err: Error) => {
+    if (err.name === 'DatabaseUrlError') throw usageError(`--blobs: ${err.message}`);
     if (err.name === 'DatabaseSetupError') throw new CliError(err.message);
     throw err;
   });

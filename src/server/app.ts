@@ -147,7 +147,9 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
       await sweepMedia(store, store.blobs, log, {
         force: config.forceSweep,
         // Local files and a shared database: other replicas' rows name files not kept here.
-        sharedRows: store.engine !== 'sqlite',
+        sharedRows: store.engine !== 'sqlite' && !store.blobs.shared,
+        // A shared object store: another replica's upload may be between its object and row.
+        sharedFiles: store.engine !== 'sqlite' && store.blobs.shared,
       });
       delivery = outboxDelivery({
         outbox: store.outbox,

@@ -12,6 +12,8 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 
 export interface BlobStore {
+  /** Whether other processes write here too (an object store replicas share; not a data dir). */
+  readonly shared: boolean;
   /** A fresh path in the temp area, to write an upload to (the directory exists after `init`). */
   tempPath(): string;
   /** Moves a finished temp file durably under `key` (fsync, rename, fsync of the directory). */
@@ -32,9 +34,12 @@ export interface BlobStore {
   inspectRoot(): Promise<{ state: 'present' | 'missing' | 'unreadable'; where: string }>;
   /** Creates the directories and removes every temp file (start-up only); returns how many. */
   sweepTemp(): Promise<number>;
+  /** Lets go of connections (an object store's keep-alive sockets would keep the process up). */
+  close?(): void;
 }
 
-const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** What a blob key may look like (ids and `<id>.preview`): no path or key tricks. */
+export const BLOB_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** fsync of a file (flags 'r+') or a directory ('r'): what makes a write or a rename durable. */
 export async function fsyncPath(path: string, flags = 'r') {
@@ -59,18 +64,38 @@ async function mkdirDurable(dir: string) {
 
 const missing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
+/**
+ * The data dir's scratch for uploads in flight, whatever keeps the files: previews need a
+ * local, seekable file, and a crash leaves only scratch files, swept at start-up.
+ */
+export function localScratch(dataDir: string) {
+  const temp = join(dataDir, 'media', 'tmp');
+  return {
+    tempPath: () => join(temp, `${randomBytes(12).toString('hex')}.part`),
+    discardTemp: (path: string) => rm(path, { force: true }),
+    async sweepTemp() {
+      await mkdirDurable(temp);
+      const names = await readdir(temp);
+      await Promise.all(names.map((name) => rm(join(temp, name), { force: true })));
+      return names.length;
+    },
+  };
+}
+
 export function localBlobStore(dataDir: string): BlobStore {
   const files = join(dataDir, 'media', 'files');
-  const temp = join(dataDir, 'media', 'tmp');
+  const scratch = localScratch(dataDir);
   const shardOf = (key: string) => join(files, key.slice(-2).toLowerCase());
   const pathOf = (key: string) => {
     // Keys come from the service (ids), never from a request; still, no path tricks.
-    if (!KEY.test(key)) throw new Error(`invalid blob key '${key}'`);
+    if (!BLOB_KEY.test(key)) throw new Error(`invalid blob key '${key}'`);
     return join(shardOf(key), key);
   };
 
   return {
-    tempPath: () => join(temp, `${randomBytes(12).toString('hex')}.part`),
+    shared: false,
+    tempPath: scratch.tempPath,
+    discardTemp: scratch.discardTemp,
 
     async put(key, tempPath) {
       const target = pathOf(key);
@@ -104,8 +129,6 @@ export function localBlobStore(dataDir: string): BlobStore {
       await rm(pathOf(key), { force: true });
     },
 
-    discardTemp: (path) => rm(path, { force: true }),
-
     async *keys() {
       let shards: string[];
       try {
@@ -116,7 +139,7 @@ export function localBlobStore(dataDir: string): BlobStore {
       }
       for (const shard of shards.sort()) {
         for (const name of (await readdir(join(files, shard))).sort()) {
-          if (KEY.test(name)) yield name;
+          if (BLOB_KEY.test(name)) yield name;
         }
       }
     },
@@ -134,10 +157,7 @@ export function localBlobStore(dataDir: string): BlobStore {
 
     async sweepTemp() {
       await mkdirDurable(files);
-      await mkdirDurable(temp);
-      const names = await readdir(temp);
-      await Promise.all(names.map((name) => rm(join(temp, name), { force: true })));
-      return names.length;
+      return scratch.sweepTemp();
     },
   };
 }

@@ -4,6 +4,7 @@
  * deployment never loads `pg` and a one-shot admin command loads one driver.
  */
 import { resolve } from 'node:path';
+import { type BlobStore, localBlobStore } from './blobs.js';
 import { redactUrl } from './redact.js';
 import type { Store } from './store.js';
 
@@ -32,6 +33,10 @@ export function databaseTarget(database: string | undefined, dataDir: string): D
 }
 
 export interface OpenOptions {
+  /** Where media files go: `file:<dir>` or `s3://bucket/prefix` (default: the data dir). */
+  blobs?: string;
+  /** Where ROSTER_S3_ENDPOINT and the AWS settings are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
   /** The process's own dir: the lock, local scratch, and the default home of data and blobs. */
   dataDir: string;
   target: DatabaseTarget;
@@ -41,11 +46,34 @@ export interface OpenOptions {
   statementTimeoutMs?: number;
 }
 
+/** The blob store `--blobs` names; the data dir's files by default. */
+export async function openBlobs(opts: OpenOptions): Promise<BlobStore> {
+  const url = opts.blobs?.trim();
+  if (!url) return localBlobStore(opts.dataDir);
+  if (url.startsWith('file:')) {
+    const dir = url.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
+    if (!dir) throw new DatabaseUrlError(`'${url}' names no directory: use file:<dir>`);
+    return localBlobStore(resolve(dir));
+  }
+  if (url.startsWith('s3://')) {
+    const { parseS3Url, s3BlobStore } = await import('./s3-blobs.js');
+    try {
+      return s3BlobStore(parseS3Url(url, opts.env ?? process.env), opts.dataDir);
+    } catch (err) {
+      throw new DatabaseUrlError((err as Error).message);
+    }
+  }
+  throw new DatabaseUrlError(
+    `'${url}' is not a media store Roster knows: use s3://bucket/prefix or file:<dir>`,
+  );
+}
+
 export async function openStore(opts: OpenOptions): Promise<Store> {
+  const blobs = await openBlobs(opts);
   if (opts.target.engine === 'sqlite') {
     const { openSqliteStore } = await import('./sqlite/store.js');
-    return openSqliteStore(opts.target.dir, opts.dataDir);
+    return openSqliteStore(opts.target.dir, opts.dataDir, blobs);
   }
   const { openPostgresStore } = await import('./postgres/store.js');
-  return openPostgresStore(opts.target.url, opts);
+  return openPostgresStore(opts.target.url, opts, blobs);
 }

@@ -9,7 +9,7 @@ import { execaNode, execaSync, type ResultPromise } from 'execa';
 import { SCOPES } from '../../src/contract/scopes.js';
 import type { ServerConfig } from '../../src/server/config.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
-import { testDatabase } from './database.js';
+import { testBlobs, testDatabase } from './database.js';
 import { requester, type TestServer } from './server.js';
 
 export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'roster.js');
@@ -30,12 +30,13 @@ export async function spawnServe(
   dataDir: string,
   configDir: string,
   extraArgs: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<{ child: ResultPromise; url: string; logs: string[] }> {
   const child = execaNode(
     BIN,
     ['serve', '--port', '0', '--data', dataDir, '--access-log', ...extraArgs],
     {
-      env: { ROSTER_CONFIG_DIR: configDir, NO_COLOR: '1' },
+      env: { ROSTER_CONFIG_DIR: configDir, NO_COLOR: '1', ...env },
       stdin: 'ignore',
       reject: false,
     },
@@ -63,8 +64,10 @@ export async function startCliServer(config: Partial<ServerConfig> = {}): Promis
   const configDir = mkdtempSync(join(tmpdir(), 'roster-e2e-config-'));
   // On PostgreSQL (ROSTER_TEST_DATABASE), serve and every CLI call use a fresh database.
   const database = await testDatabase();
+  const blobs = await testBlobs();
   const args = [
     ...(database.url ? ['--database', database.url] : []),
+    ...(blobs.url ? ['--blobs', blobs.url] : []),
     ...(config.vendor ? ['--vendor', config.vendor] : []),
     ...(config.maxUploadBytes ? ['--max-upload-size', String(config.maxUploadBytes)] : []),
     ...(config.rateLimit ? ['--rate-limit', `${config.rateLimit}/s`] : []),
@@ -76,6 +79,7 @@ export async function startCliServer(config: Partial<ServerConfig> = {}): Promis
     ROSTER_DATA_DIR: dataDir,
     NO_COLOR: '1',
     ...(database.url ? { ROSTER_DATABASE_URL: database.url } : {}),
+    ...(blobs.url ? { ROSTER_BLOBS_URL: blobs.url } : {}),
   };
   const cli: CliServer['cli'] = (cliArgs, opts = {}) =>
     execaSync(process.execPath, [BIN, ...cliArgs], {
@@ -83,7 +87,11 @@ export async function startCliServer(config: Partial<ServerConfig> = {}): Promis
       input: opts.input ?? '',
       reject: false,
     });
-  const store = await openStore({ dataDir, target: databaseTarget(database.url, dataDir) });
+  const store = await openStore({
+    dataDir,
+    target: databaseTarget(database.url, dataDir),
+    blobs: blobs.url,
+  });
 
   return {
     url,
@@ -120,6 +128,7 @@ export async function startCliServer(config: Partial<ServerConfig> = {}): Promis
       await child;
       await store.close();
       await database.drop();
+      await blobs.drop();
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(configDir, { recursive: true, force: true });
     },

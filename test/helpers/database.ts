@@ -12,6 +12,8 @@ import type { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { Store } from '../../src/store/store.js';
 
 export const TEST_DATABASE = process.env.ROSTER_TEST_DATABASE || undefined;
+/** `s3://` with ROSTER_S3_ENDPOINT and the AWS variables: media in a fresh bucket per store. */
+export const TEST_BLOBS = process.env.ROSTER_TEST_BLOBS || undefined;
 
 /** Which backend this run tests, for test names and backend-specific checks. */
 export const BACKEND: 'sqlite' | 'postgres' = TEST_DATABASE ? 'postgres' : 'sqlite';
@@ -54,19 +56,51 @@ export async function testDatabase(): Promise<{ url?: string; drop(): Promise<vo
   return freshDatabase();
 }
 
+/** The `--blobs` value a test server should use: undefined (the data dir), or a fresh bucket. */
+export async function testBlobs(): Promise<{ url?: string; drop(): Promise<void> }> {
+  if (!TEST_BLOBS) return { drop: async () => {} };
+  const s3 = await import('@aws-sdk/client-s3');
+  const client = new s3.S3Client({
+    endpoint: process.env.ROSTER_S3_ENDPOINT,
+    forcePathStyle: true,
+    region: process.env.AWS_REGION ?? 'us-east-1',
+  });
+  const bucket = `roster-test-${randomBytes(6).toString('hex')}`;
+  await client.send(new s3.CreateBucketCommand({ Bucket: bucket }));
+  return {
+    url: `s3://${bucket}/media`,
+    async drop() {
+      const listed = await client.send(new s3.ListObjectsV2Command({ Bucket: bucket }));
+      for (const o of listed.Contents ?? []) {
+        await client.send(new s3.DeleteObjectCommand({ Bucket: bucket, Key: o.Key }));
+      }
+      await client.send(new s3.DeleteBucketCommand({ Bucket: bucket }));
+      client.destroy();
+    },
+  };
+}
+
 /** Opens the test store on `dataDir` (and a fresh database, on PostgreSQL). */
 export async function openTestStore(
   dataDir: string,
   tuning: Pick<OpenOptions, 'statementTimeoutMs' | 'poolSize'> = {},
-): Promise<{ store: Store; database?: string; dispose(): Promise<void> }> {
+): Promise<{ store: Store; database?: string; blobs?: string; dispose(): Promise<void> }> {
   const db = await testDatabase();
-  const store = await openStore({ dataDir, target: databaseTarget(db.url, dataDir), ...tuning });
+  const blobs = await testBlobs();
+  const store = await openStore({
+    dataDir,
+    target: databaseTarget(db.url, dataDir),
+    blobs: blobs.url,
+    ...tuning,
+  });
   return {
     store,
     database: db.url,
+    blobs: blobs.url,
     async dispose() {
       await store.close();
       await db.drop();
+      await blobs.drop();
     },
   };
 }

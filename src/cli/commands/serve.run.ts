@@ -87,11 +87,15 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   }
   let store: Store;
   try {
-    store = await openLocalStore({ data: opts.data, database: opts.database }, deps, {
-      poolSize: opts.dbPoolSize,
-      statementTimeoutMs:
-        opts.dbStatementTimeout === undefined ? undefined : opts.dbStatementTimeout * 1000,
-    });
+    store = await openLocalStore(
+      { data: opts.data, database: opts.database, blobs: opts.blobs },
+      deps,
+      {
+        poolSize: opts.dbPoolSize,
+        statementTimeoutMs:
+          opts.dbStatementTimeout === undefined ? undefined : opts.dbStatementTimeout * 1000,
+      },
+    );
   } catch (err) {
     lock.release();
     throw err;

@@ -9,6 +9,7 @@ export interface ServeOptions {
   host: string;
   data?: string;
   database?: string;
+  blobs?: string;
   dbPoolSize?: number;
   dbStatementTimeout?: number;
   vendor: string;
@@ -36,6 +37,10 @@ export function register(program: Command, deps: Deps) {
     .option(
       '--database <url>',
       "keep the data in PostgreSQL (postgres://user:pass@host:5432/db; sslmode in the URL) instead of the data dir's SQLite (default: $ROSTER_DATABASE_URL)",
+    )
+    .option(
+      '--blobs <url>',
+      'keep media files in an S3-compatible bucket (s3://bucket/prefix; endpoint from $ROSTER_S3_ENDPOINT, keys from the AWS variables) instead of the data dir (default: $ROSTER_BLOBS_URL)',
     )
     .option(
       '--db-pool-size <n>',

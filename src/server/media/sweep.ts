@@ -11,7 +11,9 @@
  *
  * With a database other processes share (PostgreSQL) and files on this process's own disk, a
  * row whose file is not here may be another replica's: rows are then left alone (`sharedRows`)
- * and only this data dir's temp files and files no row names are swept.
+ * and only this data dir's temp files and files no row names are swept. With an object store
+ * that replicas share, an object without a row may be another replica's upload about to commit:
+ * such objects are left (`sharedFiles`; removing them after a grace period is for later).
  */
 import type { BlobStore } from '../../store/blobs.js';
 import type { Store } from '../../store/store.js';
@@ -35,6 +37,15 @@ const tooMany = (n: number, of: number) => n > FREE_ITEMS && n > of * FREE_SHARE
 
 async function checkRoot(blobs: BlobStore, rows: number) {
   const { state, where } = await blobs.inspectRoot();
+  // An object store is configured on purpose: a missing bucket or refused credentials are
+  // mistakes to fix before serving, whatever the database holds.
+  if (blobs.shared && state !== 'present') {
+    throw new SweepRefusedError(
+      state === 'missing'
+        ? `the media bucket ${where} does not exist: create it, or fix --blobs / ROSTER_BLOBS_URL`
+        : `the media bucket ${where} cannot be read: check ROSTER_S3_ENDPOINT, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY`,
+    );
+  }
   if (state === 'unreadable') {
     throw new SweepRefusedError(
       `the media files directory ${where} is not readable: check the volume and its permissions`,
@@ -52,7 +63,11 @@ export async function sweepMedia(
   store: Store,
   blobs: BlobStore,
   log: (line: string) => void,
-  { force = false, sharedRows = false }: { force?: boolean; sharedRows?: boolean } = {},
+  {
+    force = false,
+    sharedRows = false,
+    sharedFiles = false,
+  }: { force?: boolean; sharedRows?: boolean; sharedFiles?: boolean } = {},
 ): Promise<SweepResult> {
   const rows = await store.media.allKeys();
   await checkRoot(blobs, sharedRows ? 0 : rows.length);
@@ -66,7 +81,7 @@ export async function sweepMedia(
     named.add(row.blob_key);
     if (row.preview_key && present.has(row.preview_key)) named.add(row.preview_key);
   }
-  const orphans = [...present].filter((key) => !named.has(key));
+  const orphans = sharedFiles ? [] : [...present].filter((key) => !named.has(key));
   if (!force && (tooMany(lostRows.length, rows.length) || tooMany(orphans.length, present.size))) {
     throw new SweepRefusedError(
       `the start-up sweep would remove ${lostRows.length} of ${rows.length} media rows and ` +

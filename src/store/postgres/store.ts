@@ -5,7 +5,7 @@
  * revoke` fails on the very next request everywhere.
  */
 import { SCOPES, type Scope } from '../../contract/scopes.js';
-import { localBlobStore } from '../blobs.js';
+import { type BlobStore, localBlobStore } from '../blobs.js';
 import type { OpenOptions } from '../open.js';
 import { secureDataDir } from '../permissions.js';
 import { redactUrl } from '../redact.js';
@@ -81,7 +81,11 @@ async function createToken(db: Queryable, branchId: number, name: string, scopes
   return { token, secret: tokenString };
 }
 
-export async function openPostgresStore(url: string, opts: OpenOptions): Promise<PostgresStore> {
+export async function openPostgresStore(
+  url: string,
+  opts: OpenOptions,
+  blobs: BlobStore = localBlobStore(opts.dataDir),
+): Promise<PostgresStore> {
   const permissionWarnings = secureDataDir(opts.dataDir);
   const pool = createPool(url, opts, () => {
     // A dropped idle connection: the pool replaces it; requests meanwhile answer 503.
@@ -276,7 +280,7 @@ export async function openPostgresStore(url: string, opts: OpenOptions): Promise
         return allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / perSecond));
       },
     },
-    blobs: localBlobStore(opts.dataDir),
+    blobs,
     reserve,
     permissionWarnings,
     bootstrap: () =>
@@ -302,6 +306,9 @@ export async function openPostgresStore(url: string, opts: OpenOptions): Promise
     async ping() {
       await query(pool, 'SELECT 1');
     },
-    close: () => pool.end(),
+    async close() {
+      blobs.close?.();
+      await pool.end();
+    },
   };
 }

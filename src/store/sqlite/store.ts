@@ -4,7 +4,7 @@
  * database; the async interface only wraps the result.
  */
 import { SCOPES } from '../../contract/scopes.js';
-import { localBlobStore } from '../blobs.js';
+import { type BlobStore, localBlobStore } from '../blobs.js';
 import { secureDataDir, secureFiles } from '../permissions.js';
 import { diskReserve } from '../reserve.js';
 import type { Store } from '../store.js';
@@ -31,7 +31,11 @@ export interface SqliteStore extends Store {
  * Opens the database in `dir` (the data dir unless `--database sqlite:<dir>` moved it); the
  * blobs and the disk reserve stay in `dataDir`.
  */
-export function openSqliteStore(dir: string, dataDir = dir): SqliteStore {
+export function openSqliteStore(
+  dir: string,
+  dataDir = dir,
+  blobs: BlobStore = localBlobStore(dataDir),
+): SqliteStore {
   // Before SQLite opens anything: its WAL and shared-memory files copy the database's mode.
   const permissionWarnings = [
     ...secureDataDir(dataDir),
@@ -157,7 +161,7 @@ export function openSqliteStore(dir: string, dataDir = dir): SqliteStore {
         return 0;
       },
     },
-    blobs: localBlobStore(dataDir),
+    blobs,
     reserve,
     permissionWarnings,
     async bootstrap() {
@@ -174,6 +178,7 @@ export function openSqliteStore(dir: string, dataDir = dir): SqliteStore {
     },
     async close() {
       db.close();
+      blobs.close?.();
     },
   };
 }

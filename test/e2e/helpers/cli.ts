@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { testDatabase } from '../../helpers/database.js';
+import { testBlobs, testDatabase } from '../../helpers/database.js';
 
 export const BIN = join(import.meta.dirname, '..', '..', '..', 'bin', 'roster.js');
 
@@ -59,7 +59,18 @@ export async function serve(extraArgs: string[] = []): Promise<Served> {
   // On PostgreSQL (ROSTER_TEST_DATABASE), serve and the local admin commands share a fresh
   // database through the environment, as an operator's would.
   const database = await testDatabase();
+  const blobs = await testBlobs();
+  const s3Env: Env = blobs.url
+    ? {
+        ROSTER_BLOBS_URL: blobs.url,
+        ROSTER_S3_ENDPOINT: process.env.ROSTER_S3_ENDPOINT,
+        AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID,
+        AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY,
+        AWS_REGION: process.env.AWS_REGION,
+      }
+    : {};
   const env: Env = {
+    ...s3Env,
     ROSTER_CONFIG_DIR: configDir,
     ROSTER_DATA_DIR: dataDir,
     HOME: configDir,
@@ -100,6 +111,7 @@ export async function serve(extraArgs: string[] = []): Promise<Served> {
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(configDir, { recursive: true, force: true });
       await database.drop();
+      await blobs.drop();
     },
   };
 }

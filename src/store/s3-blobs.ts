@@ -1,0 +1,166 @@
+/**
+ * Media files in an S3-compatible object store (AWS, Ceph's radosgw, …), behind the same
+ * BlobStore interface as local disk. An upload still lands in the data dir's scratch first
+ * (previews need a seekable local file); `put` then streams it up as a multipart upload and
+ * removes the scratch file. The object is durable once the upload answered, so the row, which
+ * commits after `put`, never names a missing object. Reads are ranged GETs.
+ */
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { BLOB_KEY, type BlobStore, localScratch } from './blobs.js';
+import { StoreUnavailableError } from './errors.js';
+
+export interface S3Location {
+  bucket: string;
+  /** Keys are `<prefix><key>`; empty or ending in `/`. */
+  prefix: string;
+  /** A non-AWS endpoint (ROSTER_S3_ENDPOINT), addressed path-style. */
+  endpoint?: string;
+  region?: string;
+}
+
+/** `s3://bucket/prefix` as a location; the endpoint and credentials come from the environment. */
+export function parseS3Url(url: string, env: NodeJS.ProcessEnv): S3Location {
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
+  if (!m) {
+    throw new Error(`'${url}' is not an S3 URL: use s3://bucket or s3://bucket/prefix`);
+  }
+  const prefix = (m[2] ?? '').replace(/^\/+/, '');
+  return {
+    bucket: m[1]!,
+    prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`,
+    endpoint: env.ROSTER_S3_ENDPOINT || undefined,
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+  };
+}
+
+const status = (err: unknown) =>
+  (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+
+/** Network failures and 5xx of the object store: the request may succeed later (503). */
+function unavailable(err: unknown): unknown {
+  const e = err as { name?: string; code?: string; message?: string };
+  const code = status(err);
+  if (
+    (code !== undefined && code >= 500) ||
+    (code === undefined &&
+      (e.code === 'ECONNREFUSED' ||
+        e.code === 'ECONNRESET' ||
+        e.code === 'ETIMEDOUT' ||
+        e.name === 'TimeoutError' ||
+        /socket hang up|ECONNREFUSED/.test(e.message ?? '')))
+  ) {
+    return new StoreUnavailableError(`object store unavailable: ${e.message ?? e.name}`, {
+      cause: err,
+    });
+  }
+  return err;
+}
+
+export function s3BlobStore(location: S3Location, dataDir: string): BlobStore {
+  // The SDK warns on Node 20 that its 2027 releases need Node 22 (SCALE.md notes it); that is for
+  // whoever pins its version, not a line in every serve's start-up output.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const client = new S3Client({
+    region: location.region,
+    endpoint: location.endpoint,
+    forcePathStyle: location.endpoint !== undefined,
+  });
+  const { bucket, prefix } = location;
+  const keyOf = (key: string) => {
+    // Keys come from the service (ids), never from a request; still, only the known shape.
+    if (!BLOB_KEY.test(key)) throw new Error(`invalid blob key '${key}'`);
+    return `${prefix}${key}`;
+  };
+  const where = `s3://${bucket}/${prefix}${location.endpoint ? ` at ${location.endpoint}` : ''}`;
+  const scratch = localScratch(dataDir);
+  const call = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw unavailable(err);
+    }
+  };
+
+  return {
+    shared: true,
+    tempPath: scratch.tempPath,
+    discardTemp: scratch.discardTemp,
+    sweepTemp: scratch.sweepTemp,
+
+    async put(key, tempPath) {
+      // 8 MiB parts, 4 at a time: a 1 GiB file streams up in ~32 MiB of buffers.
+      const upload = new Upload({
+        client,
+        params: { Bucket: bucket, Key: keyOf(key), Body: createReadStream(tempPath) },
+        partSize: 8 * 1024 * 1024,
+        queueSize: 4,
+      });
+      await call(() => upload.done());
+      await scratch.discardTemp(tempPath);
+    },
+
+    async get(key, range) {
+      const out = await call(() =>
+        client.send(
+          new GetObjectCommand({
+            Bucket: bucket,
+            Key: keyOf(key),
+            Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+          }),
+        ),
+      );
+      return out.Body as Readable;
+    },
+
+    async stat(key) {
+      try {
+        const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: keyOf(key) }));
+        return { size: head.ContentLength ?? 0 };
+      } catch (err) {
+        if (status(err) === 404) return undefined;
+        throw unavailable(err);
+      }
+    },
+
+    async delete(key) {
+      await call(() => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(key) })));
+    },
+
+    async *keys() {
+      let token: string | undefined;
+      do {
+        const page = await call(() =>
+          client.send(
+            new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+          ),
+        );
+        for (const object of page.Contents ?? []) {
+          const key = object.Key?.slice(prefix.length);
+          if (key && BLOB_KEY.test(key)) yield key;
+        }
+        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (token);
+    },
+
+    close: () => client.destroy(),
+
+    async inspectRoot() {
+      try {
+        await client.send(new HeadBucketCommand({ Bucket: bucket }));
+        return { state: 'present', where };
+      } catch (err) {
+        return { state: status(err) === 404 ? 'missing' : 'unreadable', where };
+      }
+    },
+  };
+}
