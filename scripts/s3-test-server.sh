@@ -12,8 +12,14 @@ export CEPH_CONF="$dir/ceph.conf"
 
 case "$cmd" in
 stop)
-  for pidfile in "$dir"/run/*.pid; do
-    [ -e "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
+  pids=$(cat "$dir"/run/*.pid 2>/dev/null || true)
+  [ -n "$pids" ] && kill $pids 2>/dev/null || true
+  # The daemons take a moment to go; their ports are free only then.
+  for _ in $(seq 1 50); do
+    alive=0
+    for pid in $pids; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.2
   done
   exit 0
   ;;
