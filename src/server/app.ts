@@ -150,6 +150,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
         sharedRows: store.engine !== 'sqlite' && !store.blobs.shared,
         // A shared object store: another replica's upload may be between its object and row.
         sharedFiles: store.engine !== 'sqlite' && store.blobs.shared,
+        graceMs: config.sweepGraceMs,
       });
       delivery = outboxDelivery({
         outbox: store.outbox,

@@ -43,6 +43,8 @@ export interface ServerConfig {
    * a load balancer's health check takes this replica out first; default 0 (no balancer).
    */
   drainDelayMs?: number;
+  /** With a shared bucket, an object without a row is swept once older than this; default 1 h. */
+  sweepGraceMs?: number;
   /** Serves GET /metrics to `Authorization: Bearer <this>`; without it /metrics does not exist. */
   metricsToken?: string;
 }

@@ -21,6 +21,8 @@ export interface BlobStore {
   /** The bytes of `key` (an inclusive range, or all); rejects when it does not exist. */
   get(key: string, range?: { start: number; end: number }): Promise<Readable>;
   stat(key: string): Promise<{ size: number } | undefined>;
+  /** When `key` was written (ms since the epoch), or undefined when it does not exist. */
+  modifiedAt(key: string): Promise<number | undefined>;
   /** Removes `key`; no error when it is already gone. */
   delete(key: string): Promise<void>;
   /** Removes a temp file, if it exists. */
@@ -119,6 +121,15 @@ export function localBlobStore(dataDir: string): BlobStore {
       try {
         const s = await stat(pathOf(key));
         return s.isFile() ? { size: s.size } : undefined;
+      } catch (err) {
+        if (missing(err)) return undefined;
+        throw err;
+      }
+    },
+
+    async modifiedAt(key) {
+      try {
+        return (await stat(pathOf(key))).mtimeMs;
       } catch (err) {
         if (missing(err)) return undefined;
         throw err;

@@ -132,6 +132,16 @@ export function s3BlobStore(location: S3Location, dataDir: string): BlobStore {
       }
     },
 
+    async modifiedAt(key) {
+      try {
+        const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: keyOf(key) }));
+        return head.LastModified?.getTime();
+      } catch (err) {
+        if (status(err) === 404) return undefined;
+        throw unavailable(err);
+      }
+    },
+
     async delete(key) {
       await call(() => client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(key) })));
     },

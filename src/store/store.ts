@@ -170,6 +170,11 @@ export interface Store {
    * retrievable again); undefined when the store already had tenants.
    */
   bootstrap(): Promise<{ adminToken: string } | undefined>;
+  /**
+   * The right to sweep media, one process at a time across replicas: a release function, or
+   * undefined when another process is sweeping now.
+   */
+  trySweepLock(): Promise<(() => Promise<void>) | undefined>;
   /** Connections of the pool by state, for /metrics (PostgreSQL; SQLite has no pool). */
   poolStats?(): { total: number; idle: number; waiting: number };
   /** Resolves when the database answers now; rejects (StoreUnavailableError) when it does not. */

@@ -13,7 +13,8 @@
  * row whose file is not here may be another replica's: rows are then left alone (`sharedRows`)
  * and only this data dir's temp files and files no row names are swept. With an object store
  * that replicas share, an object without a row may be another replica's upload about to commit:
- * such objects are left (`sharedFiles`; removing them after a grace period is for later).
+ * only objects older than a grace period go (`sharedFiles`, `graceMs`), and one replica sweeps
+ * at a time (the store's sweep lock; the others skip it).
  */
 import type { BlobStore } from '../../store/blobs.js';
 import type { Store } from '../../store/store.js';
@@ -67,8 +68,44 @@ export async function sweepMedia(
     force = false,
     sharedRows = false,
     sharedFiles = false,
-  }: { force?: boolean; sharedRows?: boolean; sharedFiles?: boolean } = {},
+    graceMs = SHARED_GRACE_MS,
+    now = Date.now,
+  }: {
+    force?: boolean;
+    sharedRows?: boolean;
+    sharedFiles?: boolean;
+    graceMs?: number;
+    now?: () => number;
+  } = {},
 ): Promise<SweepResult> {
+  const release = await store.trySweepLock();
+  if (!release) {
+    log('sweep: another replica is sweeping the media; skipped');
+    return { tempFiles: 0, orphanBlobs: 0, rowsWithoutFile: 0, previewsLost: 0 };
+  }
+  try {
+    return await sweepLocked(store, blobs, log, { force, sharedRows, sharedFiles, graceMs, now });
+  } finally {
+    await release();
+  }
+}
+
+/** An object without a row younger than this may be an upload about to commit elsewhere. */
+export const SHARED_GRACE_MS = 60 * 60 * 1000;
+
+async function sweepLocked(
+  store: Store,
+  blobs: BlobStore,
+  log: (line: string) => void,
+  opts: {
+    force: boolean;
+    sharedRows: boolean;
+    sharedFiles: boolean;
+    graceMs: number;
+    now: () => number;
+  },
+): Promise<SweepResult> {
+  const { force, sharedRows, sharedFiles } = opts;
   const rows = await store.media.allKeys();
   await checkRoot(blobs, sharedRows ? 0 : rows.length);
   const present = new Set<string>();
@@ -81,7 +118,15 @@ export async function sweepMedia(
     named.add(row.blob_key);
     if (row.preview_key && present.has(row.preview_key)) named.add(row.preview_key);
   }
-  const orphans = sharedFiles ? [] : [...present].filter((key) => !named.has(key));
+  let orphans = [...present].filter((key) => !named.has(key));
+  if (sharedFiles) {
+    const old: string[] = [];
+    for (const key of orphans) {
+      const at = await blobs.modifiedAt(key);
+      if (at !== undefined && opts.now() - at > opts.graceMs) old.push(key);
+    }
+    orphans = old;
+  }
   if (!force && (tooMany(lostRows.length, rows.length) || tooMany(orphans.length, present.size))) {
     throw new SweepRefusedError(
       `the start-up sweep would remove ${lostRows.length} of ${rows.length} media rows and ` +

@@ -40,6 +40,9 @@ export interface PostgresStore extends Store {
   readonly pool: Pool;
 }
 
+/** The advisory lock one replica holds while it sweeps media. */
+const SWEEP_LOCK = 0x53776570; // "Swep"
+
 /** The advisory lock that makes a first start's bootstrap happen once across replicas. */
 const BOOTSTRAP_LOCK = 0x426f6f74; // "Boot"
 
@@ -298,6 +301,22 @@ export async function openPostgresStore(
         const { secret } = await createToken(client, branch[0]!.id, 'admin', [...SCOPES]);
         return { adminToken: secret };
       }),
+    async trySweepLock() {
+      // Session-level, on a connection of its own, held until released.
+      const client = await pool.connect();
+      const { rows } = await client.query<{ locked: boolean }>(
+        'SELECT pg_try_advisory_lock($1) AS locked',
+        [SWEEP_LOCK],
+      );
+      if (!rows[0]?.locked) {
+        client.release();
+        return undefined;
+      }
+      return async () => {
+        await client.query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK]).catch(() => {});
+        client.release();
+      };
+    },
     poolStats: () => ({
       total: pool.totalCount,
       idle: pool.idleCount,

@@ -173,6 +173,8 @@ export function openSqliteStore(
         return { adminToken: secret };
       })();
     },
+    // One serve per data dir (store/lock.ts): nobody else sweeps it.
+    trySweepLock: async () => async () => {},
     async ping() {
       ping.get();
     },

@@ -1,0 +1,87 @@
+/**
+ * The start-up sweep with media in a bucket replicas share: an object without a row is removed
+ * only once older than the grace period (it may be another replica's upload about to commit),
+ * rows and their objects stay, and only one replica sweeps at a time. S3 project only.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createApp } from '../../src/server/app.js';
+import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/config.js';
+import type { Store } from '../../src/store/store.js';
+import { openTestStore } from '../helpers/database.js';
+import { requester } from '../helpers/server.js';
+import { blobKeys, fixtures, uploadBody } from '../server/media/media-helpers.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'roster-s3-sweep-'));
+let store: Store;
+let dispose: () => Promise<void>;
+let medium: { id: string };
+beforeAll(async () => {
+  ({ store, dispose } = await openTestStore(dataDir));
+  const token = (await store.bootstrap())!.adminToken;
+  const app = await start();
+  const { body, contentType } = uploadBody(readFileSync((await fixtures()).png), 'kept.png');
+  medium = (
+    await requester((await app.listen(0)).url, token)('POST', '/api/media', {
+      headers: { 'content-type': contentType },
+      body,
+    })
+  ).json;
+  await app.close();
+});
+afterAll(async () => {
+  await dispose();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function start(extra: Partial<ServerConfig> = {}, logs: string[] = []) {
+  return createApp({
+    store,
+    config: { dataDir, vendor: 'service', maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES, ...extra },
+    log: (l) => logs.push(l),
+  });
+}
+
+/** An object in the bucket that no row names, as a crashed or in-flight upload leaves. */
+async function stray(key: string) {
+  const temp = store.blobs.tempPath();
+  writeFileSync(temp, 'no row names me');
+  await store.blobs.put(key, temp);
+}
+
+test('an object without a row stays within the grace period and goes after it', async () => {
+  expect(store.blobs.shared).toBe(true);
+  await stray('ffffffffffffffffffffff01');
+  const young = await start();
+  await young.listen(0);
+  await young.close();
+  expect(await blobKeys({ store })).toContain('ffffffffffffffffffffff01');
+
+  const logs: string[] = [];
+  const old = await start({ sweepGraceMs: 0 }, logs);
+  await old.listen(0);
+  await old.close();
+  const keys = await blobKeys({ store });
+  expect(keys).not.toContain('ffffffffffffffffffffff01');
+  expect(keys).toContain(medium.id);
+  expect(logs.some((l) => /sweep: removed .* 1 file\(s\) without a medium/.test(l))).toBe(true);
+});
+
+test('while another replica sweeps, this one skips the sweep and still starts', async () => {
+  await stray('ffffffffffffffffffffff02');
+  const release = await store.trySweepLock();
+  expect(release).toBeDefined();
+  const logs: string[] = [];
+  try {
+    // The lock is a PostgreSQL session lock: the app's sweep asks on another connection.
+    const app = await start({ sweepGraceMs: 0 }, logs);
+    await app.listen(0);
+    await app.close();
+  } finally {
+    await release!();
+  }
+  expect(logs).toContain('sweep: another replica is sweeping the media; skipped');
+  expect(await blobKeys({ store })).toContain('ffffffffffffffffffffff02');
+});
