@@ -1,0 +1,70 @@
+// The CLI as one CommonJS file, dist/cli/roster.cjs, which bin/roster.js loads (`npm run build`
+// runs this after tsc). On Node 20 a one-shot command spent more time loading ~55 ES modules one
+// by one (the ESM loader reads each file asynchronously, then resolves and links it) than talking
+// to the service. One CommonJS file is read and compiled once, and esbuild keeps every
+// `import()` of a bundled module lazy: a command's module is still initialised only when it runs.
+//
+// Left out of the file, and loaded as before when a command needs them:
+// - the service (dist/server, dist/store): only `roster serve` and the local admin commands use
+//   it, always through `import()` (checked below; a static import would load Koa for every
+//   command), and it keeps its own paths (workers, previews);
+// - undici, zod, csv-parse, csv-stringify: required on first use through their CommonJS builds
+//   (undici by the same files as its own index, so the start-up bench's floor compares like with
+//   like); bundled, their unused code would be compiled by every command;
+// - conf, ora, @inquirer/prompts: ES modules, loaded through `import()` when a command needs them.
+import { dirname, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DIST = `${ROOT}dist/`;
+export const OUTFILE = `${DIST}cli/roster.cjs`;
+const SERVICE = [`${DIST}server/`, `${DIST}store/`];
+const EXTERNAL = /^(undici|zod|csv-parse|csv-stringify|conf|ora|@inquirer\/prompts)(\/|$)/;
+
+/** Keeps the service and the heavier packages outside the bundle (see above). */
+const outside = {
+  name: 'outside',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.kind === 'entry-point' || args.pluginData === outside) return undefined;
+      if (EXTERNAL.test(args.path)) return { path: args.path, external: true };
+      const res = await b.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: outside,
+      });
+      if (res.errors.length > 0 || !SERVICE.some((dir) => res.path.startsWith(dir))) return res;
+      if (args.kind !== 'dynamic-import') {
+        return {
+          errors: [
+            {
+              text: `${relative(ROOT, args.importer)} imports ${args.path} statically: the CLI reaches the service through import() only, or every command would load it`,
+            },
+          ],
+        };
+      }
+      const path = relative(dirname(OUTFILE), res.path);
+      return { path: path.startsWith('.') ? path : `./${path}`, external: true };
+    });
+  },
+};
+
+export async function bundleCli() {
+  await build({
+    entryPoints: [`${DIST}cli/main.js`],
+    outfile: OUTFILE,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // version.ts reads ../../package.json next to itself; the bundle sits where it did.
+    define: { 'import.meta.url': '__importMetaUrl' },
+    banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    plugins: [outside],
+    logLevel: 'warning',
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await bundleCli();
