@@ -4,13 +4,16 @@
 // to the service. One CommonJS file is read and compiled once, and esbuild keeps every
 // `import()` of a bundled module lazy: a command's module is still initialised only when it runs.
 //
+// In it: our CLI, client and contract code, commander, and the parts of undici we import
+// (client/undici-pool.ts: its Pool and request API, ~45 files that Node would otherwise resolve
+// and read one by one; none of its index, fetch, WebSocket, cache or mock code runs).
+//
 // Left out of the file, and loaded as before when a command needs them:
 // - the service (dist/server, dist/store): only `roster serve` and the local admin commands use
 //   it, always through `import()` (checked below; a static import would load Koa for every
 //   command), and it keeps its own paths (workers, previews);
-// - undici, zod, csv-parse, csv-stringify: required on first use through their CommonJS builds
-//   (undici by the same files as its own index, so the start-up bench's floor compares like with
-//   like); bundled, their unused code would be compiled by every command;
+// - zod, csv-parse, csv-stringify: required on first use through their CommonJS builds; bundled,
+//   their code would be compiled by every command that never validates or reads a CSV;
 // - conf, ora, @inquirer/prompts: ES modules, loaded through `import()` when a command needs them.
 import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +23,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = `${ROOT}dist/`;
 export const OUTFILE = `${DIST}cli/roster.cjs`;
 const SERVICE = [`${DIST}server/`, `${DIST}store/`];
-const EXTERNAL = /^(undici|zod|csv-parse|csv-stringify|conf|ora|@inquirer\/prompts)(\/|$)/;
+const EXTERNAL = /^(zod|csv-parse|csv-stringify|conf|ora|@inquirer\/prompts)(\/|$)/;
 
 /** Keeps the service and the heavier packages outside the bundle (see above). */
 const outside = {
