@@ -66,6 +66,12 @@ export async function bundleCli() {
     define: { 'import.meta.url': '__importMetaUrl' },
     banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
     plugins: [outside],
+    // Every command compiles the whole file first: whitespace and syntax minified it is ~30 %
+    // smaller (names are kept). The source map, chained through tsc's, is read only with
+    // --verbose (bin/roster.js), so that a stack names src/ files and lines.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: 'linked',
     logLevel: 'warning',
   });
 }
