@@ -15,6 +15,7 @@
 // - zod, csv-parse, csv-stringify: required on first use through their CommonJS builds; bundled,
 //   their code would be compiled by every command that never validates or reads a CSV;
 // - conf, ora, @inquirer/prompts: ES modules, loaded through `import()` when a command needs them.
+import { readFile } from 'node:fs/promises';
 import { dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -54,6 +55,41 @@ const outside = {
   },
 };
 
+/**
+ * Two requires made lazy, each needed only by what Roster never does: undici's HTTP/2 client
+ * (Node's http2 with tls and crypto, ~5 ms of every command; used only when a server picks h2
+ * and the Pool allows it, which ours does not) and commander's child_process (for executable
+ * subcommands, which Roster has none of). Each rewrite must match exactly, so an upgrade that
+ * moves the line fails the build instead of silently loading them again.
+ */
+const LAZY = [
+  {
+    file: /\/undici\/lib\/dispatcher\/client\.js$/,
+    from: "const connectH2 = require('./client-h2.js')",
+    to: "const connectH2 = (...args) => require('./client-h2.js')(...args)",
+  },
+  {
+    file: /\/commander\/lib\/command\.js$/,
+    from: "const childProcess = require('node:child_process');",
+    to: "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
+  },
+];
+
+const lazy = {
+  name: 'lazy',
+  setup(b) {
+    b.onLoad({ filter: /\.js$/ }, async (args) => {
+      const rule = LAZY.find((r) => r.file.test(args.path.replaceAll('\\', '/')));
+      if (!rule) return undefined;
+      const source = await readFile(args.path, 'utf8');
+      if (source.split(rule.from).length !== 2) {
+        return { errors: [{ text: `${args.path}: expected exactly one \`${rule.from}\`` }] };
+      }
+      return { contents: source.replace(rule.from, rule.to), loader: 'js' };
+    });
+  },
+};
+
 export async function bundleCli() {
   await build({
     entryPoints: [`${DIST}cli/main.js`],
@@ -65,7 +101,7 @@ export async function bundleCli() {
     // version.ts reads ../../package.json next to itself; the bundle sits where it did.
     define: { 'import.meta.url': '__importMetaUrl' },
     banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-    plugins: [outside],
+    plugins: [outside, lazy],
     // Every command compiles the whole file first: whitespace and syntax minified it is ~30 %
     // smaller (names are kept). The source map, chained through tsc's, is read only with
     // --verbose (bin/roster.js), so that a stack names src/ files and lines.

@@ -1,8 +1,8 @@
 /**
  * What a one-shot command loads: the CLI bundle and nothing else of ours or of node_modules, no
- * ES module (Node's ESM loader never starts), and of undici only its Pool and request API, not
- * its index (fetch, WebSocket, cache, mocks: most of a command's start-up time before). Timing
- * itself lives in bench/startup.bench.mjs.
+ * ES module (Node's ESM loader never starts), none of Node's HTTP/2, TLS or child processes, and
+ * of undici only its Pool and request API, not its index (fetch, WebSocket, cache, mocks: most
+ * of a command's start-up time before). Timing itself lives in bench/startup.bench.mjs.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,10 +40,14 @@ async function loaded(args: string[]): Promise<{ files: string[]; builtins: stri
   return JSON.parse(readFileSync(out, 'utf8'));
 }
 
-it('users list loads bin/roster.js and the bundle only, and no ES module', async () => {
+it('users list loads bin/roster.js and the bundle only, no ES module, no http2', async () => {
   const { files, builtins } = await loaded(['users', 'list', '--limit', '1', '-o', 'json']);
   expect(files.filter((f) => f !== join(dir, 'record.cjs'))).toEqual([BIN, BUNDLE]);
   expect(builtins.filter((m) => m.includes('modules/esm/module_job'))).toEqual([]);
+  // Node modules a plain-HTTP command has no use for (scripts/bundle-cli.mjs: LAZY).
+  expect(
+    builtins.filter((m) => /^NativeModule (http2|tls|child_process|perf_hooks)$/.test(m)),
+  ).toEqual([]);
 });
 
 it('the bundle holds undici’s Pool and request API, not its index, and no service code', () => {
