@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// The CLI is compiled to dist/ by `npm install` (prepare) or `npm run build`.
-import { main } from '../dist/cli/main.js';
-
-main(process.argv);
+// The CLI is compiled and bundled to dist/cli/roster.cjs by `npm install` (prepare) or
+// `npm run build`. This file is CommonJS (bin/package.json): an ES module entry point would start
+// Node's ESM loader, which a one-shot command does not need.
+// --verbose prints stacks: map them to src/ through the bundle's source map (read only then).
+if (process.argv.includes('--verbose')) process.setSourceMapsEnabled(true);
+require('../dist/cli/roster.cjs').main(process.argv);

@@ -9,6 +9,7 @@
  * The config file is opened only when a profile is needed, so a CI job with ROSTER_BASE_URL and
  * ROSTER_TOKEN never reads it. undici (and conf) load here, on first use, not at start-up.
  */
+import { setFlagsFromString } from 'node:v8';
 import type { ApiClient, RetryInfo } from '../client/index.js';
 import type { ConfigView, Profile } from './config-read.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from './context.js';
@@ -155,7 +156,7 @@ export async function clientFor(
   // A CLI process talks to one service for a few requests: V8's baseline code parses HTTP
   // headers fast enough, and skipping TurboFan's background recompile of undici's WebAssembly
   // parser saves ~40 ms and ~30 MB per command (see memory.ts; read on the first connection).
-  (await import('node:v8')).setFlagsFromString('--liftoff-only');
+  setFlagsFromString('--liftoff-only');
   const connect = deps.connect ?? (await import('../client/index.js')).createApiClient;
   const client = await connect(options);
   onCleanup(deps, () => client.close());

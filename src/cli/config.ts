@@ -1,9 +1,10 @@
 /**
  * CLI profiles in a conf-backed JSON file, mode 0600 (it holds tokens). ROSTER_CONFIG_DIR moves
- * it, which tests and CI use.
+ * it, which tests and CI use. conf (and its JSON-schema validator) loads only here, when a
+ * command writes the file: reading it needs none of it (config-read.ts).
  */
 import { chmodSync, existsSync } from 'node:fs';
-import Conf from 'conf';
+import type Conf from 'conf';
 import {
   type ConfigShape,
   configPath,
@@ -14,7 +15,8 @@ import {
 
 export { type ConfigView, DEFAULT_PROFILE, type Profile, readConfig } from './config-read.js';
 
-export function openConfig(env: NodeJS.ProcessEnv = process.env) {
+export async function openConfig(env: NodeJS.ProcessEnv = process.env) {
+  const { default: Conf } = await import('conf');
   let conf: Conf<ConfigShape>;
   try {
     conf = new Conf<ConfigShape>({
@@ -53,4 +55,4 @@ export function openConfig(env: NodeJS.ProcessEnv = process.env) {
   };
 }
 
-export type Config = ReturnType<typeof openConfig>;
+export type Config = Awaited<ReturnType<typeof openConfig>>;

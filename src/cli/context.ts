@@ -2,7 +2,9 @@
  * What commands get from the outside world, made once and passed down, so tests can run a
  * command with fake streams, environment, API client and prompter.
  */
+
 import type { Writable } from 'node:stream';
+import { isatty } from 'node:tty';
 import type { ApiClient, ApiClientOptions } from '../client/index.js';
 import type { Prompter } from './prompt.js';
 
@@ -54,11 +56,14 @@ export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // process.stdin builds a stream when first read (~2 ms): only commands that read stdin pay.
+    get stdin() {
+      return process.stdin;
+    },
     stdoutIsTTY,
     columns: stdoutIsTTY ? process.stdout.columns || undefined : undefined,
     stderrIsTTY,
-    stdinIsTTY: Boolean(process.stdin.isTTY),
+    stdinIsTTY: isatty(0),
     color: stdoutIsTTY && !noColorEnv(env),
     stderrColor: stderrIsTTY && !noColorEnv(env),
   };

@@ -32,6 +32,12 @@ export type * from './types.js';
 
 const redact = redactUrl;
 
+/** Whole milliseconds since it was made. */
+function stopwatch() {
+  const t0 = performance.now();
+  return () => Math.round(performance.now() - t0);
+}
+
 export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const base = new URL(opts.baseUrl.replace(/\/+$/, ''));
   const baseUrl = base.href.replace(/\/+$/, '');
@@ -91,7 +97,8 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     let started = false; // whether a one-shot body began to be read: then no retry
     let waited = 0;
     for (let attempt = 1; ; attempt++) {
-      const t0 = performance.now();
+      // Timed for --verbose only: the first performance.now() loads perf_hooks (~1 ms).
+      const elapsed = opts.onTrace ? stopwatch() : () => 0;
       opts.onTrace?.(`→ ${spec.method} ${redact(href)}`);
       let failure: { error: ClientError; reason: string; retryable: boolean; afterMs?: number };
       try {
@@ -106,7 +113,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
           signal: spec.signal,
         });
         const answer: Answer = { status: res.statusCode, headers: res.headers, body: res.body };
-        const ms = Math.round(performance.now() - t0);
+        const ms = elapsed();
         const deprecated = header(res.headers, 'deprecation') ? ' (deprecated version)' : '';
         opts.onTrace?.(
           `← ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} ${ms} ms${deprecated}`,
@@ -129,7 +136,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
         if (err instanceof ClientError) throw err;
         if (spec.signal?.aborted) throw spec.signal.reason ?? err;
         const code = errorCode(err);
-        opts.onTrace?.(`← ${code ?? 'error'} ${Math.round(performance.now() - t0)} ms`);
+        opts.onTrace?.(`← ${code ?? 'error'} ${elapsed()} ms`);
         const error = new NetworkError({
           method: spec.method,
           url: href,

@@ -6,9 +6,9 @@ import { fakeIO, stubClient, tempConfigDir } from './helpers.js';
 
 let dir: string;
 let cleanup: () => void;
-beforeEach(() => {
+beforeEach(async () => {
   [dir, cleanup] = tempConfigDir();
-  const config = openConfig({ ROSTER_CONFIG_DIR: dir });
+  const config = await openConfig({ ROSTER_CONFIG_DIR: dir });
   config.setProfile('local', { baseUrl: 'http://local.test/api', token: 'LOCAL' });
   config.setProfile('prod', {
     baseUrl: 'https://prod.test/api',

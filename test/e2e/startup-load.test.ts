@@ -1,7 +1,8 @@
 /**
- * What a one-shot command loads: undici's Pool and request API, not its index (fetch, WebSocket,
- * cache, mocks: most of a command's start-up time), and nothing of the service. Timing itself
- * lives in bench/startup.bench.mjs.
+ * What a one-shot command loads: the CLI bundle and nothing else of ours or of node_modules, no
+ * ES module (Node's ESM loader never starts), none of Node's HTTP/2, TLS or child processes, and
+ * of undici only its Pool and request API, not its index (fetch, WebSocket, cache, mocks: most
+ * of a command's start-up time before). Timing itself lives in bench/startup.bench.mjs.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,8 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BIN, type Served, serve } from './helpers/cli.js';
+
+const BUNDLE = join(BIN, '..', '..', 'dist', 'cli', 'roster.cjs');
 
 let srv: Served;
 const dir = mkdtempSync(join(tmpdir(), 'roster-load-'));
@@ -20,13 +23,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The CommonJS modules a command loaded, as node's require cache lists them at exit. */
-async function loaded(args: string[]): Promise<string[]> {
+/** The CommonJS files and Node's own modules a command loaded, as listed at its exit. */
+async function loaded(args: string[]): Promise<{ files: string[]; builtins: string[] }> {
   const out = join(dir, `${args.join('-')}.json`);
   const preload = join(dir, 'record.cjs');
   writeFileSync(
     preload,
-    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(Object.keys(require.cache))));`,
+    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({ files: Object.keys(require.cache), builtins: process.moduleLoadList })));`,
   );
   const r = await execa(process.execPath, ['--require', preload, BIN, ...args], {
     env: { ...srv.env, PATH: process.env.PATH, NO_COLOR: '1' },
@@ -34,14 +37,30 @@ async function loaded(args: string[]): Promise<string[]> {
     reject: false,
   });
   expect(r.exitCode, String(r.stderr)).toBe(0);
-  return JSON.parse(readFileSync(out, 'utf8')) as string[];
+  return JSON.parse(readFileSync(out, 'utf8'));
 }
 
-it('users list loads undici’s pool and request API only, and no service code', async () => {
-  const modules = await loaded(['users', 'list', '--limit', '1', '-o', 'json']);
-  expect(modules.some((m) => m.endsWith('undici/lib/dispatcher/pool.js'))).toBe(true);
+it('users list loads bin/roster.js and the bundle only, no ES module, no http2', async () => {
+  const { files, builtins } = await loaded(['users', 'list', '--limit', '1', '-o', 'json']);
+  expect(files.filter((f) => f !== join(dir, 'record.cjs'))).toEqual([BIN, BUNDLE]);
+  expect(builtins.filter((m) => m.includes('modules/esm/module_job'))).toEqual([]);
+  // Node modules a plain-HTTP command has no use for (scripts/bundle-cli.mjs: LAZY).
   expect(
-    modules.filter((m) => /undici\/(index\.js|lib\/web\/|lib\/mock\/|lib\/cache\/)/.test(m)),
+    builtins.filter((m) => /^NativeModule (http2|tls|child_process|perf_hooks)$/.test(m)),
   ).toEqual([]);
-  expect(modules.filter((m) => /better-sqlite3|\/koa\/|\/pg\/|sharp|pdfjs/.test(m))).toEqual([]);
+});
+
+it('the bundle holds undici’s Pool and request API, not its index, and no service code', () => {
+  // The bundle's source map names every file in it.
+  const { sources } = JSON.parse(readFileSync(`${BUNDLE}.map`, 'utf8')) as { sources: string[] };
+  const bundled = sources.map((f) => f.replaceAll('\\', '/'));
+  expect(bundled.some((f) => f.endsWith('undici/lib/dispatcher/pool.js'))).toBe(true);
+  expect(
+    bundled.filter((f) =>
+      /undici\/(index\.js|lib\/mock\/|lib\/cache\/|lib\/web\/(websocket|fetch\/index))/.test(f),
+    ),
+  ).toEqual([]);
+  expect(
+    bundled.filter((f) => /(src|dist)\/(server|store)\/|\/(koa|pg|sharp|better-sqlite3)\//.test(f)),
+  ).toEqual([]);
 });

@@ -96,7 +96,7 @@ async function checkBaseUrl(baseUrl: string, globals: GlobalOptions, deps: Deps)
 
 export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
   const { openConfig } = await import('../config.js');
-  const config = openConfig(deps.env);
+  const config = await openConfig(deps.env);
   const name = opts.globals.profile ?? deps.env.ROSTER_PROFILE ?? DEFAULT_LOGIN_PROFILE;
   const existing = config.profile(name);
 

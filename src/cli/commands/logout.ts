@@ -20,7 +20,7 @@ export function register(program: Command, deps: Deps, runFn = runLogout) {
 
 export async function runLogout(opts: LogoutOptions, deps: Deps): Promise<void> {
   const { openConfig } = await import('../config.js');
-  const config = openConfig(deps.env);
+  const config = await openConfig(deps.env);
   const name = opts.globals.profile ?? deps.env.ROSTER_PROFILE ?? config.currentProfile();
   if (config.removeProfile(name)) {
     note(deps.io, `removed profile '${name}' from ${config.path}`);

@@ -51,7 +51,7 @@ export async function runList(opts: { globals: GlobalOptions }, deps: Deps): Pro
 
 export async function runUse(opts: { name: string; globals: GlobalOptions }, deps: Deps) {
   const { openConfig } = await import('../config.js');
-  const config = openConfig(deps.env);
+  const config = await openConfig(deps.env);
   if (!config.profile(opts.name)) {
     const known = Object.keys(config.profiles());
     throw new CliError(

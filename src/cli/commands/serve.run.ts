@@ -1,10 +1,5 @@
 /** The body of `roster serve`, loaded only when serve runs (Koa and SQLite are slow to load). */
 import { createServer } from 'node:net';
-import { createApp } from '../../server/app.js';
-import { DEFAULT_MAX_UPLOAD_BYTES } from '../../server/config.js';
-import { parseRateLimit } from '../../server/http/rate-limit.js';
-import { SweepRefusedError } from '../../server/media/sweep.js';
-import { DataDirBusyError, lockDataDir } from '../../store/lock.js';
 import type { Store } from '../../store/store.js';
 import { type Config, DEFAULT_PROFILE, openConfig } from '../config.js';
 import { type Deps, note } from '../context.js';
@@ -42,7 +37,23 @@ async function updateLocalProfile(
   return 'absent';
 }
 
-function takeLock(dataDir: string) {
+/**
+ * The service's modules. Imported, not bundled: the CLI is one bundle (scripts/bundle-cli.mjs)
+ * that reaches the service through import() only, so no other command loads Koa or a database.
+ */
+async function loadService() {
+  const [app, config, rateLimit, sweep, lock] = await Promise.all([
+    import('../../server/app.js'),
+    import('../../server/config.js'),
+    import('../../server/http/rate-limit.js'),
+    import('../../server/media/sweep.js'),
+    import('../../store/lock.js'),
+  ]);
+  return { ...app, ...config, ...rateLimit, ...sweep, ...lock };
+}
+type Service = Awaited<ReturnType<typeof loadService>>;
+
+function takeLock(dataDir: string, { lockDataDir, DataDirBusyError }: Service) {
   try {
     return lockDataDir(dataDir);
   } catch (err) {
@@ -69,16 +80,17 @@ async function checkPortFree(port: number, host: string) {
 
 export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   const { io, env } = deps;
+  const service = await loadService();
   let rateLimit: number | undefined;
   try {
-    rateLimit = opts.rateLimit === undefined ? undefined : parseRateLimit(opts.rateLimit);
+    rateLimit = opts.rateLimit === undefined ? undefined : service.parseRateLimit(opts.rateLimit);
   } catch (err) {
     throw usageError(`--rate-limit: ${(err as Error).message}`);
   }
   const publicUrl = opts.publicUrl === undefined ? undefined : parsePublicUrl(opts.publicUrl);
   const dataDir = dataDirOf(opts.data, env);
   // Before anything is created or swept: is this data dir ours, and is the port free?
-  const lock = takeLock(dataDir);
+  const lock = takeLock(dataDir, service);
   try {
     await checkPortFree(opts.port, opts.host);
   } catch (err) {
@@ -102,13 +114,13 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   }
   for (const w of store.permissionWarnings) note(io, `warning: ${w}`);
   const created = await store.bootstrap();
-  const app = await createApp({
+  const app = await service.createApp({
     store,
     config: {
       dataDir,
       vendor: opts.vendor,
       rateLimit,
-      maxUploadBytes: opts.maxUploadSize ?? DEFAULT_MAX_UPLOAD_BYTES,
+      maxUploadBytes: opts.maxUploadSize ?? service.DEFAULT_MAX_UPLOAD_BYTES,
       cdnUrl: opts.cdnUrl,
       publicUrl,
       forceSweep: opts.forceSweep,
@@ -131,13 +143,13 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     await store.close();
     lock.release();
     const code = (err as NodeJS.ErrnoException).code;
-    if (err instanceof SweepRefusedError) throw new CliError(err.message);
+    if (err instanceof service.SweepRefusedError) throw new CliError(err.message);
     if (code === 'EADDRINUSE') throw portInUse(opts.port, opts.host);
     throw err;
   }
 
   const baseUrl = localBaseUrl(opts.host, running.port);
-  const config = openConfig(env);
+  const config = await openConfig(env);
   const profile = await updateLocalProfile(config, store, baseUrl, created?.adminToken);
   if (profile === 'saved') {
     note(io, `created the default tenant, branch 'main' and an admin token;`);

@@ -1,12 +1,14 @@
 /** Run functions of `roster tenants` and `roster branches` (local admin, no HTTP). */
-
-import { UniqueViolationError } from '../../store/errors.js';
 import type { Store } from '../../store/store.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import type { StoreOptions } from '../local-store.js';
 import { withStore } from '../local-store.js';
 import { type Format, renderList } from '../output/render.js';
+
+/** The store's error class, imported with the store (the CLI bundle never loads it statically). */
+const isUniqueViolation = async (err: unknown) =>
+  err instanceof (await import('../../store/errors.js')).UniqueViolationError;
 
 const HOST =
   /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
@@ -47,8 +49,7 @@ export function addTenantHost(host: string, opts: StoreOptions, deps: Deps) {
     try {
       return await store.tenants.add(normalized);
     } catch (err) {
-      if (err instanceof UniqueViolationError)
-        throw new CliError(`tenant '${normalized}' already exists`);
+      if (await isUniqueViolation(err)) throw new CliError(`tenant '${normalized}' already exists`);
       throw err;
     }
   });
@@ -93,7 +94,7 @@ export function addBranch(name: string, opts: StoreOptions & { tenant: string },
     try {
       return await store.branches.add(tenant.id, name);
     } catch (err) {
-      if (err instanceof UniqueViolationError) {
+      if (await isUniqueViolation(err)) {
         throw new CliError(`branch '${name}' already exists in tenant '${opts.tenant}'`);
       }
       throw err;

@@ -71,10 +71,13 @@ describe('roster login', () => {
     // First the URL alone (is it the API?), then the token.
     expect(svc.connected[0]).toMatchObject({ baseUrl: 'http://acme.test/api', token: '' });
     expect(svc.connected[1]).toMatchObject({ baseUrl: 'http://acme.test/api', token: 'TOKEN' });
-    expect(config().profile('acme')).toEqual({ baseUrl: 'http://acme.test/api', token: 'TOKEN' });
-    expect(config().currentProfile()).toBe('acme');
+    expect((await config()).profile('acme')).toEqual({
+      baseUrl: 'http://acme.test/api',
+      token: 'TOKEN',
+    });
+    expect((await config()).currentProfile()).toBe('acme');
     const { statSync } = await import('node:fs');
-    expect(statSync(config().path).mode & 0o777).toBe(0o600);
+    expect(statSync((await config()).path).mode & 0o777).toBe(0o600);
     expect(fake.err()).toContain("saved as profile 'acme' (now current)");
     expect(fake.out()).toBe('');
   });
@@ -85,7 +88,7 @@ describe('roster login', () => {
       { token: 'T', globals: { baseUrl: 'http://acme.test/api' } },
       svc.deps(fakeIO()),
     );
-    expect(config().profile('default')).toMatchObject({ vendor: 'acme' });
+    expect((await config()).profile('default')).toMatchObject({ vendor: 'acme' });
     expect(svc.connected.at(-1).vendor).toBe('acme');
   });
 
@@ -94,14 +97,14 @@ describe('roster login', () => {
       { token: '-', globals: { baseUrl: 'http://a.test/api' } },
       service().deps(fakeIO({ stdin: 'FROMSTDIN\n' })),
     );
-    expect(config().profile('default')?.token).toBe('FROMSTDIN');
+    expect((await config()).profile('default')?.token).toBe('FROMSTDIN');
   });
 
   it('asks for base URL and token on a terminal', async () => {
     const prompter = scriptedPrompter(['http://asked.test/api', 'ASKED']);
     await runLogin({ globals: {} }, service().deps(fakeIO({ tty: true }), { prompter }));
     expect(prompter.asked).toEqual(['Service base URL (ending in /api)', 'API token']);
-    expect(config().profile('default')).toMatchObject({
+    expect((await config()).profile('default')).toMatchObject({
       baseUrl: 'http://asked.test/api',
       token: 'ASKED',
     });
@@ -150,7 +153,7 @@ describe('roster login', () => {
     ).catch((e) => e);
     expect(err.exitCode).toBe(3);
     expect(err.message).toContain('nothing was saved');
-    expect(config().profiles()).toEqual({});
+    expect((await config()).profiles()).toEqual({});
   });
 
   it('a token without users:read (403) is saved with a note', async () => {
@@ -173,13 +176,13 @@ describe('roster login', () => {
       service({ users }).deps(fake),
     );
     expect(fake.err()).toContain('may not list users');
-    expect(config().profile('default')?.token).toBe('MEDIA');
+    expect((await config()).profile('default')?.token).toBe('MEDIA');
   });
 });
 
 describe('roster profiles and logout', () => {
-  beforeEach(() => {
-    const c = config();
+  beforeEach(async () => {
+    const c = await config();
     c.setProfile('local', { baseUrl: 'http://local/api', token: 'SECRET1' });
     c.setProfile('prod', {
       baseUrl: 'https://prod/api',
@@ -213,7 +216,7 @@ describe('roster profiles and logout', () => {
 
   it('use switches the current profile; an unknown one is exit 4', async () => {
     await runUse({ name: 'prod', globals: {} }, deps());
-    expect(config().currentProfile()).toBe('prod');
+    expect((await config()).currentProfile()).toBe('prod');
     const err = await runUse({ name: 'nope', globals: {} }, deps()).catch((e) => e);
     expect(err.exitCode).toBe(4);
     expect(err.message).toContain('profiles: local, prod');
@@ -222,10 +225,10 @@ describe('roster profiles and logout', () => {
   it('logout removes the current (or named) profile; again is a no-op', async () => {
     const fake = fakeIO();
     await runLogout({ globals: {} }, deps(fake));
-    expect(Object.keys(config().profiles())).toEqual(['prod']);
+    expect(Object.keys((await config()).profiles())).toEqual(['prod']);
     expect(fake.err()).toContain("removed profile 'local'");
     await runLogout({ globals: { profile: 'prod' } }, deps());
-    expect(config().profiles()).toEqual({});
+    expect((await config()).profiles()).toEqual({});
     const again = fakeIO();
     await runLogout({ globals: { profile: 'prod' } }, deps(again));
     expect(again.err()).toContain('nothing to do');

@@ -97,12 +97,7 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
   }
   if (!csv) throw usageError('users import needs a CSV file (or --template to start one)');
   if (opts.maxDeactivate && !opts.sync) throw usageError('--max-deactivate works with --sync only');
-  // A 100,000-row import holds the branch snapshot and a number per row; V8's default heap
-  // growth lets that peak near 300 MB of RSS. Favouring size keeps it near 150 MB for ~10% more
-  // CPU (the run mostly waits on the service anyway). optimize_for_size is read at each GC, so
-  // setting it now takes effect.
-  const v8 = await import('node:v8');
-  v8.setFlagsFromString('--optimize-for-size');
+  (await import('../../memory.js')).importMemoryMode();
   const { resolveFormat } = await import('../../output/render.js');
   const format = resolveFormat(opts.globals.output, io);
   const { apiClient } = await import('../../client.js');
