@@ -151,14 +151,9 @@ export async function copySqliteToPostgres(
 async function checkTargetIsOurs(source: SqliteStore, target: PostgresStore) {
   const { rows } = await target.pool.query<{ n: number }>('SELECT count(*) AS n FROM tenants');
   if (rows[0]!.n === 0) return;
-  const secret = (table: { get(key: string): { value: string } | undefined }) =>
-    table.get('cdn.signing-secret')?.value;
-  const mine = secret(source.db.prepare('SELECT value FROM meta WHERE key = ?'));
-  const theirs = (
-    await target.pool.query<{ value: string }>(
-      "SELECT value FROM meta WHERE key = 'cdn.signing-secret'",
-    )
-  ).rows[0]?.value;
+  const read = "SELECT value FROM meta WHERE key = 'cdn.signing-secret'";
+  const mine = (source.db.prepare(read).get() as { value: string } | undefined)?.value;
+  const theirs = (await target.pool.query<{ value: string }>(read)).rows[0]?.value;
   if (!mine || mine !== theirs) {
     throw new CopyError(
       'the database already holds other Roster data (it was not copied from this data dir); copy into an empty database',

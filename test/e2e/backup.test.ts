@@ -1,22 +1,15 @@
 /** `roster backup`: a consistent copy of a live data dir, restorable as it is. */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { execaSync } from 'execa';
 import { afterEach, expect, test } from 'vitest';
 import { BIN, spawnServe } from '../helpers/cli-server.js';
+import { scratch } from '../helpers/scratch.js';
 import { requester, USERS_V2, V3 } from '../helpers/server.js';
 
-const dirs: string[] = [];
-const temp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const { temp, cleanup } = scratch();
+afterEach(cleanup);
 
 const roster = (args: string[], env: Record<string, string>) =>
   execaSync(process.execPath, [BIN, ...args], { env: { NO_COLOR: '1', ...env }, reject: false });

@@ -2,29 +2,18 @@
  * `roster copy`: a SQLite data dir moved into PostgreSQL keeps its tokens, users and media, and
  * a re-run catches up instead of duplicating. Runs in the PostgreSQL project only.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execaSync } from 'execa';
-import { afterAll, afterEach, expect, test } from 'vitest';
+import { afterEach, expect, test } from 'vitest';
 import { BIN, spawnServe } from '../helpers/cli-server.js';
 import { freshDatabase } from '../helpers/database.js';
+import { scratch } from '../helpers/scratch.js';
 import { requester, USERS_V2, V3 } from '../helpers/server.js';
 import { fixtures, uploadBody } from '../server/media/media-helpers.js';
 
-const dirs: string[] = [];
-const temp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
-const drops: (() => Promise<void>)[] = [];
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-afterAll(async () => {
-  for (const drop of drops) await drop();
-});
+const { temp, defer, cleanup } = scratch();
+afterEach(cleanup);
 
 const roster = (args: string[], env: Record<string, string> = {}) =>
   execaSync(process.execPath, [BIN, ...args], { env: { NO_COLOR: '1', ...env }, reject: false });
@@ -33,7 +22,7 @@ const tokenOf = (config: string) =>
 
 test('a data dir copied into PostgreSQL serves the same tokens, users and media', async () => {
   const db = await freshDatabase();
-  drops.push(db.drop);
+  defer(db.drop);
   const data = temp('roster-copy-data-');
   const config = temp('roster-copy-config-');
   const token = await (async () => {
@@ -102,7 +91,7 @@ test('a data dir copied into PostgreSQL serves the same tokens, users and media'
 
 test('copy refuses a database holding other Roster data, and a URL that is not PostgreSQL', async () => {
   const db = await freshDatabase();
-  drops.push(db.drop);
+  defer(db.drop);
   const other = temp('roster-copy-other-');
   // Another deployment's data in the database.
   const otherServe = await spawnServe(other, temp('roster-copy-config-'), ['--database', db.url]);

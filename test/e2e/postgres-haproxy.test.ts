@@ -4,15 +4,15 @@
  * Runs in the PostgreSQL project only.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { spawnServe } from '../helpers/cli-server.js';
 import { freshDatabase } from '../helpers/database.js';
 import { engineAvailable } from '../helpers/engine.js';
 import { eventually } from '../helpers/eventually.js';
+import { scratch } from '../helpers/scratch.js';
 import { requester, V3 } from '../helpers/server.js';
 
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => existsSync(p));
@@ -22,17 +22,8 @@ const hasHaproxy = engineAvailable(
   'install haproxy (apt-get install haproxy)',
 );
 
-const dirs: string[] = [];
-const temp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const { temp, defer, cleanup } = scratch();
+afterAll(cleanup);
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -49,7 +40,7 @@ test.runIf(hasHaproxy)(
   'a rolling restart of both replicas under load fails no request',
   async () => {
     const db = await freshDatabase();
-    cleanups.push(db.drop);
+    defer(db.drop);
     const ports = [await freePort(), await freePort()];
     const front = await freePort();
     const statsPort = await freePort();
@@ -75,7 +66,7 @@ test.runIf(hasHaproxy)(
       await r.child;
     };
     for (const r of replicas) await start(r);
-    cleanups.push(() => Promise.all(replicas.map(stop)));
+    defer(() => Promise.all(replicas.map(stop)));
     const token = replicas.map((r) => profileToken(r.config)).find(Boolean)!;
 
     const cfg = join(temp('roster-ha-cfg-'), 'haproxy.cfg');
@@ -109,7 +100,7 @@ ${ports.map((p, i) => `  server r${i} 127.0.0.1:${p} check`).join('\n')}
 `,
     );
     const haproxy: ChildProcess = spawn(HAPROXY!, ['-f', cfg, '-db'], { stdio: 'ignore' });
-    cleanups.push(() => haproxy.kill('SIGTERM'));
+    defer(() => haproxy.kill('SIGTERM'));
     const url = `http://127.0.0.1:${front}`;
     /** What haproxy thinks of each replica (its stats page as CSV): UP, DOWN, … */
     const states = async () => {

@@ -3,38 +3,29 @@
  * run: started at once on an empty database, sharing tokens, revocations, rate limits and the
  * outbox, and losing no acknowledged write to kill -9. Runs in the PostgreSQL project only.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execaSync } from 'execa';
-import { afterAll, afterEach, expect, test } from 'vitest';
+import { afterEach, expect, test } from 'vitest';
 import { BIN, spawnServe } from '../helpers/cli-server.js';
 import { freshDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
+import { scratch } from '../helpers/scratch.js';
 import { requester, V3 } from '../helpers/server.js';
 
-const dirs: string[] = [];
-const temp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
-const drops: (() => Promise<void>)[] = [];
+const { temp, defer, cleanup } = scratch();
 const children: Awaited<ReturnType<typeof spawnServe>>[] = [];
 afterEach(async () => {
   for (const { child } of children.splice(0)) {
     child.kill('SIGTERM');
     await child;
   }
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-afterAll(async () => {
-  for (const drop of drops) await drop();
+  await cleanup();
 });
 
 async function database() {
   const db = await freshDatabase();
-  drops.push(db.drop);
+  defer(db.drop);
   return db.url;
 }
 

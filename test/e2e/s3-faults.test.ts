@@ -4,28 +4,19 @@
  * service resumes by itself when it is back. The outage is a TCP relay in front of radosgw that
  * the test cuts. Runs in the S3 project only (ROSTER_TEST_BLOBS).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, expect, test } from 'vitest';
 import { BIN, spawnServe } from '../helpers/cli-server.js';
 import { freshDatabase, testBlobs } from '../helpers/database.js';
+import { scratch } from '../helpers/scratch.js';
 import { requester } from '../helpers/server.js';
 import { fixtures, uploadBody } from '../server/media/media-helpers.js';
 
-const dirs: string[] = [];
-const temp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const { temp, defer, cleanup } = scratch();
+afterAll(cleanup);
 
 const endpoint = new URL(process.env.ROSTER_S3_ENDPOINT ?? 'http://127.0.0.1:7480');
 
@@ -48,7 +39,7 @@ async function relay() {
     upstream.on('error', drop).on('close', drop);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  cleanups.push(() => new Promise((r) => server.close(r)));
+  defer(() => new Promise((r) => server.close(r)));
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     cut() {
@@ -63,7 +54,7 @@ async function relay() {
 
 test('a bucket that does not exist, or keys that are refused, stop serve with one line', async () => {
   const db = await freshDatabase();
-  cleanups.push(db.drop);
+  defer(db.drop);
   const run = (blobs: string, env: Record<string, string> = {}) =>
     execa(
       process.execPath,
@@ -91,7 +82,7 @@ test('a bucket that does not exist, or keys that are refused, stop serve with on
     /^error: the media bucket s3:\/\/roster-no-such-bucket\/media\/ at .* does not exist/,
   );
   const blobs = await testBlobs();
-  cleanups.push(blobs.drop);
+  defer(blobs.drop);
   const refused = await run(blobs.url!, { AWS_SECRET_ACCESS_KEY: 'not-the-secret' });
   expect(refused.exitCode).toBe(1);
   expect(String(refused.stderr)).toContain('cannot be read: check ROSTER_S3_ENDPOINT');
@@ -100,16 +91,16 @@ test('a bucket that does not exist, or keys that are refused, stop serve with on
 
 test('the object store going away answers 503, writes no row, and recovers without a restart', async () => {
   const db = await freshDatabase();
-  cleanups.push(db.drop);
+  defer(db.drop);
   const blobs = await testBlobs();
-  cleanups.push(blobs.drop);
+  defer(blobs.drop);
   const gate = await relay();
   const data = temp('roster-s3-data-');
   const config = temp('roster-s3-config-');
   const served = await spawnServe(data, config, ['--database', db.url, '--blobs', blobs.url!], {
     ROSTER_S3_ENDPOINT: gate.url,
   });
-  cleanups.push(async () => {
+  defer(async () => {
     served.child.kill('SIGTERM');
     await served.child;
   });
