@@ -60,6 +60,12 @@ test('replicas started at once share one schema, one admin token, and every revo
     r.logs.some((l) => l.includes('created the default tenant')),
   );
   expect(created).toHaveLength(1);
+  // The other one says how to make a token for it: on the database, not in its data dir.
+  const other = [a, b].find((r) => r !== created[0])!;
+  expect(other.logs.join('\n')).toContain(
+    'ROSTER_DATABASE_URL=<the same URL> roster tokens create',
+  );
+  expect(other.logs.join('\n')).not.toContain(`:${new URL(url).password}@`);
   const admin = profileToken(created[0]!.config)!;
   const atA = requester(a.url, admin);
   const atB = requester(b.url, admin);

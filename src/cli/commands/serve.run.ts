@@ -156,8 +156,14 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     note(io, `saved it as CLI profile '${DEFAULT_PROFILE}' in ${config.path}`);
     note(io, 'next: roster users list');
   } else if (profile === 'absent') {
+    // The token is made where the data is: the data dir, or the database (its URL is the
+    // operator's to give again; it is never printed with its password).
+    const create =
+      store.engine === 'sqlite'
+        ? `roster tokens create --data ${dataDir}`
+        : 'ROSTER_DATABASE_URL=<the same URL> roster tokens create';
     note(io, `no CLI profile '${DEFAULT_PROFILE}' for this data dir: create a token with`);
-    note(io, `  roster tokens create --data ${dataDir}   and   roster login --base-url ${baseUrl}`);
+    note(io, `  ${create}   and   roster login --base-url ${baseUrl}`);
   }
   // Announced last, after the profile is saved: whoever waits for this line can use it.
   lock.describeOwner(baseUrl);
