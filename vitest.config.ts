@@ -48,6 +48,7 @@ const S3_TESTS = [
   'test/e2e/media-api.test.ts',
   'test/e2e/media-cli.test.ts',
   'test/e2e/s3-*.test.ts',
+  'test/e2e/postgres-haproxy.test.ts',
 ];
 
 /** Tests of PostgreSQL alone: they need a database, so they run in that project only. */

@@ -36,6 +36,12 @@ export interface BlobStore {
   inspectRoot(): Promise<{ state: 'present' | 'missing' | 'unreadable'; where: string }>;
   /** Creates the directories and removes every temp file (start-up only); returns how many. */
   sweepTemp(): Promise<number>;
+  /**
+   * Abandons uploads into the store that a crashed process began and never finished and that
+   * began before `before` (ms since the epoch): an object store keeps their parts, unseen and
+   * billed, until told. Returns how many. Absent where a crash leaves only temp files.
+   */
+  abortUnfinished?(before: number): Promise<number>;
   /** Lets go of connections (an object store's keep-alive sockets would keep the process up). */
   close?(): void;
 }

@@ -8,10 +8,12 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import {
+  AbortMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
   S3Client,
 } from '@aws-sdk/client-s3';
@@ -160,6 +162,38 @@ export function s3BlobStore(location: S3Location, dataDir: string): BlobStore {
         }
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
+    },
+
+    async abortUnfinished(before) {
+      let aborted = 0;
+      let keyMarker: string | undefined;
+      let uploadIdMarker: string | undefined;
+      do {
+        const page = await call(() =>
+          client.send(
+            new ListMultipartUploadsCommand({
+              Bucket: bucket,
+              Prefix: prefix,
+              KeyMarker: keyMarker,
+              UploadIdMarker: uploadIdMarker,
+            }),
+          ),
+        );
+        for (const u of page.Uploads ?? []) {
+          const key = u.Key?.slice(prefix.length);
+          if (!key || !BLOB_KEY.test(key) || !u.UploadId) continue;
+          if ((u.Initiated?.getTime() ?? before) >= before) continue;
+          await call(() =>
+            client.send(
+              new AbortMultipartUploadCommand({ Bucket: bucket, Key: u.Key, UploadId: u.UploadId }),
+            ),
+          );
+          aborted++;
+        }
+        keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
+        uploadIdMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
+      } while (keyMarker);
+      return aborted;
     },
 
     close: () => client.destroy(),

@@ -6,9 +6,16 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  CreateMultipartUploadCommand,
+  ListMultipartUploadsCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/config.js';
+import { parseS3Url } from '../../src/store/s3-blobs.js';
 import type { Store } from '../../src/store/store.js';
 import { openTestStore } from '../helpers/database.js';
 import { requester } from '../helpers/server.js';
@@ -17,9 +24,12 @@ import { blobKeys, fixtures, uploadBody } from '../server/media/media-helpers.js
 const dataDir = mkdtempSync(join(tmpdir(), 'roster-s3-sweep-'));
 let store: Store;
 let dispose: () => Promise<void>;
+let blobsUrl: string;
 let medium: { id: string };
 beforeAll(async () => {
-  ({ store, dispose } = await openTestStore(dataDir));
+  let blobs: string | undefined;
+  ({ store, dispose, blobs } = await openTestStore(dataDir));
+  blobsUrl = blobs!;
   const token = (await store.bootstrap())!.adminToken;
   const app = await start();
   const { body, contentType } = uploadBody(readFileSync((await fixtures()).png), 'kept.png');
@@ -84,4 +94,48 @@ test('while another replica sweeps, this one skips the sweep and still starts', 
   }
   expect(logs).toContain('sweep: another replica is sweeping the media; skipped');
   expect(await blobKeys({ store })).toContain('ffffffffffffffffffffff02');
+});
+
+/** A multipart upload begun and never completed or aborted: what a replica killed mid-put leaves. */
+async function unfinishedUpload(key: string) {
+  const { bucket, prefix, endpoint, region } = parseS3Url(blobsUrl, process.env);
+  const client = new S3Client({ endpoint, region, forcePathStyle: true });
+  const pending = async () =>
+    (await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix })))
+      .Uploads ?? [];
+  const { UploadId } = await client.send(
+    new CreateMultipartUploadCommand({ Bucket: bucket, Key: `${prefix}${key}` }),
+  );
+  await client.send(
+    new UploadPartCommand({
+      Bucket: bucket,
+      Key: `${prefix}${key}`,
+      UploadId,
+      PartNumber: 1,
+      Body: Buffer.alloc(5 * 1024 * 1024, 1),
+    }),
+  );
+  return { pending, close: () => client.destroy() };
+}
+
+test('an upload a crashed replica left unfinished is aborted once older than the grace period', async () => {
+  const upload = await unfinishedUpload('ffffffffffffffffffffff03');
+  try {
+    expect((await upload.pending()).map((u) => u.Key)).toEqual([
+      expect.stringMatching(/ffffffffffffffffffffff03$/),
+    ]);
+    const young = await start();
+    await young.listen(0);
+    await young.close();
+    expect(await upload.pending()).toHaveLength(1);
+
+    const logs: string[] = [];
+    const old = await start({ sweepGraceMs: 0 }, logs);
+    await old.listen(0);
+    await old.close();
+    expect(await upload.pending()).toEqual([]);
+    expect(logs.some((l) => /sweep: removed .* 1 unfinished upload\(s\)/.test(l))).toBe(true);
+  } finally {
+    upload.close();
+  }
 });

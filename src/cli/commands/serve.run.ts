@@ -124,6 +124,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       cdnUrl: opts.cdnUrl,
       publicUrl,
       forceSweep: opts.forceSweep,
+      sweepGraceMs: opts.sweepGrace === undefined ? undefined : opts.sweepGrace * 1000,
       quotaBytes: opts.quota,
       smtpUrl: opts.smtpUrl ?? env.ROSTER_SMTP_URL,
       bodyTimeoutMs: opts.bodyTimeout === undefined ? undefined : opts.bodyTimeout * 1000,

@@ -18,6 +18,7 @@ export interface ServeOptions {
   cdnUrl?: string;
   publicUrl?: string;
   forceSweep?: boolean;
+  sweepGrace?: number;
   bodyTimeout?: number;
   smtpUrl?: string;
   quota?: number;
@@ -77,6 +78,11 @@ export function register(program: Command, deps: Deps) {
     .option(
       '--force-sweep',
       'let the start-up sweep remove more than 10 % of the media (only after a real loss)',
+    )
+    .option(
+      '--sweep-grace <seconds>',
+      "with a shared bucket (--blobs and --database), the start-up sweep removes a file no medium names, or an unfinished upload, only once older than this: another replica's upload may be about to commit (default 3600)",
+      parseNonNegativeInt,
     )
     .option(
       '--smtp-url <url>',

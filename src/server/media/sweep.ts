@@ -21,6 +21,8 @@ import type { Store } from '../../store/store.js';
 
 export interface SweepResult {
   tempFiles: number;
+  /** Uploads into an object store that a crashed replica began and never finished. */
+  unfinishedUploads: number;
   orphanBlobs: number;
   rowsWithoutFile: number;
   previewsLost: number;
@@ -81,7 +83,13 @@ export async function sweepMedia(
   const release = await store.trySweepLock();
   if (!release) {
     log('sweep: another replica is sweeping the media; skipped');
-    return { tempFiles: 0, orphanBlobs: 0, rowsWithoutFile: 0, previewsLost: 0 };
+    return {
+      tempFiles: 0,
+      unfinishedUploads: 0,
+      orphanBlobs: 0,
+      rowsWithoutFile: 0,
+      previewsLost: 0,
+    };
   }
   try {
     return await sweepLocked(store, blobs, log, { force, sharedRows, sharedFiles, graceMs, now });
@@ -136,6 +144,9 @@ async function sweepLocked(
   }
 
   const tempFiles = await blobs.sweepTemp();
+  // Without other writers (one server on its own store) every unfinished upload is a crash's.
+  const unfinishedUploads =
+    (await blobs.abortUnfinished?.(sharedFiles ? opts.now() - opts.graceMs : opts.now())) ?? 0;
   for (const row of lostRows) {
     await store.media.remove(row.rowid);
     log(`sweep: medium ${row.id} had no file (${row.blob_key}); its row was removed`);
@@ -150,13 +161,16 @@ async function sweepLocked(
   for (const key of orphans) await blobs.delete(key);
   const result = {
     tempFiles,
+    unfinishedUploads,
     orphanBlobs: orphans.length,
     rowsWithoutFile: lostRows.length,
     previewsLost,
   };
-  if (tempFiles + orphans.length + lostRows.length + previewsLost > 0) {
+  if (tempFiles + unfinishedUploads + orphans.length + lostRows.length + previewsLost > 0) {
     log(
-      `sweep: removed ${tempFiles} temp file(s), ${orphans.length} file(s) without a medium, ` +
+      `sweep: removed ${tempFiles} temp file(s), ` +
+        (unfinishedUploads > 0 ? `${unfinishedUploads} unfinished upload(s), ` : '') +
+        `${orphans.length} file(s) without a medium, ` +
         `${lostRows.length} medium row(s) without a file; ${previewsLost} preview(s) were missing`,
     );
   }

@@ -1,0 +1,145 @@
+/**
+ * `roster serve` replicas on one database (and, in the S3 project, one bucket) behind a real
+ * haproxy that health-checks /readyz, as README "Running several replicas" configures it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { spawnServe } from '../../helpers/cli-server.js';
+import { engineAvailable } from '../../helpers/engine.js';
+import { eventually } from '../../helpers/eventually.js';
+
+const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => existsSync(p));
+export const hasHaproxy = engineAvailable(
+  'the haproxy replica tests',
+  HAPROXY !== undefined,
+  'install haproxy (apt-get install haproxy)',
+);
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+export interface Replica {
+  port: number;
+  data: string;
+  config: string;
+  child?: Awaited<ReturnType<typeof spawnServe>>['child'];
+  logs: string[];
+}
+
+interface Scratch {
+  temp(prefix: string): string;
+  defer(fn: () => unknown): void;
+}
+
+/**
+ * `count` replicas on `database` (and `blobs`, when given), each with its own data dir and
+ * config dir on a fixed port, so a restarted one comes back where haproxy expects it.
+ */
+export async function replicas(
+  { temp, defer }: Scratch,
+  opts: { count: number; database: string; blobs?: string; args?: string[] },
+) {
+  const list: Replica[] = [];
+  for (let i = 0; i < opts.count; i++) {
+    list.push({
+      port: await freePort(),
+      data: temp('roster-replica-data-'),
+      config: temp('roster-replica-config-'),
+      logs: [],
+    });
+  }
+  const start = async (r: Replica, extra: string[] = []) => {
+    const served = await spawnServe(r.data, r.config, [
+      '--database',
+      opts.database,
+      ...(opts.blobs ? ['--blobs', opts.blobs] : []),
+      '--port',
+      String(r.port),
+      ...(opts.args ?? []),
+      ...extra,
+    ]);
+    r.child = served.child;
+    r.logs = served.logs;
+  };
+  /** SIGTERM: readiness fails, the drain delay passes, in-flight requests finish. */
+  const stop = async (r: Replica) => {
+    r.child?.kill('SIGTERM');
+    await r.child;
+    r.child = undefined;
+  };
+  const kill = async (r: Replica) => {
+    r.child?.kill('SIGKILL');
+    await r.child;
+    r.child = undefined;
+  };
+  for (const r of list) await start(r);
+  defer(() => Promise.all(list.map(stop)));
+  const token = list
+    .map(
+      (r) =>
+        JSON.parse(readFileSync(join(r.config, 'config.json'), 'utf8')).profiles?.local?.token as
+          | string
+          | undefined,
+    )
+    .find(Boolean)!;
+  return { list, start, stop, kill, token };
+}
+
+/** haproxy in front of `ports`, checking /readyz every 200 ms; answers its URL and a probe. */
+export async function balancer({ temp, defer }: Scratch, ports: number[]) {
+  const front = await freePort();
+  const statsPort = await freePort();
+  const cfg = join(temp('roster-haproxy-'), 'haproxy.cfg');
+  writeFileSync(
+    cfg,
+    `global
+  maxconn 512
+defaults
+  mode http
+  timeout connect 1s
+  timeout client 30s
+  timeout server 30s
+  timeout check 2s
+  retries 3
+  option redispatch
+listen stats
+  bind 127.0.0.1:${statsPort}
+  stats enable
+  stats uri /stats
+frontend fe
+  bind 127.0.0.1:${front}
+  default_backend replicas
+backend replicas
+  balance roundrobin
+  option httpchk GET /readyz
+  http-check expect status 200
+  # Out after two failed checks (well within serve's drain delay); a single slow check on a
+  # busy machine must not take the other replica out while one restarts.
+  default-server inter 200ms fall 2 rise 2
+${ports.map((p, i) => `  server r${i} 127.0.0.1:${p} check`).join('\n')}
+`,
+  );
+  const haproxy: ChildProcess = spawn(HAPROXY!, ['-f', cfg, '-db'], { stdio: 'ignore' });
+  defer(() => haproxy.kill('SIGTERM'));
+  /** What haproxy thinks of each replica (its stats page as CSV): UP, DOWN, … */
+  const states = async () => {
+    const csv = await (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`)).text();
+    return csv
+      .split('\n')
+      .filter((l) => l.startsWith('replicas,r'))
+      .map((l) => l.split(',')[17]);
+  };
+  const allUp = async () =>
+    (await states().catch(() => [])).every(
+      (s, _, all) => all.length === ports.length && s === 'UP',
+    );
+  await eventually(allUp, 10_000);
+  return { url: `http://127.0.0.1:${front}`, allUp };
+}
