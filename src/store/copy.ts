@@ -1,12 +1,16 @@
 /**
  * Moving and keeping data: an online backup of a SQLite data dir, and a copy of one into
  * PostgreSQL that keeps every id (tokens, users and media stay valid), can be run again to
- * resume or to pick up what changed since, and verifies the counts at the end.
+ * resume or to pick up what changed since, and verifies the counts at the end. The media files
+ * go along into an object store the same way.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, createWriteStream, renameSync, rmSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
+import type { BlobStore } from './blobs.js';
 import type { PostgresStore } from './postgres/store.js';
 import type { SqliteStore } from './sqlite/store.js';
 
@@ -159,4 +163,48 @@ async function checkTargetIsOurs(source: SqliteStore, target: PostgresStore) {
       'the database already holds other Roster data (it was not copied from this data dir); copy into an empty database',
     );
   }
+}
+
+/**
+ * Copies every file of one blob store into another (a data dir's files into a bucket), streamed
+ * through the target's scratch, so no file is ever whole in memory. A file already there with
+ * the same size is skipped, so a re-run resumes; the target's other files are left alone (a
+ * bucket may hold more than this deployment). Verifies at the end that every file is there.
+ */
+export async function copyBlobs(
+  from: BlobStore,
+  to: BlobStore,
+  progress: (copied: number, skipped: number) => void = () => {},
+): Promise<{ files: number; copied: number; bytes: number }> {
+  const scratch = dirname(to.tempPath());
+  await mkdir(scratch, { recursive: true, mode: 0o700 });
+  let files = 0;
+  let copied = 0;
+  let bytes = 0;
+  for await (const key of from.keys()) {
+    files++;
+    const size = (await from.stat(key))?.size;
+    if (size === undefined) continue;
+    if ((await to.stat(key))?.size !== size) {
+      const temp = to.tempPath();
+      try {
+        await pipeline(await from.get(key), createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
+        await to.put(key, temp);
+      } finally {
+        await to.discardTemp(temp);
+      }
+      copied++;
+      bytes += size;
+    }
+    progress(copied, files - copied);
+  }
+  for await (const key of from.keys()) {
+    const want = (await from.stat(key))?.size;
+    if (want !== undefined && (await to.stat(key))?.size !== want) {
+      throw new CopyError(
+        `media file ${key} is not in ${(await to.inspectRoot()).where} after the copy; something wrote meanwhile (stop serve and run the copy again)`,
+      );
+    }
+  }
+  return { files, copied, bytes };
 }

@@ -12,6 +12,7 @@ import { dataDirOf } from '../paths.js';
 const sqliteOf = (data: string | undefined, deps: Deps): StoreOptions => ({
   data,
   database: `sqlite:${dataDirOf(data, deps.env)}`,
+  blobs: `file:${dataDirOf(data, deps.env)}`,
 });
 
 export async function runBackup(
@@ -38,18 +39,31 @@ export async function runBackup(
   note(deps.io, 'the media files are not in it: back up <data>/media/files as well');
 }
 
-export async function runCopy(opts: { data?: string; to: string; json?: boolean }, deps: Deps) {
+export async function runCopy(
+  opts: { data?: string; to: string; blobs?: string; json?: boolean },
+  deps: Deps,
+) {
   if (!/^postgres(ql)?:\/\//i.test(opts.to)) {
     throw usageError(
       `--to: '${opts.to}' is not a PostgreSQL URL (postgres://user:pass@host:5432/db)`,
     );
   }
-  const { copySqliteToPostgres, CopyError } = await import('../../store/copy.js');
+  const { copyBlobs, copySqliteToPostgres, CopyError } = await import('../../store/copy.js');
+  const blobs = opts.blobs ?? (deps.env.ROSTER_BLOBS_URL || undefined);
   const counts = await withStore(sqliteOf(opts.data, deps), deps, async (source) => {
-    const target = await openLocalStore({ data: opts.data, database: opts.to }, deps);
+    const target = await openLocalStore({ data: opts.data, database: opts.to, blobs }, deps);
     const shown = new Map<string, number>();
     try {
-      return await copySqliteToPostgres(
+      // Files before rows: a row in the database never names a file the bucket lacks.
+      const files = blobs
+        ? await copyBlobs(source.blobs, target.blobs, (copied, skipped) => {
+            const done = copied + skipped;
+            if (!opts.json && done % 100 === 0) {
+              note(deps.io, `media files: ${done} (${skipped} already there)`);
+            }
+          })
+        : undefined;
+      const rows = await copySqliteToPostgres(
         source as SqliteStore,
         target as PostgresStore,
         (table, copied, total) => {
@@ -60,6 +74,7 @@ export async function runCopy(opts: { data?: string; to: string; json?: boolean 
           if (!opts.json) note(deps.io, `${table}: ${copied}/${total}`);
         },
       );
+      return files ? { ...rows, files: files.files, filesSent: files.copied } : rows;
     } catch (err) {
       if (err instanceof CopyError) throw new CliError(err.message);
       throw err;
@@ -79,6 +94,8 @@ export async function runCopy(opts: { data?: string; to: string; json?: boolean 
   );
   note(
     deps.io,
-    `next: roster serve --data ${dataDirOf(opts.data, deps.env)} --database <the URL>  (the media files stay in the data dir)`,
+    blobs
+      ? `next: roster serve --data <a data dir for scratch> --database <the URL> --blobs ${blobs}`
+      : `next: roster serve --data ${dataDirOf(opts.data, deps.env)} --database <the URL>  (the media files stay in the data dir)`,
   );
 }
