@@ -48,6 +48,7 @@ const S3_TESTS = [
   'test/e2e/media-api.test.ts',
   'test/e2e/media-cli.test.ts',
   'test/e2e/s3-*.test.ts',
+  'test/store/s3-*.test.ts',
   'test/e2e/postgres-haproxy.test.ts',
 ];
 
@@ -56,6 +57,7 @@ const POSTGRES_ONLY = [
   'test/store/postgres.test.ts',
   'test/e2e/postgres-*.test.ts',
   'test/e2e/s3-*.test.ts',
+  'test/store/s3-*.test.ts',
 ];
 
 if (!postgres) {

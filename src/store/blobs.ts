@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 export interface BlobStore {
   /** Whether other processes write here too (an object store replicas share; not a data dir). */
@@ -18,6 +18,12 @@ export interface BlobStore {
   tempPath(): string;
   /** Moves a finished temp file durably under `key` (fsync, rename, fsync of the directory). */
   put(key: string, tempPath: string): Promise<void>;
+  /**
+   * Starts storing `key` from bytes still arriving, for a store where sending them later would
+   * double the time an upload takes (an object store across a network). Absent where `put` of
+   * the finished temp file is a rename.
+   */
+  putStream?(key: string): StreamingPut;
   /** The bytes of `key` (an inclusive range, or all); rejects when it does not exist. */
   get(key: string, range?: { start: number; end: number }): Promise<Readable>;
   stat(key: string): Promise<{ size: number } | undefined>;
@@ -44,6 +50,16 @@ export interface BlobStore {
   abortUnfinished?(before: number): Promise<number>;
   /** Lets go of connections (an object store's keep-alive sockets would keep the process up). */
   close?(): void;
+}
+
+/** A put under way: write to `sink` (with backpressure), end it, await `done`. */
+export interface StreamingPut {
+  /** Destroyed with the store's error when storing fails, so the writer stops at once. */
+  sink: Writable;
+  /** Resolves once everything written to the ended sink is durable under the key. */
+  done: Promise<void>;
+  /** Gives up: stops the transfer and waits until nothing of it is left being written. */
+  abort(): Promise<void>;
 }
 
 /** What a blob key may look like (ids and `<id>.preview`): no path or key tricks. */

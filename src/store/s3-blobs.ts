@@ -7,6 +7,7 @@
  */
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
@@ -17,9 +18,9 @@ import {
   ListObjectsV2Command,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { BLOB_KEY, type BlobStore, localScratch } from './blobs.js';
 import { StoreUnavailableError } from './errors.js';
+import { streamingMultipart } from './s3-multipart.js';
 
 export interface S3Location {
   bucket: string;
@@ -85,6 +86,17 @@ export function s3BlobStore(location: S3Location, dataDir: string): BlobStore {
   };
   const where = `s3://${bucket}/${prefix}${location.endpoint ? ` at ${location.endpoint}` : ''}`;
   const scratch = localScratch(dataDir);
+  // 5 MiB parts (S3's smallest), 3 at a time: a 1 GiB upload holds 20 MiB of part buffers and
+  // keeps radosgw as busy as more, larger parts did (bench/s3.bench.mjs).
+  const multipart = (key: string) =>
+    streamingMultipart({
+      client,
+      bucket,
+      key: keyOf(key),
+      partSize: 5 * 1024 * 1024,
+      queueSize: 3,
+      mapError: unavailable,
+    });
   const call = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
@@ -100,16 +112,13 @@ export function s3BlobStore(location: S3Location, dataDir: string): BlobStore {
     sweepTemp: scratch.sweepTemp,
 
     async put(key, tempPath) {
-      // 8 MiB parts, 4 at a time: a 1 GiB file streams up in ~32 MiB of buffers.
-      const upload = new Upload({
-        client,
-        params: { Bucket: bucket, Key: keyOf(key), Body: createReadStream(tempPath) },
-        partSize: 8 * 1024 * 1024,
-        queueSize: 4,
-      });
-      await call(() => upload.done());
+      const upload = multipart(key);
+      await pipeline(createReadStream(tempPath), upload.sink).catch(() => {});
+      await upload.done;
       await scratch.discardTemp(tempPath);
     },
+
+    putStream: (key) => multipart(key),
 
     async get(key, range) {
       const out = await call(() =>

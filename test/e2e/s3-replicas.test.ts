@@ -7,8 +7,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterEach, expect, test } from 'vitest';
 import { databaseTarget, openStore } from '../../src/store/open.js';
+import { parseS3Url } from '../../src/store/s3-blobs.js';
 import { freshDatabase, testBlobs } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { scratch } from '../helpers/scratch.js';
@@ -25,6 +27,18 @@ async function shared() {
   const blobs = await testBlobs();
   scope.defer(blobs.drop);
   return { database: db.url, blobs: blobs.url! };
+}
+
+/** The multipart uploads begun in the bucket and not yet completed or aborted. */
+function unfinished(blobs: string) {
+  const { bucket, prefix, endpoint, region } = parseS3Url(blobs, process.env);
+  const client = new S3Client({ endpoint, region, forcePathStyle: true });
+  return {
+    pending: async () =>
+      (await client.send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix })))
+        .Uploads ?? [],
+    close: () => client.destroy(),
+  };
 }
 
 const urlOf = (r: Replica) => `http://127.0.0.1:${r.port}`;
@@ -95,6 +109,10 @@ test('kill -9 of a replica mid-upload leaves no medium without a file and no fil
   const hanging = hangingUpload(urlOf(victim), set.token, 20 * 1024 * 1024);
   const scratchDir = join(victim.data, 'media', 'tmp');
   await eventually(() => readdirSync(scratchDir).length > 0, 10_000);
+  // The file goes to the bucket while it arrives: parts of it are there already.
+  const bucket = unfinished(where.blobs);
+  scope.defer(bucket.close);
+  await eventually(async () => (await bucket.pending()).length > 0, 10_000);
   const racing = Array.from({ length: 4 }, (_, i) =>
     up(victim, `racing-${i}.png`).catch(() => undefined),
   );
@@ -107,6 +125,7 @@ test('kill -9 of a replica mid-upload leaves no medium without a file and no fil
   // Back, with the grace period over: its sweep makes rows and objects agree.
   await set.start(victim, ['--sweep-grace', '0']);
   expect(readdirSync(scratchDir)).toEqual([]);
+  expect(await bucket.pending()).toEqual([]);
   const store = await openStore({
     dataDir: scope.temp('roster-s3-check-'),
     target: databaseTarget(where.database, ''),

@@ -7,6 +7,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
+import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { MediumType } from '../../contract/medium.js';
@@ -33,10 +34,15 @@ const aborted = () => bad('the client aborted the upload before the body was com
 export const tooLarge = (max: number) =>
   new AppError('payloadTooLarge', `the file is larger than the upload limit of ${max} bytes`);
 
+/**
+ * `sink`, when given, gets the file's bytes too, as they arrive (an object store's upload), with
+ * backpressure from both; its error fails the upload. The caller ends up owning it either way.
+ */
 export function receiveUpload(
   req: IncomingMessage,
   tempPath: string,
   maxBytes: number,
+  sink?: Writable,
 ): Promise<ReceivedFile> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
@@ -87,6 +93,8 @@ export function receiveUpload(
         );
     };
 
+    sink?.on('error', fail);
+
     let sawMetaData = false;
     const takeMetaData = (value: string) => {
       try {
@@ -133,6 +141,10 @@ export function receiveUpload(
       const file = createWriteStream(tempPath, { flags: 'wx', mode: 0o600 });
       out = file;
       stream.once('limit', () => fail(tooLarge(maxBytes)));
+      if (sink) {
+        if (sink.errored) return fail(sink.errored);
+        stream.pipe(sink);
+      }
       written = pipeline(stream, file).then(() => ({
         bytes: file.bytesWritten,
         fileName: info.filename,
