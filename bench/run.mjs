@@ -7,6 +7,7 @@ const benches = [
   './startup.bench.mjs',
   './media.bench.mjs',
   './media-cli.bench.mjs',
+  './s3.bench.mjs',
   './import.bench.mjs',
   './table.bench.mjs',
 ];

@@ -57,6 +57,10 @@ osd data = $dir/osd/\$cluster-\$id
 [client.rgw.0]
 rgw frontends = beast endpoint=127.0.0.1:$port
 rgw dns name = 127.0.0.1
+# Deleted objects and aborted uploads give their space back within seconds, not radosgw's
+# default two hours: test runs and benches delete what they wrote, and memstore is small.
+rgw gc obj min wait = 5
+rgw gc processor period = 5
 EOF
 
 quiet() { "$@" >>"$dir/log/setup.log" 2>&1; }
