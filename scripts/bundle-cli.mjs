@@ -6,7 +6,10 @@
 //
 // In it: our CLI, client and contract code, commander, and the parts of undici we import
 // (client/undici-pool.ts: its Pool and request API, ~45 files that Node would otherwise resolve
-// and read one by one; none of its index, fetch, WebSocket, cache or mock code runs).
+// and read one by one; none of its index, fetch, WebSocket, cache or mock code runs), and its
+// EnvHttpProxyAgent (client/undici-proxy.ts, 6 files more), initialised only when a proxy is
+// set: http.ts reaches it through import(), which esbuild keeps lazy. (As a bundle of its own
+// it would carry a second copy of the Pool's files: ~50 ms per command behind a proxy.)
 //
 // Left out of the file, and loaded as before when a command needs them:
 // - the service (dist/server, dist/store): only `roster serve` and the local admin commands use

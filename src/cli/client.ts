@@ -5,12 +5,15 @@
  *             > the profile (ROSTER_PROFILE, else the current one)
  *   token:    --profile's > ROSTER_TOKEN > the profile
  *   vendor:   ROSTER_VENDOR > the profile's > `service`
+ *   cdnAuth:  ROSTER_CDN_AUTH > the profile's, when the token is the profile's > off
+ *   proxy:    https_proxy/HTTPS_PROXY, http_proxy/HTTP_PROXY, no_proxy/NO_PROXY (lower case first)
  *
  * The config file is opened only when a profile is needed, so a CI job with ROSTER_BASE_URL and
  * ROSTER_TOKEN never reads it. undici (and conf) load here, on first use, not at start-up.
  */
 import { setFlagsFromString } from 'node:v8';
-import type { ApiClient, RetryInfo } from '../client/index.js';
+import { parseCdnAuthList } from '../client/cdn-auth.js';
+import type { ApiClient, ProxySettings, RetryInfo } from '../client/index.js';
 import type { ConfigView, Profile } from './config-read.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from './context.js';
 import { CliError, EXIT, usageError } from './errors.js';
@@ -21,10 +24,12 @@ export interface ClientSettings {
   baseUrl: string;
   token: string;
   vendor?: string;
+  /** Hosts besides the API's origin that media downloads may send the token to; absent: off. */
+  cdnAuth?: string[];
   /** The profile that supplied something, if any. */
   profile?: string;
   /** Where the base URL and token came from, for --verbose and error messages. */
-  sources: { baseUrl: string; token: string };
+  sources: { baseUrl: string; token: string; cdnAuth?: string };
   /** Things the person should hear about (a config file others can read). */
   warnings?: string[];
 }
@@ -117,18 +122,76 @@ export async function resolveSettings(
   const usedProfile = [baseUrl.from, token.from].some((f) => f.startsWith('profile'))
     ? name
     : explicit;
+  // The opt-in goes with the token it was made for: a profile's hosts never get ROSTER_TOKEN.
+  const cdnAuth = env.ROSTER_CDN_AUTH
+    ? { value: env.ROSTER_CDN_AUTH, from: 'ROSTER_CDN_AUTH' }
+    : token.from.startsWith('profile') && profile?.cdnAuth?.length
+      ? { value: profile.cdnAuth.join(','), from: token.from }
+      : undefined;
   return {
     baseUrl: checkUrl(baseUrl),
     token: token.value,
     vendor: env.ROSTER_VENDOR || (usedProfile ? profile?.vendor : undefined),
+    ...(cdnAuth ? { cdnAuth: checkCdnAuth(cdnAuth) } : {}),
     profile: usedProfile,
-    sources: { baseUrl: baseUrl.from, token: token.from },
+    sources: {
+      baseUrl: baseUrl.from,
+      token: token.from,
+      ...(cdnAuth ? { cdnAuth: cdnAuth.from } : {}),
+    },
     // As ssh does with a key others can read: the tokens in it may no longer be secret.
     warnings: config?.looseMode
       ? [
           `${config.path} is mode ${config.looseMode}: other users can read the API tokens in it; run \`chmod 600 ${config.path}\` and consider replacing the tokens`,
         ]
       : [],
+  };
+}
+
+function checkCdnAuth({ value, from }: Source): string[] {
+  try {
+    return parseCdnAuthList(value);
+  } catch (err) {
+    throw usageError(`cdnAuth (${from}): ${(err as Error).message}`);
+  }
+}
+
+const PROXY_VARS = {
+  https: ['https_proxy', 'HTTPS_PROXY'],
+  http: ['http_proxy', 'HTTP_PROXY'],
+  noProxy: ['no_proxy', 'NO_PROXY'],
+} as const;
+
+/**
+ * The proxies of the environment, or undefined when no proxy URL is set (NO_PROXY alone changes
+ * nothing). Lower case first, as curl and undici read them. `proxy.example.com:3128` without a
+ * scheme means http://; anything but an http(s) proxy URL is refused rather than bypassed.
+ */
+export function proxyFromEnv(env: NodeJS.ProcessEnv): ProxySettings | undefined {
+  const pick = (names: readonly string[]) => {
+    const name = names.find((n) => env[n]);
+    return name ? { name, value: env[name]!.trim() } : undefined;
+  };
+  const https = pick(PROXY_VARS.https);
+  const http = pick(PROXY_VARS.http);
+  if (!https && !http) return undefined;
+  const noProxy = pick(PROXY_VARS.noProxy);
+  const proxyUrl = (v: { name: string; value: string }) => {
+    const value = /^[a-z][a-z0-9+.-]*:\/\//i.test(v.value) ? v.value : `http://${v.value}`;
+    const url = URL.canParse(value) ? new URL(value) : undefined;
+    if (!url || !/^https?:$/.test(url.protocol) || url.hostname === '') {
+      const shown = v.value.replace(/\/\/[^@/]*@/, '//…@');
+      throw usageError(
+        `${v.name}='${shown}' is not an http(s) proxy URL; it looks like http://proxy.example.com:3128 (or http://user:password@proxy.example.com:3128)`,
+      );
+    }
+    return value;
+  };
+  return {
+    ...(https ? { https: proxyUrl(https) } : {}),
+    ...(http ? { http: proxyUrl(http) } : {}),
+    ...(noProxy ? { noProxy: noProxy.value } : {}),
+    sources: { https: https?.name, http: http?.name, noProxy: noProxy?.name },
   };
 }
 
@@ -139,7 +202,7 @@ export function retryNotice(info: RetryInfo): string {
 
 /** Builds the client for explicit settings (login checks a token before saving it). */
 export async function clientFor(
-  settings: Pick<ClientSettings, 'baseUrl' | 'token' | 'vendor'>,
+  settings: Pick<ClientSettings, 'baseUrl' | 'token' | 'vendor' | 'cdnAuth'>,
   globals: GlobalOptions,
   deps: Deps,
 ): Promise<ApiClient> {
@@ -148,6 +211,8 @@ export async function clientFor(
     baseUrl: settings.baseUrl,
     token: settings.token,
     vendor: settings.vendor,
+    cdnAuth: settings.cdnAuth,
+    proxy: proxyFromEnv(deps.env),
     userAgent: `roster/${version()}`,
     timeoutMs: timeoutOf(globals, deps.env) * 1000,
     onTrace: globals.verbose ? (line: string) => note(io, paintErr(io, 'dim', line)) : undefined,
@@ -194,6 +259,32 @@ export async function apiClient(globals: GlobalOptions, deps: Deps): Promise<Api
         `using ${settings.baseUrl} (${settings.sources.baseUrl}), token from ${settings.sources.token} (redacted), vendor ${settings.vendor ?? 'service'}`,
       ),
     );
+    if (settings.cdnAuth?.length) {
+      note(
+        deps.io,
+        paintErr(
+          deps.io,
+          'dim',
+          `cdnAuth: media downloads may send the token to ${settings.cdnAuth.join(', ')} (${settings.sources.cdnAuth})`,
+        ),
+      );
+    }
+    const proxy = proxyFromEnv(deps.env);
+    for (const kind of ['https', 'http'] as const) {
+      // As undici does: https:// URLs use the http proxy when no https one is set.
+      const used = kind === 'https' && !proxy?.https ? 'http' : kind;
+      const url = proxy?.[used];
+      if (!url) continue;
+      const except = proxy.noProxy ? `, except ${proxy.noProxy} (${proxy.sources?.noProxy})` : '';
+      note(
+        deps.io,
+        paintErr(
+          deps.io,
+          'dim',
+          `${kind}:// URLs go through the proxy ${new URL(url).origin} (${proxy.sources?.[used]})${except}`,
+        ),
+      );
+    }
   }
   return clientFor(settings, globals, deps);
 }

@@ -13,6 +13,11 @@ export interface Profile {
   baseUrlDe?: string;
   token: string;
   vendor?: string;
+  /**
+   * Hosts besides the API's origin that media downloads may send the token to (cdnAuth;
+   * client/cdn-auth.ts). Absent: off.
+   */
+  cdnAuth?: string[];
 }
 
 export interface ConfigShape {

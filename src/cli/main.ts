@@ -105,7 +105,11 @@ export async function reportError(err: unknown, deps: Deps, verbose: boolean): P
     return EXIT.interrupted;
   }
   // The client's errors carry their own actionable message; the status picks the code.
-  const { ApiError, ClientError } = await import('../client/errors.js');
+  const { ApiError, ClientError, MediaAuthError } = await import('../client/errors.js');
+  if (err instanceof MediaAuthError) {
+    error(err.message);
+    return EXIT.auth;
+  }
   if (err instanceof ApiError) {
     error(err.message);
     if (err.status === 403)

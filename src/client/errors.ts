@@ -142,6 +142,43 @@ export class ResponseFormatError extends ClientError {
   }
 }
 
+/** The proxy a failed request went through (HTTPS_PROXY, HTTP_PROXY). */
+export interface ProxyUsed {
+  /** The proxy's origin, never its credentials. */
+  proxy: string;
+  /** The variable it came from. */
+  source: string;
+  /** The proxy's own refusal (the status it answered a CONNECT, or 407), if that was it. */
+  status?: number;
+}
+
+function describeProxied(code: string | undefined, url: URL, via: ProxyUsed): string {
+  const text = proxiedText(code, url, via);
+  return text[0]!.toUpperCase() + text.slice(1);
+}
+
+function proxiedText(code: string | undefined, url: URL, via: ProxyUsed): string {
+  const proxy = `the proxy ${via.proxy} (${via.source})`;
+  const bypass = `or list ${url.hostname} in NO_PROXY if it is reachable without the proxy`;
+  if (via.status === 407) {
+    return `${proxy} asks for a user name and password (407): put them in ${via.source}, as http://user:password@proxy.example.com:3128 (percent-encode special characters).`;
+  }
+  if (via.status !== undefined) {
+    return `${proxy} refused to connect to ${url.host} (it answered ${via.status}): check that the proxy lets you reach that host and port, ${bypass}.`;
+  }
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `Could not connect to ${proxy}: connection refused. Check ${via.source}, ${bypass}.`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `Could not resolve the host name of ${proxy} (${code}). Check ${via.source}.`;
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `Connecting to ${proxy} timed out. Check ${via.source}, ${bypass}.`;
+    default:
+      return `The request to ${url.origin} through ${proxy} failed (${code ?? 'unknown error'}).`;
+  }
+}
+
 function describeNetwork(code: string | undefined, url: URL, timeoutMs: number): string {
   switch (code) {
     case 'ECONNREFUSED':
@@ -180,15 +217,75 @@ export class NetworkError extends ClientError {
     cause: unknown;
     attempts: number;
     timeoutMs: number;
+    /** Set when the request went through a proxy. */
+    via?: ProxyUsed;
   }) {
     const tries = init.attempts > 1 ? ` (${init.attempts} attempts)` : '';
-    super(
-      `${describeNetwork(init.code, new URL(init.url), init.timeoutMs)}${tries} [${init.method} ${redactUrl(init.url)}]`,
-      init.method,
-      init.url,
-      { cause: init.cause },
-    );
+    const url = new URL(init.url);
+    // Timeouts and resets past the proxy are the service's; the rest are the proxy's.
+    const own =
+      init.via &&
+      (init.via.status !== undefined ||
+        !/^UND_ERR_(HEADERS|BODY)_TIMEOUT$|^UND_ERR_SOCKET$|^ECONNRESET$|^EPIPE$/.test(
+          init.code ?? '',
+        ));
+    const text = own
+      ? describeProxied(init.code, url, init.via!)
+      : describeNetwork(init.code, url, init.timeoutMs);
+    super(`${text}${tries} [${init.method} ${redactUrl(init.url)}]`, init.method, init.url, {
+      cause: init.cause,
+    });
     this.code = init.code;
     this.attempts = init.attempts;
+  }
+}
+
+/**
+ * A media URL answered 401 or 403: the platform serves media only to authenticated requests.
+ * Says whether the token was sent, and if not, why not and how to allow it (cdnAuth).
+ */
+export class MediaAuthError extends ClientError {
+  readonly status: number;
+  /** Whether the request carried the token. */
+  readonly tokenSent: boolean;
+
+  constructor(init: {
+    status: number;
+    url: string;
+    /** The API's origin (where the token always goes). */
+    apiOrigin: string;
+    /**
+     * Why the token was not sent: the host is not allowed (cdnAuth), it is allowed but the URL
+     * is plain http, or a redirect led to another origin. Undefined: it was sent.
+     */
+    withheld?: 'not-listed' | 'not-https' | 'redirect';
+    /** The service's own message, when it sent the error envelope. */
+    serverMessage?: string;
+    cause?: unknown;
+  }) {
+    const host = new URL(init.url).host;
+    const head = `GET ${redactUrl(init.url)} answered ${init.status}: this media URL needs authentication.`;
+    let text: string;
+    switch (init.withheld) {
+      case 'not-listed':
+        text =
+          `${head} Roster sends the API token to the API's origin (${init.apiOrigin}) only, not to ${host}. ` +
+          `If the platform serves its media from ${host} and you trust that host with the token, turn cdnAuth on for it: ` +
+          `\`roster profiles cdn-auth ${host}\` (or ROSTER_CDN_AUTH=${host}); see README "Authenticated media URLs".`;
+        break;
+      case 'not-https':
+        text = `${head} cdnAuth allows ${host}, but this URL is plain http: the token goes to another origin than the API's only over https.`;
+        break;
+      case 'redirect':
+        text = `${head} It was reached through a redirect to another origin, and the token never follows a redirect to another origin (cdnAuth allows hosts for the media URLs the service gives, not for where they redirect).`;
+        break;
+      default: {
+        const said = init.serverMessage ? `: ${init.serverMessage}` : '';
+        text = `${head} It refused the API token${said}. Check that the token may read media (the media:read scope: \`roster auth status\`) and that it belongs to this deployment.`;
+      }
+    }
+    super(text, 'GET', init.url, { cause: init.cause });
+    this.status = init.status;
+    this.tokenSent = init.withheld === undefined;
   }
 }

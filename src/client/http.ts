@@ -1,10 +1,12 @@
 /**
- * The HTTP core every endpoint function goes through: one keep-alive undici Pool per origin,
- * Basic auth (only towards the base URL's origin), the newest registry version's media types,
- * timeouts, retries with full-jitter backoff, and error answers mapped to typed errors.
+ * The HTTP core every endpoint function goes through: one keep-alive undici Pool per origin
+ * (or, with a proxy set, undici's EnvHttpProxyAgent, loaded only then), Basic auth (only towards
+ * the base URL's origin unless a request says otherwise), the newest registry version's media
+ * types, timeouts, retries with full-jitter backoff, and error answers mapped to typed errors.
  */
 import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
 import {
   DEFAULT_VENDOR,
   type Endpoint,
@@ -14,7 +16,14 @@ import {
   newestVersion,
   versionsOf,
 } from '../contract/versions.js';
-import { ClientError, NetworkError, redactUrl } from './errors.js';
+import {
+  ClientError,
+  NetworkError,
+  type ProxyUsed,
+  ResponseFormatError,
+  redactUrl,
+} from './errors.js';
+import { hasProxy, proxyFor, proxySource, showProxy } from './proxy.js';
 import { type Answer, errorFromAnswer, header, readJson } from './response.js';
 import {
   backoffDelay,
@@ -45,19 +54,51 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const retry = { ...DEFAULT_RETRY, ...opts.retry };
   const pools = new Map<string, Pool>();
+  const proxy = hasProxy(opts.proxy) ? opts.proxy : undefined;
+  let proxyAgent: Promise<Dispatcher> | undefined;
+  const poolOptions = {
+    connections: opts.connections ?? 16,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: { timeout: Math.min(timeoutMs, 10_000) },
+  };
 
   const poolFor = (origin: string) => {
     let pool = pools.get(origin);
     if (!pool) {
-      pool = new Pool(origin, {
-        connections: opts.connections ?? 16,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        connect: { timeout: Math.min(timeoutMs, 10_000) },
-      });
+      pool = new Pool(origin, poolOptions);
       pools.set(origin, pool);
     }
     return pool;
+  };
+
+  /**
+   * With a proxy set, every request goes through undici's EnvHttpProxyAgent, which picks the
+   * proxy or a direct connection per URL (NO_PROXY). https:// URLs go through a CONNECT tunnel,
+   * so the proxy sees the host and port but neither the token nor the request; http:// URLs are
+   * forwarded (GET http://host/path, as curl does), so the proxy sees the whole request,
+   * Authorization included: plain HTTP is readable on its way, with or without a proxy.
+   */
+  const dispatcherFor = (origin: string): Dispatcher | Promise<Dispatcher> => {
+    if (!proxy) return poolFor(origin);
+    proxyAgent ??= import('./undici-proxy.js').then(
+      ({ EnvHttpProxyAgent }) =>
+        new EnvHttpProxyAgent({
+          ...poolOptions,
+          // Explicit values ('' for none): undici then never reads the environment itself.
+          httpProxy: proxy.http ?? '',
+          httpsProxy: proxy.https ?? '',
+          noProxy: proxy.noProxy ?? '',
+          proxyTunnel: false,
+        }),
+    );
+    return proxyAgent;
+  };
+
+  /** The proxy a request to `url` goes through, for traces and messages. */
+  const viaOf = (url: URL): ProxyUsed | undefined => {
+    const used = proxyFor(proxy, url);
+    return used && proxy ? { proxy: showProxy(used), source: proxySource(proxy, url) } : undefined;
   };
 
   const targetOf = (spec: RequestSpec): URL => {
@@ -74,8 +115,10 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
 
   const headersOf = (spec: RequestSpec, url: URL): Record<string, string> => {
     const h: Record<string, string> = { 'user-agent': opts.userAgent ?? 'roster' };
-    // The token goes only to the API's own origin, never to a CDN or another host.
-    if (url.origin === base.origin && opts.token) h.authorization = `Basic ${opts.token}`;
+    // The token goes only to the API's own origin, never to a CDN or another host, unless the
+    // request says so (a media download from a host the admin allowed: cdnAuth).
+    const sendToken = spec.token ?? url.origin === base.origin;
+    if (sendToken && opts.token) h.authorization = `Basic ${opts.token}`;
     if (spec.endpoint) h.accept = mediaType(spec.endpoint, spec.method, 'accept', vendor);
     else h.accept = '*/*';
     if (spec.json !== undefined) {
@@ -92,6 +135,8 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     const url = targetOf(spec);
     const href = url.href;
     const headers = headersOf(spec, url);
+    const via = viaOf(url);
+    const through = via ? ` via proxy ${via.proxy}` : '';
     const payload = spec.json !== undefined ? Buffer.from(JSON.stringify(spec.json)) : spec.body;
     const oneShot = payload !== undefined && typeof payload === 'object' && !isBytes(payload);
     let started = false; // whether a one-shot body began to be read: then no retry
@@ -99,14 +144,18 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     for (let attempt = 1; ; attempt++) {
       // Timed for --verbose only: the first performance.now() loads perf_hooks (~1 ms).
       const elapsed = opts.onTrace ? stopwatch() : () => 0;
-      opts.onTrace?.(`→ ${spec.method} ${redact(href)}`);
+      opts.onTrace?.(`→ ${spec.method} ${redact(href)}${through}`);
       let failure: { error: ClientError; reason: string; retryable: boolean; afterMs?: number };
       try {
-        const res = await poolFor(url.origin).request({
+        const dispatcher = await dispatcherFor(url.origin);
+        const res = await dispatcher.request({
           origin: url.origin,
           path: url.pathname + url.search,
           method: spec.method,
           headers,
+          // Per request too: a forwarding proxy's connection is made without the pool options.
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
           body: openBody(payload, () => {
             started = true;
           }),
@@ -126,6 +175,10 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
           return await consume({ status: 204, headers: {}, body: Readable.from([]) }, href);
         }
         const error = await errorFromAnswer(answer, spec.method, href);
+        // An HTML error page on the way through a proxy is most likely the proxy's.
+        if (via && error instanceof ResponseFormatError) {
+          error.message += ` The request went through ${via.proxy} (${via.source}): the answer may be the proxy's; list ${url.hostname} in NO_PROXY if it is reachable without the proxy.`;
+        }
         failure = {
           error,
           reason: `${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''}`.trim(),
@@ -144,6 +197,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
           cause: err,
           attempts: attempt,
           timeoutMs,
+          via: via && { ...via, status: proxyRefusal(err) },
         });
         failure = {
           error,
@@ -181,7 +235,12 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     },
     request: (spec) => send(spec, async (answer) => answer),
     async close() {
-      await Promise.all([...pools.values()].map((p) => p.close()));
+      const agent = proxyAgent;
+      proxyAgent = undefined;
+      await Promise.all([
+        ...[...pools.values()].map((p) => p.close()),
+        agent?.then((a) => a.close()),
+      ]);
       pools.clear();
     },
   };
@@ -192,6 +251,23 @@ function mediaType(endpoint: Endpoint, method: HttpMethod, h: Header, vendor: st
   if (method === 'HEAD' || method === 'OPTIONS') return JSON_TYPE;
   if (versionsOf(endpoint, method, h).length === 0) return JSON_TYPE;
   return mediaTypeOf(newestVersion(endpoint, method, h), vendor);
+}
+
+/**
+ * The status a proxy refused with: undici reports a refused CONNECT as "Proxy response (403)
+ * !== 200 when HTTP Tunneling", a forwarding proxy's 407 as "Proxy Authentication Required (407)".
+ */
+function proxyRefusal(err: unknown): number | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 4; depth++) {
+    const message = (e as { message?: unknown }).message;
+    const m =
+      typeof message === 'string'
+        ? /^Proxy response \((\d{3})\)|^Proxy Authentication Required \((407)\)/.exec(message)
+        : null;
+    if (m) return Number(m[1] ?? m[2]);
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 function isBytes(body: unknown): body is string | Uint8Array {

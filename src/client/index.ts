@@ -30,6 +30,7 @@ import {
 } from './users.js';
 
 export type { BranchInfo } from './branch.js';
+export { parseCdnAuthHost, parseCdnAuthList } from './cdn-auth.js';
 export * from './errors.js';
 export type * from './http.js';
 export { createHttpClient } from './http.js';
@@ -38,7 +39,13 @@ export { guessMediumType } from './media.js';
 export { type PageRequest, paginate } from './paginate.js';
 export type { CreatedUser, ListUsersParams, UserCreateBody, UserUpdateBody } from './users.js';
 
-export type ApiClientOptions = HttpClientOptions;
+export interface ApiClientOptions extends HttpClientOptions {
+  /**
+   * cdnAuth: hosts besides the API's origin that media downloads send the token to (over
+   * https). Default none: the token goes to the API's origin only.
+   */
+  cdnAuth?: readonly string[];
+}
 
 export interface ApiClient {
   readonly http: HttpClient;
@@ -83,7 +90,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     getMedium: (id) => getMedium(http, id),
     deleteMedium: (id) => deleteMedium(http, id),
     uploadMedium: (o) => uploadMedium(http, o),
-    downloadUrl: (url, o) => downloadUrl(http, url, o),
+    downloadUrl: (url, o) => downloadUrl(http, url, { ...o, cdnAuth: opts.cdnAuth }),
     close: () => http.close(),
   };
 }

@@ -5,7 +5,8 @@ import { basename, extname } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Medium, MediumType, Page } from '../contract/medium.js';
 import type { MediaMetaData } from '../contract/schemas.js';
-import { ClientError, redactUrl } from './errors.js';
+import { cdnAuthRefusal } from './cdn-auth.js';
+import { ApiError, ClientError, MediaAuthError, ResponseFormatError, redactUrl } from './errors.js';
 import type { HttpClient } from './http.js';
 import { multipartBody } from './multipart.js';
 import type { PageRequest } from './paginate.js';
@@ -103,22 +104,42 @@ export async function uploadMedium(http: HttpClient, opts: UploadOptions): Promi
   return res.data;
 }
 
+export interface DownloadOptions {
+  signal?: AbortSignal;
+  /** Hosts besides the API's origin that may get the token (cdnAuth: cdn-auth.ts). */
+  cdnAuth?: readonly string[];
+}
+
 /**
  * GET a medium's content (`resourceInfo.url`, a preview's url) as a stream. The token is sent
- * only when the URL is on the base URL's origin; signed CDN URLs need none.
+ * when the URL is on the base URL's origin or on a host cdnAuth allows (over https), and never
+ * after a redirect to another origin; signed CDN URLs need none. A 401/403 says the URL needs
+ * authentication and, when the token was not sent, why not (MediaAuthError).
  */
 export async function downloadUrl(
   http: HttpClient,
   url: string,
-  opts: { signal?: AbortSignal } = {},
+  opts: DownloadOptions = {},
 ): Promise<Readable> {
   // A relative URL resolves like a link on the API's pages ("/cdn/…" → the base URL's origin).
   let target = new URL(url, `${http.baseUrl}/`);
+  const api = new URL(http.baseUrl);
+  // Whether a redirect led to another origin: from then on the token is never sent, as
+  // browsers and curl drop credentials on such a redirect.
+  let crossed = false;
   for (let hop = 0; ; hop++) {
-    const res = await http.request({ method: 'GET', url: target.href, signal: opts.signal });
+    const withheld: 'not-listed' | 'not-https' | 'redirect' | undefined = crossed
+      ? 'redirect'
+      : target.origin === http.origin
+        ? undefined
+        : cdnAuthRefusal(opts.cdnAuth, target, api);
+    const res = await http
+      .request({ method: 'GET', url: target.href, signal: opts.signal, token: !withheld })
+      .catch((err: unknown) => {
+        throw authFailure(err, target, http.origin, withheld) ?? err;
+      });
     if (res.status < 300) return res.body;
-    // A redirect is followed (the token only ever goes to the API's own origin: http.ts);
-    // its body is never what gets saved.
+    // A redirect is followed; its body is never what gets saved.
     res.body.on('error', () => {}).destroy();
     const location = header(res.headers, 'location');
     const next = location ? new URL(location, target) : undefined;
@@ -136,8 +157,28 @@ export async function downloadUrl(
         target.href,
       );
     }
+    if (next.origin !== target.origin) crossed = true;
     target = next;
   }
+}
+
+/** A 401/403 from a media URL as a MediaAuthError; undefined for any other failure. */
+function authFailure(
+  err: unknown,
+  target: URL,
+  apiOrigin: string,
+  withheld: 'not-listed' | 'not-https' | 'redirect' | undefined,
+): MediaAuthError | undefined {
+  if (!(err instanceof ApiError || err instanceof ResponseFormatError)) return undefined;
+  if (err.status !== 401 && err.status !== 403) return undefined;
+  return new MediaAuthError({
+    status: err.status,
+    url: target.href,
+    apiOrigin,
+    withheld,
+    serverMessage: err instanceof ApiError && err.type ? err.serverMessage : undefined,
+    cause: err,
+  });
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

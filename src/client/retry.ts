@@ -34,6 +34,8 @@ const PERMANENT = new Set([
   'UND_ERR_ABORTED',
   'UND_ERR_DESTROYED',
   'UND_ERR_CLOSED',
+  // undici's own refusal of a request (also how a forwarding proxy's 407 surfaces).
+  'UND_ERR_INVALID_ARG',
 ]);
 
 export function isIdempotent(method: string): boolean {

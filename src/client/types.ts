@@ -1,9 +1,11 @@
 /** The HTTP core's public types: options, request specs, answers. */
 import type { Readable } from 'node:stream';
 import type { Endpoint } from '../contract/versions.js';
+import type { ProxySettings } from './proxy.js';
 import type { Answer } from './response.js';
 import type { RetryOptions } from './retry.js';
 
+export type { ProxySettings } from './proxy.js';
 export type { Answer } from './response.js';
 export type { RetryOptions } from './retry.js';
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
@@ -33,6 +35,11 @@ export interface HttpClientOptions {
   /** Max connections per origin. Default 16. */
   connections?: number;
   userAgent?: string;
+  /**
+   * Proxies (HTTP_PROXY, HTTPS_PROXY, NO_PROXY, as the CLI reads them). Unset or without a proxy
+   * URL: every request connects directly, and nothing of undici's proxy code is loaded.
+   */
+  proxy?: ProxySettings;
   /** One line per request and per answer (--verbose). Never sees the token. */
   onTrace?: (line: string) => void;
   onRetry?: (info: RetryInfo) => void;
@@ -61,6 +68,11 @@ export interface RequestSpec {
   contentType?: string;
   contentLength?: number;
   headers?: Record<string, string>;
+  /**
+   * Whether to send the token. Default: only when the URL is on the base URL's origin. `true`
+   * sends it to another origin too (a media host the admin allowed: cdnAuth); `false` never.
+   */
+  token?: boolean;
   signal?: AbortSignal;
 }
 

@@ -116,6 +116,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     store,
     blobs: store.blobs,
     signer,
+    unsignedUrls: config.cdnTokenOnly,
     maxUploadBytes: config.maxUploadBytes,
     previewTimeoutMs: config.previewTimeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS,
     defaultQuotaBytes: config.quotaBytes,
@@ -132,7 +133,11 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   });
   // /cdn authorises per file (signed URL or token), not through the API's auth middleware.
   const cdn = new Router<AppState>();
-  registerCdnRoutes(cdn, { store, blobs: store.blobs, signer });
+  registerCdnRoutes(cdn, {
+    store,
+    blobs: store.blobs,
+    signer: config.cdnTokenOnly ? undefined : signer,
+  });
 
   for (const router of [publicRouter, cdn, api]) {
     app.use(router.routes());

@@ -26,6 +26,11 @@ export interface ServerConfig {
   forceSweep?: boolean;
   /** Write one line per request to the log. */
   accessLog?: boolean;
+  /**
+   * /cdn serves files to the API token only, and media URLs carry no signature: the real
+   * platform's behaviour since 2026-03 ("media URLs need authentication"). Default off.
+   */
+  cdnTokenOnly?: boolean;
   /** How long signed CDN URLs stay valid (rounded up to the hour); default 24 h. */
   signedUrlTtlSeconds?: number;
   /** An upload body idle this long is cut; default 5 min (not counting the server's own work). */

@@ -14,3 +14,9 @@ declare module 'undici/lib/api/index.js' {
   const api: object;
   export default api;
 }
+declare module 'undici/lib/dispatcher/env-http-proxy-agent.js' {
+  import type { EnvHttpProxyAgent } from 'undici';
+
+  const AgentClass: typeof EnvHttpProxyAgent;
+  export default AgentClass;
+}

@@ -2,9 +2,10 @@
  * What a one-shot command loads: the CLI bundle and nothing else of ours or of node_modules, no
  * ES module (Node's ESM loader never starts), none of Node's HTTP/2, TLS or child processes, and
  * of undici only its Pool and request API, not its index (fetch, WebSocket, cache, mocks: most
- * of a command's start-up time before). Timing itself lives in bench/startup.bench.mjs.
+ * of a command's start-up time before), nor its proxy agent unless a proxy is set. Timing
+ * itself lives in bench/startup.bench.mjs.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -69,4 +70,49 @@ it('the bundle holds undici’s Pool and request API, not its index, and no serv
   expect(
     bundled.filter((f) => /(src|dist)\/(server|store)\/|\/(koa|pg|sharp|better-sqlite3)\//.test(f)),
   ).toEqual([]);
+});
+
+/**
+ * The bundled modules whose bodies ran in one command, by V8's precise coverage
+ * (NODE_V8_COVERAGE): esbuild wraps each bundled module in a function named after its path.
+ */
+async function ranModules(args: string[], env: Record<string, string> = {}): Promise<string[]> {
+  const cov = mkdtempSync(join(dir, 'cov-'));
+  const r = await execa(process.execPath, [BIN, ...args], {
+    env: { ...srv.env, ...env, PATH: process.env.PATH, NO_COLOR: '1', NODE_V8_COVERAGE: cov },
+    extendEnv: false,
+    reject: false,
+  });
+  expect(r.exitCode, String(r.stderr)).toBe(0);
+  const ran: string[] = [];
+  for (const file of readdirSync(cov)) {
+    const { result } = JSON.parse(readFileSync(join(cov, file), 'utf8')) as {
+      result: {
+        url: string;
+        functions: { functionName: string; ranges: { count: number }[] }[];
+      }[];
+    };
+    for (const script of result.filter((s) => s.url.endsWith('/roster.cjs'))) {
+      for (const f of script.functions) {
+        if (/\.[cm]?js$/.test(f.functionName) && f.ranges[0]!.count > 0) ran.push(f.functionName);
+      }
+    }
+  }
+  return ran;
+}
+
+it('undici’s proxy agent is in the bundle but runs only when a proxy variable is set', async () => {
+  const PROXY_MODULES =
+    /undici\/lib\/dispatcher\/(env-http-proxy-agent|proxy-agent)\.js$|client\/undici-proxy\.js$/;
+  const args = ['users', 'list', '--limit', '1', '-o', 'json'];
+  const plain = await ranModules(args);
+  expect(plain.some((m) => m.endsWith('undici/lib/dispatcher/pool.js'))).toBe(true);
+  expect(plain.filter((m) => PROXY_MODULES.test(m))).toEqual([]);
+  // NO_PROXY alone is no proxy; an HTTPS_PROXY loads the agent (this http:// URL still goes
+  // directly, as no HTTP_PROXY is set).
+  expect((await ranModules(args, { NO_PROXY: '*' })).filter((m) => PROXY_MODULES.test(m))).toEqual(
+    [],
+  );
+  const proxied = await ranModules(args, { HTTPS_PROXY: 'http://127.0.0.1:9' });
+  expect(proxied.filter((m) => PROXY_MODULES.test(m))).toHaveLength(3);
 });

@@ -150,6 +150,10 @@ export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
     token,
     ...(baseUrlDe ? { baseUrlDe } : {}),
     ...(vendor && vendor !== 'service' ? { vendor } : {}),
+    // cdnAuth was allowed for this deployment's media hosts: kept while the API stays the same.
+    ...(existing?.cdnAuth && sameOrigin(existing.baseUrl, baseUrl)
+      ? { cdnAuth: existing.cdnAuth }
+      : {}),
   });
   config.useProfile(name);
   note(
@@ -157,3 +161,6 @@ export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
     `logged in to ${baseUrl}; saved as profile '${name}' (now current) in ${config.path}`,
   );
 }
+
+const sameOrigin = (a: string, b: string) =>
+  URL.canParse(a) && URL.canParse(b) && new URL(a).origin === new URL(b).origin;

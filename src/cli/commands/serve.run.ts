@@ -122,6 +122,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       rateLimit,
       maxUploadBytes: opts.maxUploadSize ?? service.DEFAULT_MAX_UPLOAD_BYTES,
       cdnUrl: opts.cdnUrl,
+      cdnTokenOnly: opts.cdnTokenOnly,
       publicUrl,
       forceSweep: opts.forceSweep,
       sweepGraceMs: opts.sweepGrace === undefined ? undefined : opts.sweepGrace * 1000,

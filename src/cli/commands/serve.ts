@@ -16,6 +16,7 @@ export interface ServeOptions {
   rateLimit?: string;
   maxUploadSize?: number;
   cdnUrl?: string;
+  cdnTokenOnly?: boolean;
   publicUrl?: string;
   forceSweep?: boolean;
   sweepGrace?: number;
@@ -61,6 +62,10 @@ export function register(program: Command, deps: Deps) {
       parseSize,
     )
     .option('--cdn-url <url>', 'public base URL of a CDN in front of /cdn')
+    .option(
+      '--cdn-token-only',
+      'media URLs need authentication, as on the real platform since 2026-03: unsigned, and /cdn serves them only to an API token with media:read',
+    )
     .option(
       '--quota <size>',
       'media storage per tenant, e.g. 50GB, for tenants without their own (`roster tenants quota`)',

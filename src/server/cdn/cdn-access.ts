@@ -2,6 +2,7 @@
  * Who may fetch a file from /cdn: anyone holding a valid signed URL for exactly that path, or a
  * request with a live token of the file's branch that has media:read. A broken or expired
  * signature is 403 and never falls back to "public"; other branches' files do not exist (404).
+ * Without a signer (serve --cdn-token-only) only the token counts: a signature is ignored.
  */
 import type { Context } from 'koa';
 import type { Store } from '../../store/store.js';
@@ -12,16 +13,19 @@ export type Access = { kind: 'signed'; expires: number } | { kind: 'token'; bran
 
 const REQUIRES_AUTH =
   'this file is private: use the signed URL from the medium (resourceInfo.url) or send "Authorization: Basic <API token>"';
+const REQUIRES_TOKEN =
+  'media URLs of this service need authentication: send "Authorization: Basic <API token>" (a token of the medium\'s branch with media:read)';
 
-export function cdnAccess(store: Store, signer: UrlSigner) {
+export function cdnAccess(store: Store, signer: UrlSigner | undefined) {
   return async (ctx: Context, path: string): Promise<Access> => {
     const { expires, signature } = ctx.query;
-    const signed = expires !== undefined || signature !== undefined;
+    const signed = signer !== undefined && (expires !== undefined || signature !== undefined);
     const verdict = signed ? signer.verify(path, expires, signature) : undefined;
     if (verdict === 'valid') return { kind: 'signed', expires: Number(expires) };
 
     const header = ctx.get('Authorization');
     if (!header) {
+      if (!signer) throw new AppError('notLoggedIn', REQUIRES_TOKEN);
       if (!signed) throw new AppError('notLoggedIn', REQUIRES_AUTH);
       throw new AppError(
         'accessDenied',

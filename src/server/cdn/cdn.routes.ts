@@ -54,7 +54,8 @@ function cacheControl(access: Access): string {
 
 export function registerCdnRoutes(
   router: Router<AppState>,
-  deps: { store: Store; blobs: BlobStore; signer: UrlSigner },
+  /** Without a signer (serve --cdn-token-only) only the API token opens a file. */
+  deps: { store: Store; blobs: BlobStore; signer?: UrlSigner },
 ): void {
   const authorize = cdnAccess(deps.store, deps.signer);
 

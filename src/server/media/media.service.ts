@@ -27,6 +27,8 @@ export interface MediaServiceDeps {
   store: Store;
   blobs: BlobStore;
   signer: UrlSigner;
+  /** Media URLs without a signature: /cdn then serves them to the API token only. */
+  unsignedUrls?: boolean;
   maxUploadBytes: number;
   previewTimeoutMs: number;
   /** Shares the preview slots between tenants and tokens (default: one per core, at least 2). */
@@ -236,9 +238,11 @@ export function mediaService(deps: MediaServiceDeps) {
       store.reserve.ensure();
     },
 
-    /** Renders rows as Media whose URLs point at `cdnBase` and are signed. */
+    /** Renders rows as Media whose URLs point at `cdnBase` and are signed (unless unsignedUrls). */
     viewer(scope: RequestScope, cdnBase: string) {
-      const urlFor = (path: string) => `${cdnBase}/${encodePath(path)}?${signer.sign(path)}`;
+      const urlFor = deps.unsignedUrls
+        ? (path: string) => `${cdnBase}/${encodePath(path)}`
+        : (path: string) => `${cdnBase}/${encodePath(path)}?${signer.sign(path)}`;
       return (row: MediumRow): Medium => represent(row, placeOf(scope, row), urlFor);
     },
   };
