@@ -17,8 +17,9 @@ export function registerApiRoutes(router: Router<AppState>, vendor: string): voi
   });
   router.get('/api/openapi.json', async (ctx) => {
     // Loaded and made on the first request, not at start: most servers are never asked.
-    const { cachedOpenApiDocument } = await import('./openapi.js');
+    const { openApiJson } = await import('./openapi.js');
     // Relative: the document is public and cacheable, so nothing from the Host goes in it.
-    ctx.body = cachedOpenApiDocument(vendor, '/api');
+    ctx.type = 'application/json';
+    ctx.body = openApiJson(vendor, '/api');
   });
 }

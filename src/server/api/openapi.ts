@@ -191,7 +191,7 @@ export function openApiDocument(vendor: string, serverUrl: string) {
       description: `Served by \`roster serve\`. Versions are negotiated per endpoint and method with media types (Accept for answers, Content-Type for bodies); \`GET ${serverUrl}\` lists them.`,
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: serverUrl, description: 'The tenant’s base URL (its Host names the tenant)' }],
+    servers: [{ url: serverUrl }],
     security: [{ apiToken: [] }],
     tags: [
       { name: 'Users', description: 'The branch’s user accounts' },
@@ -204,15 +204,18 @@ export function openApiDocument(vendor: string, serverUrl: string) {
   };
 }
 
-const cache = new Map<string, ReturnType<typeof openApiDocument>>();
+const cache = new Map<string, string>();
 
-/** The document for `vendor`, made on first use and kept: it depends on nothing else. */
-export function cachedOpenApiDocument(vendor: string, serverUrl: string) {
+/**
+ * The document for `vendor` as JSON text, made on first use and kept: it depends on nothing
+ * else, and serialising 90 KB again for every request of a public route would cost ~15 ms each.
+ */
+export function openApiJson(vendor: string, serverUrl: string): string {
   const key = `${vendor} ${serverUrl}`;
-  let doc = cache.get(key);
-  if (!doc) {
-    doc = openApiDocument(vendor, serverUrl);
-    cache.set(key, doc);
+  let text = cache.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(openApiDocument(vendor, serverUrl));
+    cache.set(key, text);
   }
-  return doc;
+  return text;
 }
