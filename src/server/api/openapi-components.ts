@@ -75,8 +75,13 @@ function schemas(): Record<string, Json> {
     out[`${userName(shape as Shape)}Page`] = jsonSchema(pageSchema(schema));
   }
   for (const [shape, ops] of Object.entries(userBodySchemas)) {
-    out[userBodyName(shape as Shape, 'POST')] = jsonSchema(ops.create, 'input');
-    out[userBodyName(shape as Shape, 'PUT')] = jsonSchema(ops.update, 'input');
+    for (const [method, op] of [
+      ['POST', 'create'],
+      ['PUT', 'update'],
+    ] as const) {
+      const schema = (ops as Partial<Record<typeof op, z.ZodType>>)[op];
+      if (schema) out[userBodyName(shape as Shape, method)] = jsonSchema(schema, 'input');
+    }
   }
   return out;
 }

@@ -25,7 +25,9 @@ const anyError = { '4XX': ref('responses', 'ClientError'), '5XX': ref('responses
 function requestBody(method: Method, endpoint: Endpoint, entries: VersionEntry[], vendor: string) {
   const content: Record<string, Json> = {};
   for (const e of entries) {
-    if (!(e.shape in userBodySchemas))
+    const ops: Record<string, unknown> | undefined =
+      userBodySchemas[e.shape as keyof typeof userBodySchemas];
+    if (!ops?.[method === 'POST' ? 'create' : 'update'])
       throw new Error(`no request schema for registry shape '${e.shape}' (${method} ${endpoint})`);
     content[mediaTypeOf(e, vendor)] = {
       schema: ref('schemas', userBodyName(e.shape, method)),
@@ -73,12 +75,13 @@ function registryOperation(method: Method, endpoint: Endpoint, vendor: string): 
   );
   const param = /\{(\w+)\}/.exec(endpoint)?.[1];
   const body = requestBody(method, endpoint, of('content-type'), vendor);
+  const parameters = [...(param ? [PATH_PARAMETERS[param]!] : []), ...(meta.parameters ?? [])];
   return {
     operationId: meta.operationId,
     summary: meta.summary,
     ...(meta.description && { description: meta.description }),
     tags: [meta.tag],
-    parameters: [...(param ? [PATH_PARAMETERS[param]] : []), ...(meta.parameters ?? [])],
+    ...(parameters.length > 0 && { parameters }),
     ...(body && { requestBody: body }),
     responses: {
       [meta.success]: {
@@ -107,7 +110,8 @@ function headOf(get: Json): Json {
       Object.entries(responses).map(([status, r]) => [
         status,
         {
-          description: (r.description as string) ?? 'As for GET, without the body',
+          // An error by reference: its name says which (its envelope is not sent to HEAD).
+          description: (r.description as string) ?? String(r.$ref).split('/').at(-1),
           ...(r.headers ? { headers: r.headers } : {}),
         },
       ]),
@@ -115,39 +119,32 @@ function headOf(get: Json): Json {
   };
 }
 
+/** `/users/{userId}` → `UsersUserId`, for the OPTIONS operation's id. */
+const pascal = (path: string) =>
+  path
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('') || 'Api';
+
 /** OPTIONS answers 204 with Allow; on the registry's resources it needs a token, as they do. */
-function optionsOf(path: string, item: Json, authenticated: boolean, base: string): Json {
-  const id =
-    path
-      .replace(/\{|\}/g, '')
-      .split(/[/._]/)
-      .filter(Boolean)
-      .map((w) => w[0]!.toUpperCase() + w.slice(1))
-      .join('') || 'Api';
+function optionsOf(path: string, sibling: Json, authenticated: boolean, base: string): Json {
+  const pathParameters = ((sibling.parameters as Json[] | undefined) ?? []).filter(
+    (p) => p.in === 'path',
+  );
+  const authErrors: ErrorKind[] = authenticated ? ['notLoggedIn', 'tooManyRequests'] : [];
   return {
-    operationId: `options${id}`,
+    operationId: `options${pascal(path)}`,
     summary: `Methods allowed on ${base}${path === '/' ? '' : path}`,
-    tags: [(Object.values(item)[0] as { tags: string[] }).tags[0]],
+    tags: sibling.tags,
     ...(!authenticated && { security: [] }),
-    ...((Object.values(item)[0] as Json).parameters
-      ? {
-          parameters: ((Object.values(item)[0] as Json).parameters as Json[]).filter(
-            (p) => p.in === 'path',
-          ),
-        }
-      : {}),
+    ...(pathParameters.length > 0 && { parameters: pathParameters }),
     responses: {
       '204': {
         description: 'The allowed methods',
         headers: { ...requestId, Allow: ref('headers', 'Allow') },
       },
-      ...(authenticated &&
-        Object.fromEntries(
-          (['notLoggedIn', 'tooManyRequests'] as ErrorKind[]).map((k) => [
-            String(ERRORS[k].statusCode),
-            errorRef(k),
-          ]),
-        )),
+      ...Object.fromEntries(authErrors.map((k) => [String(ERRORS[k].statusCode), errorRef(k)])),
       ...anyError,
     },
   };
@@ -169,7 +166,8 @@ export function openApiDocument(vendor: string, serverUrl: string) {
     const { servers, ...ops } = item;
     if (ops.get) item.head = headOf(ops.get as Json);
     const base = servers ? '' : serverUrl;
-    item.options = optionsOf(path, ops, registryPaths.has(path), base);
+    const sibling = Object.values(ops)[0] as Json;
+    item.options = optionsOf(path, sibling, registryPaths.has(path), base);
   }
   const all = components();
   // Only what is referred to: an error no operation answers, or a shape no version uses, is noise.
