@@ -105,7 +105,11 @@ export function checkAnswer(doc: Json, method: string, path: string, r: Answer):
 export function validating<S extends TestServer>(s: S): S {
   let doc: Promise<Json> | undefined;
   const req: TestServer['req'] = async (method, path, opts) => {
-    doc ??= s.req('GET', '/api/openapi.json', { token: null }).then((d) => dereference(d.json));
+    doc ??= s.req('GET', '/api/openapi.json', { token: null }).then((d) => {
+      if (d.status !== 200)
+        throw new Error(`GET /api/openapi.json answered ${d.status}: ${d.text}`);
+      return dereference(d.json);
+    });
     const answer = await s.req(method, path, opts);
     checkAnswer(await doc, method, path, answer);
     return answer;
