@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { ERRORS, type ErrorKind } from '../../contract/errors.js';
+import { MAX_CUSTOM_KEY } from '../../contract/limits.js';
 import {
   errorEnvelopeSchema,
   mediumSchema,
@@ -13,7 +14,6 @@ import {
   userV3Schema,
 } from '../../contract/representations.js';
 import { mediaMetaDataSchema, userBodySchemas } from '../../contract/schemas.js';
-import { PROFILE_FIELDS } from '../../contract/user.js';
 import type { Method, Shape } from '../../contract/versions.js';
 
 export type Json = Record<string, unknown>;
@@ -45,19 +45,37 @@ export function userName(shape: Shape): string {
   return name;
 }
 
+/** A schema's alternatives, nested `anyOf`s flattened. */
+const alternatives = (schema: Json): Json[] =>
+  Array.isArray(schema.anyOf) ? (schema.anyOf as Json[]).flatMap(alternatives) : [schema];
+
+/** The dotted keys of a JSON Schema's object properties: `profile.avatar.original.url`… */
+function dottedKeys(schema: Json, prefix = ''): string[] {
+  const all = alternatives(schema);
+  const objects = all.filter((s) => s.type === 'object' && s.properties);
+  // A field with a plain alternative (a string, or null to clear it) is a key itself.
+  const leaf = prefix !== '' && objects.length < all.length;
+  return [
+    ...(leaf ? [prefix] : []),
+    ...objects.flatMap((o) =>
+      Object.entries(o.properties as Record<string, Json>).flatMap(([k, v]) =>
+        dottedKeys(v, prefix ? `${prefix}.${k}` : k),
+      ),
+    ),
+  ];
+}
+
 /**
- * Form bodies (PUT /users/{userId}) carry the v3 update as dotted keys, every value a string
- * (`profile.firstName=Ann`; an empty value clears the field).
+ * Form bodies (PUT /users/{userId}) carry the v3 update as dotted keys, every value a string;
+ * an empty value clears the field. Custom profile fields go under `profile.<id>`.
  */
 function formSchema(): Json {
-  const keys = ['externalId', 'email', 'userName', 'secret', 'role', 'config.locale', 'status'];
+  const keys = [...new Set(dottedKeys(jsonSchema(userBodySchemas.v3.update, 'input')))];
   return {
     type: 'object',
-    description: 'The v3 update as dotted keys, for example profile.firstName=Ann',
-    properties: Object.fromEntries(
-      [...keys, ...PROFILE_FIELDS.map((f) => `profile.${f}`)].map((k) => [k, { type: 'string' }]),
-    ),
-    patternProperties: { '^profile\\.[A-Za-z0-9_-]{1,64}$': { type: 'string' } },
+    description: 'The v3 update as dotted keys (profile.firstName=Ann); an empty value clears it',
+    properties: Object.fromEntries(keys.map((k) => [k, { type: 'string' }])),
+    patternProperties: { [`^profile\\.[A-Za-z0-9_-]{1,${MAX_CUSTOM_KEY}}$`]: { type: 'string' } },
     additionalProperties: false,
   };
 }

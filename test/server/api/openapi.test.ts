@@ -2,11 +2,14 @@
  * The OpenAPI document as generated: every registry row in it, the shape rules tools rely on,
  * and the validating wrapper of the HTTP suites rejecting what the document does not allow.
  */
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, test } from 'vitest';
 import { mediaTypeOf, REGISTRY } from '../../../src/contract/versions.js';
 import { openApiDocument, openApiJson } from '../../../src/server/api/openapi.js';
 import { checkAnswer, dereference } from '../../helpers/openapi-validation.js';
 
+const checkForm = (schema: object, value: unknown) =>
+  new Ajv2020({ strict: false }).validate(schema, value);
 const doc = dereference(openApiDocument('service', '/api')) as any;
 const operations = Object.values<any>(doc.paths).flatMap((item) =>
   Object.entries<any>(item).filter(([method]) => method !== 'servers'),
@@ -90,6 +93,17 @@ describe('the generated document', () => {
     const names = (op: any) => op.parameters.map((p: any) => p.name);
     expect(names(doc.paths['/users'].get)).toEqual(['limit', 'offset', 'query', 'sort', 'status']);
     expect(names(doc.paths['/media'].get)).toEqual(['limit', 'offset']);
+  });
+
+  test('form bodies of PUT list the dotted keys of the v3 update, custom profile fields too', () => {
+    const form =
+      doc.paths['/users/{userId}'].put.requestBody.content['application/x-www-form-urlencoded']
+        .schema;
+    expect(Object.keys(form.properties)).toEqual(
+      expect.arrayContaining(['profile.firstName', 'config.locale', 'email.value', 'status']),
+    );
+    expect(checkForm(form, { 'profile.firstName': 'Ann', 'profile.cf_team': '' })).toBe(true);
+    expect(checkForm(form, { 'profil.firstName': 'Ann' })).toBe(false);
   });
 
   test('served as made, once per vendor', () => {
