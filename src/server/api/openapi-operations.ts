@@ -6,6 +6,7 @@
 import type { ErrorKind } from '../../contract/errors.js';
 import { pageQuerySchema, userListQuerySchema } from '../../contract/schemas.js';
 import type { Endpoint, Method, Shape } from '../../contract/versions.js';
+import { FORM_TYPES } from '../http/negotiation.js';
 import type { Json } from './openapi-components.js';
 import { ref, userName } from './openapi-components.js';
 import { queryParameters } from './openapi-parameters.js';
@@ -20,6 +21,8 @@ export interface OperationMeta {
   body: (shape: Shape) => Json | null;
   parameters?: Json[];
   errors: ErrorKind[];
+  /** Request bodies besides the registry's JSON versions (forms, uploads). */
+  moreBodies?: Record<string, Json>;
   /** Headers of the success answer besides X-Request-Id. */
   headers?: Record<string, Json>;
 }
@@ -78,6 +81,9 @@ export const REGISTRY_OPERATIONS: Partial<Record<`${Method} ${Endpoint}`, Operat
     tag: 'Users',
     success: '200',
     body: user,
+    moreBodies: Object.fromEntries(
+      FORM_TYPES.map((t) => [t, { schema: ref('schemas', 'UserForm') }]),
+    ),
     errors: [...API, ...BODY, 'notFound', 'conflict', ...UNAVAILABLE],
   },
   'DELETE /users/{userId}': {
@@ -106,6 +112,23 @@ export const REGISTRY_OPERATIONS: Partial<Record<`${Method} ${Endpoint}`, Operat
     tag: 'Media',
     success: '200',
     body: () => ref('schemas', 'Medium'),
+    moreBodies: {
+      'multipart/form-data': {
+        schema: {
+          type: 'object',
+          required: ['file'],
+          properties: {
+            metaData: ref('schemas', 'MediaMetaData'),
+            file: {
+              type: 'string',
+              contentMediaType: 'application/octet-stream',
+              description: 'The file; its name is kept (sanitised)',
+            },
+          },
+        },
+        encoding: { metaData: { contentType: 'application/json' } },
+      },
+    },
     errors: [...API, ...BODY, ...UNAVAILABLE],
   },
   'GET /media/{mediumID}': {

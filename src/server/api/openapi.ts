@@ -10,9 +10,8 @@ import {
   type Method,
   mediaTypeOf,
   REGISTRY,
-  type VersionEntry,
+  versionsOf,
 } from '../../contract/versions.js';
-import { FORM_TYPES } from '../http/negotiation.js';
 import { components, type Json, ref, userBodyName } from './openapi-components.js';
 import { PATH_PARAMETERS, REGISTRY_OPERATIONS } from './openapi-operations.js';
 import { FIXED_OPERATIONS } from './openapi-service.js';
@@ -22,9 +21,9 @@ const errorRef = (kind: ErrorKind) => ref('responses', ERRORS[kind].type);
 /** Every 4xx and 5xx answer is the error envelope (the error middleware makes sure of it). */
 const anyError = { '4XX': ref('responses', 'ClientError'), '5XX': ref('responses', 'ServerError') };
 
-function requestBody(method: Method, endpoint: Endpoint, entries: VersionEntry[], vendor: string) {
+function requestBody(method: Method, endpoint: Endpoint, vendor: string, more: Json = {}) {
   const content: Record<string, Json> = {};
-  for (const e of entries) {
+  for (const e of versionsOf(endpoint, method, 'content-type')) {
     const ops: Record<string, unknown> | undefined =
       userBodySchemas[e.shape as keyof typeof userBodySchemas];
     if (!ops?.[method === 'POST' ? 'create' : 'update'])
@@ -32,28 +31,10 @@ function requestBody(method: Method, endpoint: Endpoint, entries: VersionEntry[]
     content[mediaTypeOf(e, vendor)] = {
       schema: ref('schemas', userBodyName(e.shape, method)),
       'x-stage': e.stage,
+      'x-version': e.version,
     };
   }
-  if (method === 'PUT' && endpoint === '/users/{userId}') {
-    for (const t of FORM_TYPES) content[t] = { schema: ref('schemas', 'UserForm') };
-  }
-  if (method === 'POST' && endpoint === '/media') {
-    content['multipart/form-data'] = {
-      schema: {
-        type: 'object',
-        required: ['file'],
-        properties: {
-          metaData: ref('schemas', 'MediaMetaData'),
-          file: {
-            type: 'string',
-            contentMediaType: 'application/octet-stream',
-            description: 'The file; its name is kept (sanitised)',
-          },
-        },
-      },
-      encoding: { metaData: { contentType: 'application/json' } },
-    };
-  }
+  Object.assign(content, more);
   return Object.keys(content).length > 0 ? { required: true, content } : undefined;
 }
 
@@ -61,20 +42,19 @@ function registryOperation(method: Method, endpoint: Endpoint, vendor: string): 
   const meta = REGISTRY_OPERATIONS[`${method} ${endpoint}`];
   if (!meta)
     throw new Error(`${method} ${endpoint} is in the registry but has no OpenAPI description`);
-  const of = (header: VersionEntry['header']) =>
-    REGISTRY.filter((e) => e.endpoint === endpoint && e.method === method && e.header === header);
-  const responses = of('accept');
-  const deprecated =
-    responses.some((e) => e.stage === 'deprecated') ||
-    of('content-type').some((e) => e.stage === 'deprecated');
+  const responses = versionsOf(endpoint, method, 'accept');
+  const deprecated = [...responses, ...versionsOf(endpoint, method, 'content-type')].some(
+    (e) => e.stage === 'deprecated',
+  );
   const content = Object.fromEntries(
     responses.flatMap((e) => {
       const schema = meta.body(e.shape);
-      return schema ? [[mediaTypeOf(e, vendor), { schema, 'x-stage': e.stage }]] : [];
+      const media = { schema, 'x-stage': e.stage, 'x-version': e.version };
+      return schema ? [[mediaTypeOf(e, vendor), media]] : [];
     }),
   );
   const param = /\{(\w+)\}/.exec(endpoint)?.[1];
-  const body = requestBody(method, endpoint, of('content-type'), vendor);
+  const body = requestBody(method, endpoint, vendor, meta.moreBodies);
   const parameters = [...(param ? [PATH_PARAMETERS[param]!] : []), ...(meta.parameters ?? [])];
   return {
     operationId: meta.operationId,
