@@ -154,7 +154,7 @@ export function components(): Json {
         type: 'http',
         scheme: 'basic',
         description:
-          'The API token (from `roster tokens create`) as it is: `Authorization: Basic <API token>`. The token is already the base64 of `<tokenId>:<secret>`.',
+          'The API token (from `roster tokens create`) as it is: `Authorization: Basic <API token>`. The token is the base64 of `<tokenId>:<secret>`, so a tool that asks for a user name and password gets the same header from the token id and the secret.',
       },
     },
     schemas: schemas(),
