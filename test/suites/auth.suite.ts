@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Scope } from '../../src/contract/scopes.js';
 import { sql } from '../helpers/database.js';
+import { validating } from '../helpers/openapi-validation.js';
 import { jsonBody, type StartServer, type TestServer, V3 } from '../helpers/server.js';
 
 /** The auth behaviour, run against any server (in-process or `roster serve`). */
 export function authSuite(start: StartServer) {
   let s: TestServer;
   beforeAll(async () => {
-    s = await start();
+    s = validating(await start());
   });
   afterAll(() => s.close());
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { versionsOf } from '../../src/contract/versions.js';
+import { dereference, validating } from '../helpers/openapi-validation.js';
 import {
   jsonBody,
   type StartServer,
@@ -15,8 +16,8 @@ export function negotiationSuite(start: StartServer) {
     let s: TestServer;
     let acme: TestServer;
     beforeAll(async () => {
-      s = await start();
-      acme = await start({ vendor: 'acme' });
+      s = validating(await start());
+      acme = validating(await start({ vendor: 'acme' }));
       await s.req(
         'POST',
         '/api/users',
@@ -112,7 +113,7 @@ export function negotiationSuite(start: StartServer) {
       const doc = await s.req('GET', '/api/openapi.json', { token: null });
       expect(doc.json.openapi).toBe('3.1.0');
       expect(doc.json.servers).toEqual([{ url: '/api' }]);
-      const put = doc.json.paths['/users/{userId}'].put;
+      const put = dereference(doc.json).paths['/users/{userId}'].put;
       expect(Object.keys(put.requestBody.content)).toEqual(
         expect.arrayContaining(['application/json', V2, V3, 'application/x-www-form-urlencoded']),
       );
@@ -121,6 +122,22 @@ export function negotiationSuite(start: StartServer) {
         'application/json',
         USERS_V2,
       ]);
+    });
+
+    test('OPTIONS on every path of the document answers 204 with Allow and no body; HEAD wherever GET is', async () => {
+      const doc = (await s.req('GET', '/api/openapi.json', { token: null })).json;
+      for (const [template, item] of Object.entries<Record<string, unknown>>(doc.paths)) {
+        const path = `${item.servers ? '' : '/api'}${template === '/' ? '' : template}`.replace(
+          /\{\w+\}/g,
+          'x',
+        );
+        const options = await s.req('OPTIONS', path);
+        expect(options.status, path).toBe(204);
+        expect(options.headers.allow, path).toMatch(/^[A-Z, ]+$/);
+        expect(options.headers['content-type'], path).toBeUndefined();
+        // Answers to HEAD are checked against the document by the validating wrapper.
+        await s.req('HEAD', path);
+      }
     });
 
     test('unknown routes are 404 envelopes', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { sql } from '../helpers/database.js';
+import { validating } from '../helpers/openapi-validation.js';
 import { jsonBody, type StartServer, type TestServer, V2, V3 } from '../helpers/server.js';
 
 const FLAT = 'application/json';
@@ -8,7 +9,7 @@ const FLAT = 'application/json';
 export function userLimitsSuite(start: StartServer) {
   let s: TestServer;
   beforeAll(async () => {
-    s = await start();
+    s = validating(await start());
   });
   afterAll(() => s.close());
 

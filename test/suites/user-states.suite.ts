@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { validating } from '../helpers/openapi-validation.js';
 import { jsonBody, type StartServer, type TestServer, V3 } from '../helpers/server.js';
 
 /**
@@ -9,7 +10,7 @@ export function userStatesSuite(start: StartServer) {
   let s: TestServer;
   let n = 0;
   beforeAll(async () => {
-    s = await start();
+    s = validating(await start());
   });
   afterAll(() => s.close());
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { validating } from '../helpers/openapi-validation.js';
 import { jsonBody, type StartServer, type TestServer, USERS_V2 } from '../helpers/server.js';
 
 /** The users list behaviour, run against any server (in-process or `roster serve`). */
@@ -14,7 +15,7 @@ export function usersListSuite(start: StartServer) {
   ] as const;
 
   beforeAll(async () => {
-    s = await start();
+    s = validating(await start());
     for (const [i, [firstName, lastName, status, location]] of people.entries()) {
       const body = {
         email: `${lastName.toLowerCase().replace('ü', 'ue')}.${i}@example.com`,

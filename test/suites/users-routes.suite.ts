@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { sql } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
+import { validating } from '../helpers/openapi-validation.js';
 import { jsonBody, type StartServer, type TestServer, V2, V3 } from '../helpers/server.js';
 
 /** The users routes behaviour, run against any server (in-process or `roster serve`). */
 export function usersRoutesSuite(start: StartServer) {
   let s: TestServer;
   beforeAll(async () => {
-    s = await start();
+    s = validating(await start());
   });
   afterAll(() => s.close());
 

@@ -2,7 +2,6 @@
 import type Router from '@koa/router';
 import { mediaTypeOf, REGISTRY } from '../../contract/versions.js';
 import type { AppState } from '../http/state.js';
-import { openApiDocument } from './openapi.js';
 
 export function registerApiRoutes(router: Router<AppState>, vendor: string): void {
   const versions = REGISTRY.map((e) => ({
@@ -16,8 +15,11 @@ export function registerApiRoutes(router: Router<AppState>, vendor: string): voi
   router.get('/api', (ctx) => {
     ctx.body = { vendor, versions };
   });
-  router.get('/api/openapi.json', (ctx) => {
+  router.get('/api/openapi.json', async (ctx) => {
+    // Loaded and made on the first request, not at start: most servers are never asked.
+    const { openApiJson } = await import('./openapi.js');
     // Relative: the document is public and cacheable, so nothing from the Host goes in it.
-    ctx.body = openApiDocument(vendor, '/api');
+    ctx.type = 'application/json';
+    ctx.body = openApiJson(vendor, '/api');
   });
 }

@@ -1,113 +1,199 @@
 /**
- * The OpenAPI 3.1 document, generated from the version registry and the request schemas, so it
- * cannot drift from what the server negotiates and validates.
+ * The OpenAPI 3.1 document, generated from the version registry and the contract's zod schemas,
+ * so it cannot drift from what the server negotiates, validates and answers. Made once per
+ * vendor word, on the first request for it, so the server's start does not pay for it.
  */
-import { z } from 'zod';
-import { ERRORS } from '../../contract/errors.js';
+import { ERRORS, type ErrorKind } from '../../contract/errors.js';
 import { userBodySchemas } from '../../contract/schemas.js';
 import {
   type Endpoint,
   type Method,
   mediaTypeOf,
   REGISTRY,
-  type Shape,
+  versionsOf,
 } from '../../contract/versions.js';
-import { FORM_TYPES } from '../http/negotiation.js';
+import { components, type Json, ref, userBodyName } from './openapi-components.js';
+import { PATH_PARAMETERS, REGISTRY_OPERATIONS } from './openapi-operations.js';
+import { FIXED_OPERATIONS } from './openapi-service.js';
 
-const PATH_PARAMS: Record<Endpoint, string | null> = {
-  '/users': null,
-  '/users/{userId}': 'userId',
-  '/media': null,
-  '/media/{mediumID}': 'mediumID',
-};
+const requestId = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
+const errorRef = (kind: ErrorKind) => ref('responses', ERRORS[kind].type);
+/** Every 4xx and 5xx answer is the error envelope (the error middleware makes sure of it). */
+const anyError = { '4XX': ref('responses', 'ClientError'), '5XX': ref('responses', 'ServerError') };
 
-const SUCCESS: Record<Method, string> = { GET: '200', POST: '201', PUT: '200', DELETE: '202' };
-const SUCCESS_OVERRIDES: Record<string, string> = {
-  'POST /media': '200',
-  'DELETE /media/{mediumID}': '204',
-};
-
-function requestSchema(shape: Shape, method: Method) {
-  if (shape === 'json') return { type: 'object' };
-  const op = method === 'POST' ? 'create' : 'update';
-  return z.toJSONSchema(userBodySchemas[shape][op], { unrepresentable: 'any' });
-}
-
-const errorSchema = {
-  type: 'object',
-  required: ['identifier', 'statusCode', 'message', 'type'],
-  properties: {
-    identifier: { type: 'integer', enum: Object.values(ERRORS).map((e) => e.identifier) },
-    statusCode: { type: 'integer' },
-    message: { type: 'string' },
-    type: { type: 'string' },
-    details: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: { field: { type: 'string' }, message: { type: 'string' } },
-      },
-    },
-  },
-};
-
-export function openApiDocument(vendor: string, serverUrl: string) {
-  const paths: Record<string, Record<string, unknown>> = {};
-  const operations = new Set(REGISTRY.map((e) => `${e.method} ${e.endpoint}`));
-  for (const key of operations) {
-    const [method, endpoint] = key.split(' ') as [Method, Endpoint];
-    const entries = REGISTRY.filter((e) => e.method === method && e.endpoint === endpoint);
-    const describe = (header: 'accept' | 'content-type'): Record<string, unknown> =>
-      Object.fromEntries(
-        entries
-          .filter((e) => e.header === header)
-          .map((e) => [
-            mediaTypeOf(e, vendor),
-            {
-              schema: header === 'accept' ? { type: 'object' } : requestSchema(e.shape, method),
-              'x-stage': e.stage,
-              'x-version': e.version,
-            },
-          ]),
-      );
-    const requestContent = describe('content-type');
-    if (method === 'PUT' && endpoint === '/users/{userId}') {
-      for (const t of FORM_TYPES)
-        requestContent[t] = { schema: { type: 'object' }, 'x-stage': 'production' };
-    }
-    const param = PATH_PARAMS[endpoint];
-    const success = SUCCESS_OVERRIDES[key] ?? SUCCESS[method];
-    paths[endpoint] ??= {};
-    paths[endpoint]![method.toLowerCase()] = {
-      ...(param && {
-        parameters: [{ name: param, in: 'path', required: true, schema: { type: 'string' } }],
-      }),
-      ...(Object.keys(requestContent).length > 0 && {
-        requestBody: { required: true, content: requestContent },
-      }),
-      responses: {
-        [success]: { description: 'success', content: describe('accept') },
-        default: {
-          description: 'error',
-          content: { 'application/json': { schema: errorSchema } },
-        },
-      },
-      security: [{ basicToken: [] }],
+function requestBody(method: Method, endpoint: Endpoint, vendor: string, more: Json = {}) {
+  const content: Record<string, Json> = {};
+  for (const e of versionsOf(endpoint, method, 'content-type')) {
+    const ops: Record<string, unknown> | undefined =
+      userBodySchemas[e.shape as keyof typeof userBodySchemas];
+    if (!ops?.[method === 'POST' ? 'create' : 'update'])
+      throw new Error(`no request schema for registry shape '${e.shape}' (${method} ${endpoint})`);
+    content[mediaTypeOf(e, vendor)] = {
+      schema: ref('schemas', userBodyName(e.shape, method)),
+      'x-stage': e.stage,
+      'x-version': e.version,
     };
   }
+  Object.assign(content, more);
+  return Object.keys(content).length > 0 ? { required: true, content } : undefined;
+}
+
+function registryOperation(method: Method, endpoint: Endpoint, vendor: string): Json {
+  const meta = REGISTRY_OPERATIONS[`${method} ${endpoint}`];
+  if (!meta)
+    throw new Error(`${method} ${endpoint} is in the registry but has no OpenAPI description`);
+  const responses = versionsOf(endpoint, method, 'accept');
+  const deprecated = [...responses, ...versionsOf(endpoint, method, 'content-type')].some(
+    (e) => e.stage === 'deprecated',
+  );
+  const content = Object.fromEntries(
+    responses.flatMap((e) => {
+      const schema = meta.body(e.shape);
+      const media = { schema, 'x-stage': e.stage, 'x-version': e.version };
+      return schema ? [[mediaTypeOf(e, vendor), media]] : [];
+    }),
+  );
+  const param = /\{(\w+)\}/.exec(endpoint)?.[1];
+  const body = requestBody(method, endpoint, vendor, meta.moreBodies);
+  const parameters = [...(param ? [PATH_PARAMETERS[param]!] : []), ...(meta.parameters ?? [])];
+  return {
+    operationId: meta.operationId,
+    summary: meta.summary,
+    ...(meta.description && { description: meta.description }),
+    tags: [meta.tag],
+    ...(parameters.length > 0 && { parameters }),
+    ...(body && { requestBody: body }),
+    responses: {
+      [meta.success]: {
+        description: 'Success',
+        headers: {
+          ...requestId,
+          ...meta.headers,
+          ...(deprecated && { Deprecation: ref('headers', 'Deprecation') }),
+        },
+        ...(Object.keys(content).length > 0 && { content }),
+      },
+      ...Object.fromEntries(meta.errors.map((k) => [String(ERRORS[k].statusCode), errorRef(k)])),
+      ...anyError,
+    },
+  };
+}
+
+/** HEAD is served wherever GET is: the GET's status and headers, never a body. */
+function headOf(get: Json): Json {
+  const responses = get.responses as Record<string, Json>;
+  return {
+    ...get,
+    operationId: `${get.operationId}Head`,
+    summary: `${get.summary} (headers only)`,
+    responses: Object.fromEntries(
+      Object.entries(responses).map(([status, r]) => [
+        status,
+        {
+          // An error by reference: its name says which (its envelope is not sent to HEAD).
+          description: (r.description as string) ?? String(r.$ref).split('/').at(-1),
+          ...(r.headers ? { headers: r.headers } : {}),
+        },
+      ]),
+    ),
+  };
+}
+
+/** `/users/{userId}` → `UsersUserId`, for the OPTIONS operation's id. */
+const pascal = (path: string) =>
+  path
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('') || 'Api';
+
+/** OPTIONS answers 204 with Allow; on the registry's resources it needs a token, as they do. */
+function optionsOf(path: string, sibling: Json, authenticated: boolean, base: string): Json {
+  const pathParameters = ((sibling.parameters as Json[] | undefined) ?? []).filter(
+    (p) => p.in === 'path',
+  );
+  const authErrors: ErrorKind[] = authenticated ? ['notLoggedIn', 'tooManyRequests'] : [];
+  return {
+    operationId: `options${pascal(path)}`,
+    summary: `Methods allowed on ${base}${path === '/' ? '' : path}`,
+    tags: sibling.tags,
+    ...(!authenticated && { security: [] }),
+    ...(pathParameters.length > 0 && { parameters: pathParameters }),
+    responses: {
+      '204': {
+        description: 'The allowed methods',
+        headers: { ...requestId, Allow: ref('headers', 'Allow') },
+      },
+      ...Object.fromEntries(authErrors.map((k) => [String(ERRORS[k].statusCode), errorRef(k)])),
+      ...anyError,
+    },
+  };
+}
+
+export function openApiDocument(vendor: string, serverUrl: string) {
+  const paths: Record<string, Json> = {};
+  const registryPaths = new Set<string>();
+  for (const key of new Set(REGISTRY.map((e) => `${e.method} ${e.endpoint}`))) {
+    const [method, endpoint] = key.split(' ') as [Method, Endpoint];
+    registryPaths.add(endpoint);
+    paths[endpoint] ??= {};
+    paths[endpoint][method.toLowerCase()] = registryOperation(method, endpoint, vendor);
+  }
+  for (const { path, root, operation } of FIXED_OPERATIONS) {
+    paths[path] = { ...(root && { servers: [{ url: '/' }] }), get: operation };
+  }
+  for (const [path, item] of Object.entries(paths)) {
+    const { servers, ...ops } = item;
+    if (ops.get) item.head = headOf(ops.get as Json);
+    const base = servers ? '' : serverUrl;
+    const sibling = Object.values(ops)[0] as Json;
+    item.options = optionsOf(path, sibling, registryPaths.has(path), base);
+  }
+  const all = components();
+  // Only what is referred to: an error no operation answers, or a shape no version uses, is noise.
+  const keep = (kind: 'responses' | 'schemas', from: unknown) => {
+    const used = JSON.stringify(from);
+    all[kind] = Object.fromEntries(
+      Object.entries(all[kind] as Json).filter(([n]) =>
+        used.includes(`#/components/${kind}/${n}"`),
+      ),
+    );
+  };
+  keep('responses', paths);
+  keep('schemas', [paths, all.responses]);
   return {
     openapi: '3.1.0',
-    info: { title: 'User and media management service', version: '1' },
-    servers: [{ url: serverUrl }],
-    components: {
-      securitySchemes: {
-        basicToken: {
-          type: 'http',
-          scheme: 'basic',
-          description: 'Authorization: Basic <API token>',
-        },
-      },
+    info: {
+      title: 'User and media management service',
+      version: '1',
+      description: `Served by \`roster serve\`. Versions are negotiated per endpoint and method with media types (Accept for answers, Content-Type for bodies); \`GET ${serverUrl}\` lists them.`,
+      license: { name: 'MIT', identifier: 'MIT' },
     },
+    servers: [{ url: serverUrl }],
+    security: [{ apiToken: [] }],
+    tags: [
+      { name: 'Users', description: 'The branch’s user accounts' },
+      { name: 'Media', description: 'Uploaded files and their previews' },
+      { name: 'CDN', description: 'The stored files themselves' },
+      { name: 'Service', description: 'Discovery and health' },
+    ],
     paths,
+    components: all,
   };
+}
+
+const cache = new Map<string, string>();
+
+/**
+ * The document for `vendor` as JSON text, made on first use and kept: it depends on nothing
+ * else, and serialising 90 KB again for every request of a public route would cost ~15 ms each.
+ */
+export function openApiJson(vendor: string, serverUrl: string): string {
+  const key = `${vendor} ${serverUrl}`;
+  let text = cache.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(openApiDocument(vendor, serverUrl));
+    cache.set(key, text);
+  }
+  return text;
 }

@@ -94,9 +94,12 @@ export function registerCdnRoutes(
       ? parseRange(ctx.get('Range'), size)
       : undefined;
     if (wanted === 'unsatisfiable') {
+      // No body, so no body type: the file's would describe bytes that are not sent.
+      ctx.remove('Content-Type');
+      ctx.remove('Content-Disposition');
+      ctx.body = null;
       ctx.status = 416;
       ctx.set('Content-Range', `bytes */${size}`);
-      ctx.body = '';
       return;
     }
     const range = wanted ?? (size > 0 ? { start: 0, end: size - 1 } : undefined);

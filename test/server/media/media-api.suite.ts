@@ -1,5 +1,6 @@
 /** The media API over HTTP, run against any server (in-process or the built `roster serve`). */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { validating } from '../../helpers/openapi-validation.js';
 import type { StartServer, TestServer } from '../../helpers/server.js';
 import {
   type FixtureKey,
@@ -20,7 +21,7 @@ export function mediaApiSuite(start: StartServer) {
   let s: TestServer;
   let files: Files;
   beforeAll(async () => {
-    [s, files] = await Promise.all([start(), fixtures()]);
+    [s, files] = await Promise.all([start().then(validating), fixtures()]);
   });
   afterAll(() => s.close());
 
