@@ -52,13 +52,13 @@ export interface BlobStore {
   close?(): void;
 }
 
-/** A put under way: write to `sink` (with backpressure), end it, await `done`. */
+/** A put under way: write the body to `sink` (with backpressure), end it, then `finish()`. */
 export interface StreamingPut {
   /** Destroyed with the store's error when storing fails, so the writer stops at once. */
   sink: Writable;
-  /** Resolves once everything written to the ended sink is durable under the key. */
-  done: Promise<void>;
-  /** Gives up: stops the transfer and waits until nothing of it is left being written. */
+  /** Makes the object appear under its key, once the whole body went into the ended sink. */
+  finish(): Promise<void>;
+  /** Gives up: nothing of it stays in the store (call instead of finish, or after it failed). */
   abort(): Promise<void>;
 }
 

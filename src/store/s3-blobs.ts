@@ -113,8 +113,13 @@ export function s3BlobStore(location: S3Location, dataDir: string): BlobStore {
 
     async put(key, tempPath) {
       const upload = multipart(key);
-      await pipeline(createReadStream(tempPath), upload.sink).catch(() => {});
-      await upload.done;
+      try {
+        await pipeline(createReadStream(tempPath), upload.sink);
+        await upload.finish();
+      } catch (err) {
+        await upload.abort();
+        throw err;
+      }
       await scratch.discardTemp(tempPath);
     },
 

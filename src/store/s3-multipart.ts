@@ -2,8 +2,12 @@
  * A multipart upload fed by a stream while its bytes arrive, in a fixed set of part buffers that
  * are reused: a 1 GiB upload holds (queue + 1) × part size, however slow the object store is.
  * (lib-storage's `Upload` concatenates every incoming chunk into fresh buffers, so a serve
- * process's RSS grew by several times that before the collector caught up.) A body smaller
- * than one part goes up as a single PutObject.
+ * process's RSS grew by several times that before the collector caught up.)
+ *
+ * The object appears only at `finish()`: the parts go up as the body arrives, but the upload is
+ * completed (or, for a body smaller than one part, PUT in one request) only once the caller has
+ * accepted the file, so a refused upload never shows an object and a small one costs nothing
+ * while its body is still being received.
  */
 import { Writable } from 'node:stream';
 import {
@@ -38,13 +42,14 @@ export function streamingMultipart(opts: MultipartOptions): StreamingPut {
   let partNumber = 0;
   let uploadId: Promise<string> | undefined;
   let failed: unknown;
-  let completed = false;
-  let settle!: { resolve: () => void; reject: (err: unknown) => void };
-  const done = new Promise<void>((resolve, reject) => {
-    settle = { resolve, reject };
+  let finishing: Promise<void> | undefined;
+  let taken = false;
+  /** Settles when the sink has taken the whole body (every part sent) or failed. */
+  let received!: { resolve: () => void; reject: (err: unknown) => void };
+  const all = new Promise<void>((resolve, reject) => {
+    received = { resolve, reject };
   });
-  // Observed through `done` or `abort`; never an unhandled rejection.
-  done.catch(() => {});
+  all.catch(() => {});
 
   const begin = () => {
     uploadId ??= client
@@ -53,11 +58,11 @@ export function streamingMultipart(opts: MultipartOptions): StreamingPut {
     return uploadId;
   };
 
-  /** Sends the full current buffer as the next part; resolves once a slot is free again. */
+  /** Sends a filled buffer as the next part; resolves once a slot is free again. */
   const sendPart = async (buffer: Buffer, length: number) => {
     const number = ++partNumber;
     const id = await begin();
-    const sent = client
+    const tracked = client
       .send(
         new UploadPartCommand({
           Bucket: bucket,
@@ -67,13 +72,15 @@ export function streamingMultipart(opts: MultipartOptions): StreamingPut {
           Body: buffer.subarray(0, length),
         }),
       )
-      .then((r) => {
-        parts.push({ PartNumber: number, ETag: r.ETag });
-        free.push(buffer);
-      });
-    const tracked = sent.catch((err) => {
-      failed ??= err;
-    });
+      .then(
+        (r) => {
+          parts.push({ PartNumber: number, ETag: r.ETag });
+          free.push(buffer);
+        },
+        (err) => {
+          failed ??= err;
+        },
+      );
     inFlight.add(tracked);
     void tracked.finally(() => inFlight.delete(tracked));
     while (inFlight.size >= queueSize && failed === undefined) await Promise.race(inFlight);
@@ -83,13 +90,11 @@ export function streamingMultipart(opts: MultipartOptions): StreamingPut {
   const abandon = async (err: unknown) => {
     failed ??= err;
     await Promise.allSettled(inFlight);
-    if (uploadId) {
-      const id = await uploadId.catch(() => undefined);
-      if (id) {
-        await client
-          .send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: id }))
-          .catch(() => {});
-      }
+    const id = await uploadId?.catch(() => undefined);
+    if (id) {
+      await client
+        .send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: id }))
+        .catch(() => {});
     }
   };
 
@@ -114,60 +119,76 @@ export function streamingMultipart(opts: MultipartOptions): StreamingPut {
     },
     final(callback) {
       void (async () => {
-        if (partNumber === 0) {
-          await client.send(
-            new PutObjectCommand({
-              Bucket: bucket,
-              Key: key,
-              Body: (current ?? Buffer.alloc(0)).subarray(0, filled),
-            }),
-          );
-          return;
+        // A body of one part or less waits in its buffer for finish()'s single PUT.
+        if (partNumber > 0 && filled > 0) {
+          const last = current!;
+          current = undefined;
+          await sendPart(last, filled);
+          filled = 0;
         }
-        if (filled > 0) await sendPart(current!, filled);
         await Promise.all(inFlight);
         if (failed !== undefined) throw failed;
-        parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
-        await client.send(
-          new CompleteMultipartUploadCommand({
-            Bucket: bucket,
-            Key: key,
-            UploadId: await begin(),
-            MultipartUpload: { Parts: parts },
-          }),
-        );
       })().then(
         () => {
-          completed = true;
-          settle.resolve();
+          taken = true;
+          received.resolve();
           callback();
         },
-        async (err) => {
-          await abandon(err);
-          const mapped = opts.mapError(err);
-          settle.reject(mapped);
-          callback(mapped as Error);
-        },
+        (err) => callback(err),
       );
     },
     destroy(err, callback) {
-      if (completed) return callback(err);
-      // An error in write(), or the caller giving up: nothing of the upload may stay.
-      void abandon(err ?? new Error('upload abandoned')).then(() => {
-        settle.reject(opts.mapError(failed));
-        callback(err === null ? null : (opts.mapError(err) as Error));
-      });
+      // After a whole body, the stream's own clean-up: the upload waits for finish() or abort().
+      if (taken && err === null) return callback(null);
+      const why = err ?? failed ?? new Error('upload abandoned');
+      received.reject(why);
+      // Parts already sent must not stay, unseen and billed.
+      void abandon(why).then(() => callback(err === null ? null : (opts.mapError(err) as Error)));
     },
   });
-  // Its error also settles `done`; a sink nobody listens to yet must not crash the process.
+  // Errors also reach finish() and abort(); a sink nobody listens to must not crash the process.
   sink.on('error', () => {});
+
+  const complete = async () => {
+    await all;
+    if (partNumber === 0) {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: (current ?? Buffer.alloc(0)).subarray(0, filled),
+        }),
+      );
+      return;
+    }
+    parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
+    try {
+      await client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: await begin(),
+          MultipartUpload: { Parts: parts },
+        }),
+      );
+    } catch (err) {
+      await abandon(err);
+      throw err;
+    }
+  };
 
   return {
     sink,
-    done,
+    finish() {
+      finishing ??= complete().catch((err) => {
+        throw opts.mapError(err);
+      });
+      return finishing;
+    },
     async abort() {
       if (!sink.destroyed) sink.destroy(new Error('upload abandoned'));
-      await done.catch(() => {});
+      await all.catch(() => {});
+      await abandon(new Error('upload abandoned'));
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The streaming multipart upload against a real radosgw: the object has exactly the bytes
- * written, however they were chunked; a small body is one PUT; an abandoned upload leaves
- * neither an object nor an unfinished multipart upload. S3 project only.
+ * written, however they were chunked, and appears only at finish(); a small body is one PUT; an
+ * abandoned upload leaves neither an object nor an unfinished multipart upload. S3 project only.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -50,6 +50,7 @@ const object = async (key: string) => {
   const got = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
   return Buffer.from(await got.Body!.transformToByteArray());
 };
+const head = (key: string) => client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
 const pending = async () =>
   (await client.send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
 
@@ -58,7 +59,11 @@ test('a body of several parts, written in odd chunks, arrives byte for byte', as
   const put = upload('three-parts');
   await write(put.sink, data, [1, 65_536, 999_999, PART + 7]);
   put.sink.end();
-  await put.done;
+  await new Promise((r) => put.sink.once('finish', r));
+  // Every part is up, but nothing is visible until the caller accepts the file.
+  await expect(head('three-parts')).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+  expect(await pending()).toHaveLength(1);
+  await put.finish();
   expect((await object('three-parts')).equals(data)).toBe(true);
   expect(await pending()).toEqual([]);
 });
@@ -70,7 +75,7 @@ test('a body smaller than a part, and an empty one, are single PUTs', async () =
   ] as const) {
     const put = upload(key);
     put.sink.end(data);
-    await put.done;
+    await put.finish();
     expect((await object(key)).equals(data)).toBe(true);
   }
   expect(await pending()).toEqual([]);
@@ -80,9 +85,7 @@ test('an abandoned upload leaves no object and no unfinished multipart upload', 
   const put = upload('abandoned');
   await write(put.sink, randomBytes(PART * 2 + 10), [256 * 1024]);
   await put.abort();
-  await expect(put.done).rejects.toThrow('upload abandoned');
-  await expect(
-    client.send(new HeadObjectCommand({ Bucket: bucket, Key: 'abandoned' })),
-  ).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+  await expect(put.finish()).rejects.toThrow('upload abandoned');
+  await expect(head('abandoned')).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
   expect(await pending()).toEqual([]);
 });

@@ -128,17 +128,11 @@ export function mediaService(deps: MediaServiceDeps) {
     const keys = { file: id, preview: `${id}.preview` };
     // An object store gets the file while it arrives, not after: half the time for a big one.
     const streaming = blobs.putStream?.(keys.file);
-    const abandon = async () => {
-      if (!streaming) return;
-      await streaming.abort();
-      // A small file may already be whole in the store (a body cut at the limit, too).
-      await discard([keys.file]);
-    };
     let received: Awaited<ReturnType<typeof receiveUpload>>;
     try {
       received = await receiveUpload(req, blobs.tempPath(), deps.maxUploadBytes, streaming?.sink);
     } catch (err) {
-      await abandon();
+      await streaming?.abort();
       throw err;
     }
     const previewTemp = blobs.tempPath();
@@ -148,8 +142,8 @@ export function mediaService(deps: MediaServiceDeps) {
       const fileName = sanitizeFileName(received.fileName, kind.format);
       const { preview } = described;
       if (streaming) {
+        await streaming.finish();
         stored = true;
-        await streaming.done;
         await blobs.discardTemp(received.tempPath);
       } else {
         await blobs.put(keys.file, received.tempPath);
@@ -190,7 +184,7 @@ export function mediaService(deps: MediaServiceDeps) {
       return outcome.inserted;
     } catch (err) {
       await blobs.discardTemp(received.tempPath);
-      if (streaming && !stored) await abandon();
+      if (!stored) await streaming?.abort();
       if (stored) await discard([keys.file, keys.preview]);
       throw err;
     } finally {
