@@ -4,13 +4,14 @@
  *   base URL: --base-url > --region de (the profile's German URL) > --profile's > ROSTER_BASE_URL
  *             > the profile (ROSTER_PROFILE, else the current one)
  *   token:    --profile's > ROSTER_TOKEN > the profile
- *   vendor:   ROSTER_VENDOR > the profile's > `service`
+ *   vendor:   ROSTER_VENDOR > the profile's > what the base URL answered to before > `service`
+ *   role, locale of new users (where the service requires them): the profile's
  *
  * The config file is opened only when a profile is needed, so a CI job with ROSTER_BASE_URL and
  * ROSTER_TOKEN never reads it. undici (and conf) load here, on first use, not at start-up.
  */
 import { setFlagsFromString } from 'node:v8';
-import type { ApiClient, RetryInfo } from '../client/index.js';
+import type { ApiClient, RetryInfo, UserDefaults } from '../client/index.js';
 import type { ConfigView, Profile } from './config-read.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from './context.js';
 import { CliError, EXIT, usageError } from './errors.js';
@@ -21,6 +22,8 @@ export interface ClientSettings {
   baseUrl: string;
   token: string;
   vendor?: string;
+  /** The profile's role and locale for new users, where the service requires them. */
+  userDefaults?: UserDefaults;
   /** The profile that supplied something, if any. */
   profile?: string;
   /** Where the base URL and token came from, for --verbose and error messages. */
@@ -121,6 +124,7 @@ export async function resolveSettings(
     baseUrl: checkUrl(baseUrl),
     token: token.value,
     vendor: env.ROSTER_VENDOR || (usedProfile ? profile?.vendor : undefined),
+    userDefaults: usedProfile ? { role: profile?.role, locale: profile?.locale } : undefined,
     profile: usedProfile,
     sources: { baseUrl: baseUrl.from, token: token.from },
     // As ssh does with a key others can read: the tokens in it may no longer be secret.
@@ -139,15 +143,18 @@ export function retryNotice(info: RetryInfo): string {
 
 /** Builds the client for explicit settings (login checks a token before saving it). */
 export async function clientFor(
-  settings: Pick<ClientSettings, 'baseUrl' | 'token' | 'vendor'>,
+  settings: Pick<ClientSettings, 'baseUrl' | 'token' | 'vendor' | 'userDefaults'>,
   globals: GlobalOptions,
   deps: Deps,
 ): Promise<ApiClient> {
   const { io } = deps;
+  const { fileMediaMemory } = await import('./media-memory.js');
   const options = {
     baseUrl: settings.baseUrl,
     token: settings.token,
     vendor: settings.vendor,
+    userDefaults: settings.userDefaults,
+    memory: fileMediaMemory(deps.env),
     userAgent: `roster/${version()}`,
     timeoutMs: timeoutOf(globals, deps.env) * 1000,
     onTrace: globals.verbose ? (line: string) => note(io, paintErr(io, 'dim', line)) : undefined,

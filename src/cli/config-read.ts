@@ -13,6 +13,10 @@ export interface Profile {
   baseUrlDe?: string;
   token: string;
   vendor?: string;
+  /** Role of new users where the service requires one (the platform's user-invite.v2). */
+  role?: string;
+  /** Locale (xx_YY) of new users where the service requires one. */
+  locale?: string;
 }
 
 export interface ConfigShape {

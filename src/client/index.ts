@@ -19,12 +19,14 @@ import {
 import { type PageRequest, paginate } from './paginate.js';
 import {
   type CreatedUser,
+  createRequires,
   createUser,
   deleteUser,
   getUser,
   type ListUsersParams,
   listUsers,
   type UserCreateBody,
+  type UserDefaults,
   type UserUpdateBody,
   updateUser,
 } from './users.js';
@@ -35,10 +37,20 @@ export type * from './http.js';
 export { createHttpClient } from './http.js';
 export type { UploadOptions } from './media.js';
 export { guessMediumType } from './media.js';
+export type { MediaTypeMemory, Remembered } from './media-types.js';
 export { type PageRequest, paginate } from './paginate.js';
-export type { CreatedUser, ListUsersParams, UserCreateBody, UserUpdateBody } from './users.js';
+export type {
+  CreatedUser,
+  ListUsersParams,
+  UserCreateBody,
+  UserDefaults,
+  UserUpdateBody,
+} from './users.js';
 
-export type ApiClientOptions = HttpClientOptions;
+export interface ApiClientOptions extends HttpClientOptions {
+  /** Fills role and locale where the service's request type requires them (profile defaults). */
+  userDefaults?: UserDefaults;
+}
 
 export interface ApiClient {
   readonly http: HttpClient;
@@ -51,7 +63,15 @@ export interface ApiClient {
   getUser(idOrExternalId: string): Promise<UserV3>;
   /** The token's branch (and, on Roster, its scopes). */
   getBranch(): Promise<BranchInfo>;
+  /** Creates a user; fields the service's type requires come from the body, else the defaults. */
   createUser(body: UserCreateBody): Promise<CreatedUser>;
+  /**
+   * The fields the service requires in a new user (`role`, `config.locale` on the platform);
+   * may ask the service's catalog first.
+   */
+  createRequires(): Promise<readonly string[]>;
+  /** The role and locale defaults this client fills in. */
+  readonly userDefaults: UserDefaults;
   updateUser(idOrExternalId: string, patch: UserUpdateBody): Promise<UserV3>;
   deleteUser(idOrExternalId: string): Promise<void>;
   listMedia(params?: Partial<PageRequest>): Promise<Page<Medium>>;
@@ -75,7 +95,9 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       paginate((page) => listUsers(http, { ...params, ...page }), { pageSize }),
     getUser: (id) => getUser(http, id),
     getBranch: () => getBranch(http),
-    createUser: (body) => createUser(http, body),
+    createUser: (body) => createUser(http, body, opts.userDefaults),
+    createRequires: () => createRequires(http),
+    userDefaults: opts.userDefaults ?? {},
     updateUser: (id, patch) => updateUser(http, id, patch),
     deleteUser: (id) => deleteUser(http, id),
     listMedia: (params) => listMedia(http, params),

@@ -87,11 +87,21 @@ function valueOfRole(role: NonNullable<Flat['role']>) {
   return typeof role === 'string' ? role : role.type;
 }
 
-/** Validates a body of the given shape for create or update and maps it to a `UserInput`. */
+/** The value a required dotted path (a registry row's `requires`) names in an input. */
+function requiredValue(input: UserInput, path: string): unknown {
+  if (path === 'config.locale') return input.locale;
+  return (input as Record<string, unknown>)[path];
+}
+
+/**
+ * Validates a body of the given shape for create or update and maps it to a `UserInput`;
+ * `requires` names fields the media type makes mandatory (`role`, `config.locale`).
+ */
 export function parseUserBody(
   shape: UserBodyShape,
   operation: UserOperation,
   body: unknown,
+  requires: readonly string[] = [],
 ): ParseResult {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, issues: [{ field: '(body)', message: 'must be a JSON object' }] };
@@ -106,6 +116,13 @@ export function parseUserBody(
   if (!parsed.success) return { ok: false, issues: fieldIssues(parsed.error) };
   const input =
     shape === 'flat' ? fromFlat(parsed.data as Flat) : fromNested(parsed.data as Nested);
+  const missing = requires.filter((path) => requiredValue(input, path) == null);
+  if (missing.length > 0) {
+    return {
+      ok: false,
+      issues: missing.map((field) => ({ field, message: 'is required by this media type' })),
+    };
+  }
   if (operation === 'create' && !input.email && !input.userName) {
     return { ok: false, issues: [{ field: 'email', message: 'email or userName is required' }] };
   }
