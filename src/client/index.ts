@@ -70,7 +70,7 @@ export interface ApiClient {
    * may ask the service's catalog first.
    */
   createRequires(): Promise<readonly string[]>;
-  /** The role and locale defaults this client fills in. */
+  /** The role and locale this client fills in where required; commands may add to it. */
   readonly userDefaults: UserDefaults;
   updateUser(idOrExternalId: string, patch: UserUpdateBody): Promise<UserV3>;
   deleteUser(idOrExternalId: string): Promise<void>;
@@ -88,6 +88,7 @@ export interface ApiClient {
 /** Builds the client: one keep-alive pool per origin, shared by every call. */
 export function createApiClient(opts: ApiClientOptions): ApiClient {
   const http = createHttpClient(opts);
+  const userDefaults: UserDefaults = { ...opts.userDefaults };
   return {
     http,
     listUsers: (params) => listUsers(http, params),
@@ -95,9 +96,9 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       paginate((page) => listUsers(http, { ...params, ...page }), { pageSize }),
     getUser: (id) => getUser(http, id),
     getBranch: () => getBranch(http),
-    createUser: (body) => createUser(http, body, opts.userDefaults),
+    createUser: (body) => createUser(http, body, userDefaults),
     createRequires: () => createRequires(http),
-    userDefaults: opts.userDefaults ?? {},
+    userDefaults,
     updateUser: (id, patch) => updateUser(http, id, patch),
     deleteUser: (id) => deleteUser(http, id),
     listMedia: (params) => listMedia(http, params),
