@@ -130,9 +130,9 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     let data: unknown;
     try {
       // A probe: one attempt, no retries; the request that needs it has its own.
-      data = await send({ method: 'GET', url: '', signal, once: true }, (a, u) =>
-        readJson<unknown>(a, 'GET', u),
-      );
+      const spec: RequestSpec = { method: 'GET', url: '', signal, once: true };
+      spec.headers = { accept: JSON_TYPE };
+      data = await send(spec, (a, u) => readJson<unknown>(a, 'GET', u));
     } catch (err) {
       if (!(err instanceof ClientError) || err instanceof NetworkError) throw err;
       // Busy or failing now says nothing about whether it has one: ask again next time.

@@ -56,8 +56,9 @@ export function typesFromCatalog(
   if (typeof about?.vendor !== 'string' || !Array.isArray(about.versions)) return undefined;
   const vendor = about.vendor;
   const offered = new Set<string>();
-  for (const row of about.versions as CatalogRow[]) {
-    const header = HEADER_NAMES[String(row.header).toLowerCase()];
+  for (const row of about.versions as (CatalogRow | null)[]) {
+    if (typeof row !== 'object' || row === null || typeof row.header !== 'string') continue;
+    const header = HEADER_NAMES[row.header.toLowerCase()];
     if (!header || typeof row.mediaType !== 'string') continue;
     offered.add(`${row.method} ${row.endpoint} ${header} ${row.mediaType.toLowerCase()}`);
   }
@@ -98,6 +99,8 @@ export class MediaTypes {
   vendor: string;
   catalog: boolean | undefined;
   private types: Record<string, string>;
+  /** Changed by a step down, not yet saved (it is, once a request succeeds with it). */
+  private stepped = false;
 
   constructor(
     private readonly baseUrl: string,
@@ -145,6 +148,7 @@ export class MediaTypes {
    * choice and says whether there is one. `message` is the service's error text.
    */
   step(endpoint: Endpoint, method: Method, header: Header, failed: string, message: string) {
+    this.stepped = true;
     const key = keyOf(endpoint, method, header);
     const choices = clientChoices(endpoint, method, header);
     const tried = failed.toLowerCase();
@@ -187,7 +191,8 @@ export class MediaTypes {
 
   /** A request with these entries succeeded: remember them for this base URL. */
   learn(used: [Endpoint, Method, Header, VersionEntry][]) {
-    let changed = false;
+    let changed = this.stepped;
+    this.stepped = false;
     for (const [endpoint, method, header, entry] of used) {
       const key = keyOf(endpoint, method, header);
       const type = mediaTypeOf(entry, this.vendor);
