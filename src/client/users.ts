@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { Page } from '../contract/medium.js';
 import type { userBodySchemas } from '../contract/schemas.js';
 import type { ListableStatus, UserV3 } from '../contract/user.js';
-import { mediaTypeOf, type VersionEntry } from '../contract/versions.js';
+import { mediaTypeOf, missingRequired, type VersionEntry } from '../contract/versions.js';
 import { RequiredFieldsError } from './errors.js';
 import type { HttpClient } from './http.js';
 import { header } from './response.js';
@@ -35,11 +35,6 @@ export interface UserDefaults {
   locale?: string;
 }
 
-/** A required dotted path's value in a v3 body. */
-function valueAt(body: Record<string, unknown>, path: string): unknown {
-  return path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown>)?.[k], body);
-}
-
 /**
  * The body for `entry`: the fields it requires filled from `defaults` where absent, or a
  * RequiredFieldsError naming what is still missing.
@@ -53,11 +48,12 @@ export function completeBody(
 ): UserCreateBody {
   const requires = entry?.requires ?? [];
   const out = { ...body } as Record<string, unknown>;
-  if (requires.includes('role') && out.role == null && defaults.role) out.role = defaults.role;
-  if (requires.includes('config.locale') && valueAt(out, 'config.locale') == null) {
-    if (defaults.locale) out.config = { ...(out.config as object), locale: defaults.locale };
+  const lacking = missingRequired(out, requires);
+  if (lacking.includes('role') && defaults.role) out.role = defaults.role;
+  if (lacking.includes('config.locale') && defaults.locale) {
+    out.config = { ...(out.config as object), locale: defaults.locale };
   }
-  const missing = requires.filter((path) => valueAt(out, path) == null);
+  const missing = missingRequired(out, requires);
   if (missing.length > 0 && entry) {
     throw new RequiredFieldsError({
       fields: missing,

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { FieldIssue } from './errors.js';
 import { fieldIssues, READ_ONLY_KEYS, userBodySchemas } from './schemas.js';
 import { PROFILE_FIELDS, type ProfileField, type UserInput } from './user.js';
+import { missingRequired } from './versions.js';
 
 export type UserBodyShape = 'flat' | 'v2' | 'v3';
 export type UserOperation = 'create' | 'update';
@@ -87,12 +88,6 @@ function valueOfRole(role: NonNullable<Flat['role']>) {
   return typeof role === 'string' ? role : role.type;
 }
 
-/** The value a required dotted path (a registry row's `requires`) names in an input. */
-function requiredValue(input: UserInput, path: string): unknown {
-  if (path === 'config.locale') return input.locale;
-  return (input as Record<string, unknown>)[path];
-}
-
 /**
  * Validates a body of the given shape for create or update and maps it to a `UserInput`;
  * `requires` names fields the media type makes mandatory (`role`, `config.locale`).
@@ -116,7 +111,7 @@ export function parseUserBody(
   if (!parsed.success) return { ok: false, issues: fieldIssues(parsed.error) };
   const input =
     shape === 'flat' ? fromFlat(parsed.data as Flat) : fromNested(parsed.data as Nested);
-  const missing = requires.filter((path) => requiredValue(input, path) == null);
+  const missing = missingRequired(parsed.data, requires);
   if (missing.length > 0) {
     return {
       ok: false,

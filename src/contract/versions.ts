@@ -193,3 +193,14 @@ export function entryForMediaType(
   const wanted = mediaType.split(';')[0]!.trim().toLowerCase();
   return entries.find((e) => mediaTypeOf(e, vendor).toLowerCase() === wanted);
 }
+
+/**
+ * The dotted paths of `requires` (a registry row's, e.g. `role`, `config.locale`) that a body in
+ * the current shape leaves out or null. The server answers 400 for them; the client fills them
+ * from a profile's defaults first.
+ */
+export function missingRequired(body: object, requires: readonly string[] = []): string[] {
+  const at = (path: string) =>
+    path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | null)?.[k], body);
+  return requires.filter((path) => at(path) == null);
+}
