@@ -79,9 +79,10 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     if (!endpoint || method === 'HEAD' || method === 'OPTIONS') return [];
     const used: [Endpoint, Method, Header, VersionEntry][] = [];
     const given = Object.keys(spec.headers ?? {}).map((k) => k.toLowerCase());
-    const body = spec.json !== undefined || spec.jsonFor !== undefined;
     for (const h of ['accept', 'content-type'] as Header[]) {
-      if (given.includes(h) || (h === 'content-type' && (!body || spec.contentType))) continue;
+      if (given.includes(h) || (h === 'content-type' && (!hasJson(spec) || spec.contentType))) {
+        continue;
+      }
       if (versionsOf(endpoint, method, h).length === 0) continue;
       used.push([endpoint, method, h, types.choose(endpoint, method, h)]);
     }
@@ -97,7 +98,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     // The token goes only to the API's own origin, never to a CDN or another host.
     if (url.origin === base.origin && opts.token) h.authorization = `Basic ${opts.token}`;
     h.accept = spec.endpoint ? JSON_TYPE : '*/*';
-    if (spec.json !== undefined || spec.jsonFor !== undefined) h['content-type'] = JSON_TYPE;
+    if (hasJson(spec)) h['content-type'] = JSON_TYPE;
     for (const [, , header, entry] of used) h[header] = mediaTypeOf(entry, types.vendor);
     if (spec.contentType) h['content-type'] = spec.contentType;
     if (spec.contentLength !== undefined) h['content-length'] = String(spec.contentLength);
@@ -114,16 +115,14 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   };
 
   /**
-   * Before the first write to a base URL: what its catalog (`GET /api`) offers, if it has one.
-   * A service without one (the real platform) answers 404 or a web page: built-in choices then.
+   * Before the first write of an endpoint to a base URL: what its catalog (`GET /api`) offers,
+   * if it has one. A service without one (the real platform) answers 404 or a web page: the
+   * built-in choices then.
    */
-  const askCatalog = async (spec: RequestSpec) => {
-    const { endpoint, method } = spec;
-    if (types.catalog !== undefined || !endpoint || method === 'HEAD' || method === 'OPTIONS') {
-      return;
+  const askCatalog = async (endpoint: Endpoint, method: Method, signal?: AbortSignal) => {
+    if (types.catalog === undefined && types.unknown(endpoint, method, 'content-type')) {
+      await fetchCatalog(signal);
     }
-    if (spec.json === undefined && spec.jsonFor === undefined) return;
-    if (types.unknown(endpoint, method, 'content-type')) await fetchCatalog(spec.signal);
   };
 
   const fetchCatalog = async (signal?: AbortSignal) => {
@@ -146,7 +145,10 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     spec: RequestSpec,
     consume: (a: Answer, url: string) => Promise<T>,
   ): Promise<T> {
-    await askCatalog(spec);
+    const { endpoint, method } = spec;
+    if (endpoint && hasJson(spec) && method !== 'HEAD' && method !== 'OPTIONS') {
+      await askCatalog(endpoint, method, spec.signal);
+    }
     const url = targetOf(spec);
     const href = url.href;
     let used = negotiated(spec);
@@ -265,9 +267,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
       return types.vendor;
     },
     async choose(endpoint, method, header) {
-      if (header === 'content-type' && types.catalog === undefined) {
-        if (types.unknown(endpoint, method, header)) await fetchCatalog();
-      }
+      if (header === 'content-type') await askCatalog(endpoint, method);
       return types.choose(endpoint, method, header);
     },
     async json<T>(spec: RequestSpec) {
@@ -284,6 +284,9 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     },
   };
 }
+
+/** Whether the request carries a JSON body (whose media type is negotiated). */
+const hasJson = (spec: RequestSpec) => spec.json !== undefined || spec.jsonFor !== undefined;
 
 function isBytes(body: unknown): body is string | Uint8Array {
   return typeof body === 'string' || body instanceof Uint8Array;

@@ -114,12 +114,12 @@ export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
   const baseUrlDe = opts.baseUrlDe
     ? normalizeUrl(opts.baseUrlDe, '--base-url-de')
     : existing?.baseUrlDe;
+  const defaults = await checkedDefaults(opts, existing);
   // Before anyone types a token: does this URL answer like the API?
   await checkBaseUrl(baseUrl, opts.globals, deps);
   const token = await tokenOf(opts, deps);
   if (!token) throw usageError('the token is empty');
 
-  const defaults = await checkedDefaults(opts, existing);
   const { ApiError } = await import('../../client/errors.js');
   let vendor = opts.vendor ?? existing?.vendor;
   await withSpinner(deps, `checking the token with ${baseUrl}`, async () => {

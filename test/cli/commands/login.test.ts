@@ -97,6 +97,28 @@ describe('roster login', () => {
     expect(svc.connected.at(-1).vendor).toBeUndefined();
   });
 
+  it('--role and --locale become the profile defaults; bad ones are exit 2 before any question', async () => {
+    await runLogin(
+      { token: 'T', role: 'reader', locale: 'de_DE', globals: { baseUrl: 'http://a.test/api' } },
+      service().deps(fakeIO()),
+    );
+    expect((await config()).profile('default')).toMatchObject({ role: 'reader', locale: 'de_DE' });
+    // A later login without them keeps them.
+    await runLogin(
+      { token: 'T2', globals: { baseUrl: 'http://a.test/api' } },
+      service().deps(fakeIO()),
+    );
+    expect((await config()).profile('default')).toMatchObject({ token: 'T2', role: 'reader' });
+    const prompter = scriptedPrompter([]);
+    const err = await runLogin(
+      { locale: 'german', globals: { baseUrl: 'http://b.test/api', profile: 'b' } },
+      service().deps(fakeIO({ tty: true }), { prompter }),
+    ).catch((e) => e);
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toContain("--locale: 'german' must have the form xx_YY");
+    expect((await config()).profile('b')).toBeUndefined();
+  });
+
   it('reads the token from stdin with --token -', async () => {
     await runLogin(
       { token: '-', globals: { baseUrl: 'http://a.test/api' } },
