@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scratch } from '../helpers/scratch.js';
 import { type Env, type Served, serve } from './helpers/cli.js';
+import { inPty } from './helpers/pty.js';
 
 const tmp = scratch();
 let srv: Served;
@@ -140,6 +141,29 @@ describe('the CLI against the real platform (serve --like-platform)', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ created: 1, failed: 0 });
     const shown = await srv.run(['users', 'show', 'imp-1'], { env });
     expect(JSON.parse(shown.stdout)).toMatchObject({ role: 'reader', config: { locale: 'de_DE' } });
+  });
+
+  it('users import on a terminal asks once for the role and locale, then uses them for every row', async () => {
+    const env = await loggedIn();
+    const csv = join(tmp.temp('roster-platform-tty-'), 'people.csv');
+    writeFileSync(
+      csv,
+      'externalId,email,firstName\ntty-1,tty1@example.com,Tia\ntty-2,tty2@example.com,Tom\n',
+    );
+    const run = inPty(['users', 'import', csv, '--no-send-mail'], { ...env, NO_COLOR: '1' });
+    await run.waitFor('Role of new users');
+    run.type('\r'); // the preselected role: reader
+    await run.waitFor('Locale of new users');
+    run.type('sv_SE\r');
+    const { exitCode, screen } = await run.exited;
+    expect(exitCode, screen).toBe(0);
+    for (const id of ['tty-1', 'tty-2']) {
+      const shown = await srv.run(['users', 'show', id], { env });
+      expect(JSON.parse(shown.stdout)).toMatchObject({
+        role: 'reader',
+        config: { locale: 'sv_SE' },
+      });
+    }
   });
 
   it('export and import planning use the default sort only (the server rejects others) and match in memory', async () => {
