@@ -113,9 +113,16 @@ export class MediaTypes {
     } catch {
       // An unreadable memory file only costs a catalog request or a step down.
     }
-    this.vendor = explicitVendor ?? remembered?.vendor ?? DEFAULT_VENDOR;
-    this.catalog = remembered?.catalog;
-    this.types = { ...remembered?.types };
+    // The memory is a file anyone may have edited: take only what has the right shape.
+    const vendor = remembered?.vendor;
+    this.vendor =
+      explicitVendor ?? (typeof vendor === 'string' && vendor ? vendor : DEFAULT_VENDOR);
+    this.catalog = typeof remembered?.catalog === 'boolean' ? remembered.catalog : undefined;
+    const types = remembered?.types;
+    this.types =
+      typeof types === 'object' && types !== null
+        ? Object.fromEntries(Object.entries(types).filter(([, v]) => typeof v === 'string'))
+        : {};
   }
 
   /** The entry to send for this key, for the current vendor. */
