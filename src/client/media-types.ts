@@ -15,6 +15,7 @@ import {
   KNOWN_VENDORS,
   type Method,
   mediaTypeOf,
+  VENDOR_WORD,
   type VersionEntry,
   vendorsNamedIn,
 } from '../contract/versions.js';
@@ -54,6 +55,8 @@ export function typesFromCatalog(
 ): { vendor: string; types: Record<string, string> } | undefined {
   const about = data as { vendor?: unknown; versions?: unknown } | undefined;
   if (typeof about?.vendor !== 'string' || !Array.isArray(about.versions)) return undefined;
+  // A word that cannot go into a header is no catalog of a service this client can talk to.
+  if (!VENDOR_WORD.test(about.vendor)) return undefined;
   const vendor = about.vendor;
   const offered = new Set<string>();
   for (const row of about.versions as (CatalogRow | null)[]) {
@@ -116,7 +119,8 @@ export class MediaTypes {
     // The memory is a file anyone may have edited: take only what has the right shape.
     const vendor = remembered?.vendor;
     this.vendor =
-      explicitVendor ?? (typeof vendor === 'string' && vendor ? vendor : DEFAULT_VENDOR);
+      explicitVendor ??
+      (typeof vendor === 'string' && VENDOR_WORD.test(vendor) ? vendor : DEFAULT_VENDOR);
     this.catalog = typeof remembered?.catalog === 'boolean' ? remembered.catalog : undefined;
     const types = remembered?.types;
     this.types =

@@ -38,6 +38,8 @@ export interface VersionEntry {
 }
 
 export const DEFAULT_VENDOR = 'service';
+/** What a vendor word may be: it goes into Accept and Content-Type headers as it is. */
+export const VENDOR_WORD = /^[a-z0-9][a-z0-9-]{0,62}$/i;
 export const JSON_TYPE = 'application/json';
 
 /**

@@ -150,6 +150,7 @@ describe('media types per endpoint', () => {
       [],
       { vendor: 1, versions: [] },
       { vendor: 'x', versions: 'all' },
+      { vendor: 'x\r\nSet-Cookie: a=b', versions: [] },
     ]) {
       expect(typesFromCatalog(data)).toBeUndefined();
     }

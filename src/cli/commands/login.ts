@@ -115,6 +115,10 @@ export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
     ? normalizeUrl(opts.baseUrlDe, '--base-url-de')
     : existing?.baseUrlDe;
   const defaults = await checkedDefaults(opts, existing);
+  const { VENDOR_WORD } = await import('../../contract/versions.js');
+  if (opts.vendor !== undefined && !VENDOR_WORD.test(opts.vendor)) {
+    throw usageError(`--vendor: '${opts.vendor}' is not a vendor word (letters, digits, '-')`);
+  }
   // Before anyone types a token: does this URL answer like the API?
   await checkBaseUrl(baseUrl, opts.globals, deps);
   const token = await tokenOf(opts, deps);

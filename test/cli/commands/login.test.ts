@@ -117,6 +117,13 @@ describe('roster login', () => {
     expect(err.exitCode).toBe(2);
     expect(err.message).toContain("--locale: 'german' must have the form xx_YY");
     expect((await config()).profile('b')).toBeUndefined();
+    // A vendor word goes into headers as it is.
+    const vendor = await runLogin(
+      { token: 'T', vendor: 'a\r\nx', globals: { baseUrl: 'http://b.test/api', profile: 'b' } },
+      service().deps(fakeIO()),
+    ).catch((e) => e);
+    expect(vendor.exitCode).toBe(2);
+    expect(vendor.message).toContain('is not a vendor word');
   });
 
   it('reads the token from stdin with --token -', async () => {
