@@ -4,7 +4,8 @@
  *   base URL: --base-url > --region de (the profile's German URL) > --profile's > ROSTER_BASE_URL
  *             > the profile (ROSTER_PROFILE, else the current one)
  *   token:    --profile's > ROSTER_TOKEN > the profile
- *   vendor:   ROSTER_VENDOR > the profile's > `service`
+ *   vendor:   ROSTER_VENDOR > the profile's > what the base URL answered to before > `service`
+ *   role, locale of new users (where the service requires them): the profile's
  *   cdnAuth:  ROSTER_CDN_AUTH > the profile's, when the token is the profile's > off
  *   proxy:    https_proxy/HTTPS_PROXY, http_proxy/HTTP_PROXY, no_proxy/NO_PROXY (lower case first)
  *
@@ -13,7 +14,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { parseCdnAuthList } from '../client/cdn-auth.js';
-import type { ApiClient, ProxySettings, RetryInfo } from '../client/index.js';
+import type { ApiClient, ProxySettings, RetryInfo, UserDefaults } from '../client/index.js';
 import type { ConfigView, Profile } from './config-read.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from './context.js';
 import { CliError, EXIT, usageError } from './errors.js';
@@ -26,6 +27,8 @@ export interface ClientSettings {
   vendor?: string;
   /** Hosts besides the API's origin that media downloads may send the token to; absent: off. */
   cdnAuth?: string[];
+  /** The profile's role and locale for new users, where the service requires them. */
+  userDefaults?: UserDefaults;
   /** The profile that supplied something, if any. */
   profile?: string;
   /** Where the base URL and token came from, for --verbose and error messages. */
@@ -133,6 +136,7 @@ export async function resolveSettings(
     token: token.value,
     vendor: env.ROSTER_VENDOR || (usedProfile ? profile?.vendor : undefined),
     ...(cdnAuth ? { cdnAuth: checkCdnAuth(cdnAuth) } : {}),
+    userDefaults: usedProfile ? { role: profile?.role, locale: profile?.locale } : undefined,
     profile: usedProfile,
     sources: {
       baseUrl: baseUrl.from,
@@ -202,17 +206,20 @@ export function retryNotice(info: RetryInfo): string {
 
 /** Builds the client for explicit settings (login checks a token before saving it). */
 export async function clientFor(
-  settings: Pick<ClientSettings, 'baseUrl' | 'token' | 'vendor' | 'cdnAuth'>,
+  settings: Pick<ClientSettings, 'baseUrl' | 'token' | 'vendor' | 'cdnAuth' | 'userDefaults'>,
   globals: GlobalOptions,
   deps: Deps,
 ): Promise<ApiClient> {
   const { io } = deps;
+  const { fileMediaMemory } = await import('./media-memory.js');
   const options = {
     baseUrl: settings.baseUrl,
     token: settings.token,
     vendor: settings.vendor,
     cdnAuth: settings.cdnAuth,
     proxy: proxyFromEnv(deps.env),
+    userDefaults: settings.userDefaults,
+    memory: fileMediaMemory(deps.env),
     userAgent: `roster/${version()}`,
     timeoutMs: timeoutOf(globals, deps.env) * 1000,
     onTrace: globals.verbose ? (line: string) => note(io, paintErr(io, 'dim', line)) : undefined,

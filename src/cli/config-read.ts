@@ -18,6 +18,10 @@ export interface Profile {
    * client/cdn-auth.ts). Absent: off.
    */
   cdnAuth?: string[];
+  /** Role of new users where the service requires one (the platform's user-invite.v2). */
+  role?: string;
+  /** Locale (xx_YY) of new users where the service requires one. */
+  locale?: string;
 }
 
 export interface ConfigShape {

@@ -4,6 +4,7 @@
  * command writes the file: reading it needs none of it (config-read.ts).
  */
 import { chmodSync, existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type Conf from 'conf';
 import {
   type ConfigShape,
@@ -17,6 +18,8 @@ export { type ConfigView, DEFAULT_PROFILE, type Profile, readConfig } from './co
 
 export async function openConfig(env: NodeJS.ProcessEnv = process.env) {
   const { default: Conf } = await import('conf');
+  const dir = dirname(configPath(env));
+  const newDir = !existsSync(dir);
   let conf: Conf<ConfigShape>;
   try {
     conf = new Conf<ConfigShape>({
@@ -30,8 +33,10 @@ export async function openConfig(env: NodeJS.ProcessEnv = process.env) {
   } catch (err) {
     throw unreadable(configPath(env), (err as Error).message);
   }
-  // Files written by older versions or by hand may be wider; tokens live here.
+  // Files written by older versions or by hand may be wider; tokens live here. A directory
+  // made here is the owner's alone (one given through ROSTER_CONFIG_DIR is left as it is).
   if (existsSync(conf.path)) chmodSync(conf.path, 0o600);
+  if (newDir && existsSync(dir)) chmodSync(dir, 0o700);
   return {
     path: conf.path,
     profiles: (): Record<string, Profile> => conf.get('profiles'),

@@ -119,6 +119,8 @@ export async function reportError(err: unknown, deps: Deps, verbose: boolean): P
   }
   if (err instanceof ClientError) {
     error(err.message);
+    // A field the service's request type requires: the person has to give it.
+    if (err.name === 'RequiredFieldsError') return EXIT.usage;
     if (verbose && err.cause instanceof Error) note(io, `cause: ${err.cause.stack}`);
     return EXIT.error;
   }

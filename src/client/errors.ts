@@ -29,7 +29,7 @@ const HINTS: Record<number, string> = {
   401: 'The token was rejected (missing, invalid, revoked or without the needed scope): run `roster login`, or check --profile / ROSTER_TOKEN.',
   403: "The token may not do this on its branch: create a token with the needed scopes (`roster tokens create --scopes …`) on the service's side.",
   404: 'Check the id, and that the token belongs to the right branch.',
-  406: 'The service does not offer the media type this client asks for: update roster, or set the vendor word of the profile if the deployment uses another one.',
+  406: 'The service offers none of the media types this client reads, even after stepping down: check the vendor word (`roster login --vendor WORD`), or update roster.',
   413: 'The body is larger than the service accepts.',
   415: 'The service does not accept this content type.',
   429: 'The service is rate-limiting this token: wait a little, or lower --concurrency.',
@@ -287,5 +287,26 @@ export class MediaAuthError extends ClientError {
     super(text, 'GET', init.url, { cause: init.cause });
     this.status = init.status;
     this.tokenSent = init.withheld === undefined;
+  }
+}
+
+/**
+ * The media type the service takes for this request requires fields the body lacks: the real
+ * platform creates users as `user-invite.v2`, which requires `role` and `config.locale`.
+ */
+export class RequiredFieldsError extends ClientError {
+  /** The missing fields, as dotted paths (`role`, `config.locale`). */
+  readonly fields: string[];
+  /** The media type that requires them. */
+  readonly mediaType: string;
+
+  constructor(init: { fields: string[]; mediaType: string; method: string; url: string }) {
+    super(
+      `the service takes this request as ${init.mediaType}, which requires ${init.fields.join(' and ')}; give them, or set defaults for the profile (\`roster profiles set --role ROLE --locale xx_YY\`)`,
+      init.method,
+      init.url,
+    );
+    this.fields = init.fields;
+    this.mediaType = init.mediaType;
   }
 }

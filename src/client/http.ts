@@ -8,21 +8,23 @@ import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import {
-  DEFAULT_VENDOR,
   type Endpoint,
   type Header,
   JSON_TYPE,
+  type Method,
   mediaTypeOf,
-  newestVersion,
+  type VersionEntry,
   versionsOf,
 } from '../contract/versions.js';
 import {
+  ApiError,
   ClientError,
   NetworkError,
   type ProxyUsed,
   ResponseFormatError,
   redactUrl,
 } from './errors.js';
+import { MediaTypes } from './media-types.js';
 import { hasProxy, proxyFor, proxySource, showProxy } from './proxy.js';
 import { type Answer, errorFromAnswer, header, readJson } from './response.js';
 import {
@@ -34,7 +36,7 @@ import {
   parseRetryAfter,
   sleep,
 } from './retry.js';
-import type { HttpClient, HttpClientOptions, HttpMethod, RawBody, RequestSpec } from './types.js';
+import type { HttpClient, HttpClientOptions, RawBody, RequestSpec } from './types.js';
 import { Pool } from './undici-pool.js';
 
 export type * from './types.js';
@@ -50,7 +52,7 @@ function stopwatch() {
 export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const base = new URL(opts.baseUrl.replace(/\/+$/, ''));
   const baseUrl = base.href.replace(/\/+$/, '');
-  const vendor = opts.vendor ?? DEFAULT_VENDOR;
+  const types = new MediaTypes(baseUrl, opts.vendor, opts.memory);
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const retry = { ...DEFAULT_RETRY, ...opts.retry };
   const pools = new Map<string, Pool>();
@@ -113,33 +115,94 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     return url;
   };
 
-  const headersOf = (spec: RequestSpec, url: URL): Record<string, string> => {
+  /** The registry entries this request negotiates: none where headers are given or unversioned. */
+  const negotiated = (spec: RequestSpec): [Endpoint, Method, Header, VersionEntry][] => {
+    const { endpoint, method } = spec;
+    if (!endpoint || method === 'HEAD' || method === 'OPTIONS') return [];
+    const used: [Endpoint, Method, Header, VersionEntry][] = [];
+    const given = Object.keys(spec.headers ?? {}).map((k) => k.toLowerCase());
+    for (const h of ['accept', 'content-type'] as Header[]) {
+      if (given.includes(h) || (h === 'content-type' && (!hasJson(spec) || spec.contentType))) {
+        continue;
+      }
+      if (versionsOf(endpoint, method, h).length === 0) continue;
+      used.push([endpoint, method, h, types.choose(endpoint, method, h)]);
+    }
+    return used;
+  };
+
+  const headersOf = (
+    spec: RequestSpec,
+    url: URL,
+    used: [Endpoint, Method, Header, VersionEntry][],
+  ): Record<string, string> => {
     const h: Record<string, string> = { 'user-agent': opts.userAgent ?? 'roster' };
     // The token goes only to the API's own origin, never to a CDN or another host, unless the
     // request says so (a media download from a host the admin allowed: cdnAuth).
     const sendToken = spec.token ?? url.origin === base.origin;
     if (sendToken && opts.token) h.authorization = `Basic ${opts.token}`;
-    if (spec.endpoint) h.accept = mediaType(spec.endpoint, spec.method, 'accept', vendor);
-    else h.accept = '*/*';
-    if (spec.json !== undefined) {
-      h['content-type'] = spec.endpoint
-        ? mediaType(spec.endpoint, spec.method, 'content-type', vendor)
-        : JSON_TYPE;
-    }
+    h.accept = spec.endpoint ? JSON_TYPE : '*/*';
+    if (hasJson(spec)) h['content-type'] = JSON_TYPE;
+    for (const [, , header, entry] of used) h[header] = mediaTypeOf(entry, types.vendor);
     if (spec.contentType) h['content-type'] = spec.contentType;
     if (spec.contentLength !== undefined) h['content-length'] = String(spec.contentLength);
     return { ...h, ...spec.headers };
   };
 
-  async function send<T>(spec: RequestSpec, consume: (a: Answer, url: string) => Promise<T>) {
+  /** The JSON body for the content type in use (some types require fields: `jsonFor`). */
+  const payloadOf = (spec: RequestSpec, used: [Endpoint, Method, Header, VersionEntry][]) => {
+    if (spec.jsonFor) {
+      const entry = used.find(([, , h]) => h === 'content-type')?.[3];
+      return Buffer.from(JSON.stringify(spec.jsonFor(entry, types.vendor)));
+    }
+    return spec.json !== undefined ? Buffer.from(JSON.stringify(spec.json)) : spec.body;
+  };
+
+  /**
+   * Before the first write of an endpoint to a base URL: what its catalog (`GET /api`) offers,
+   * if it has one. A service without one (the real platform) answers 404 or a web page: the
+   * built-in choices then.
+   */
+  const askCatalog = async (endpoint: Endpoint, method: Method, signal?: AbortSignal) => {
+    if (types.catalog === undefined && types.unknown(endpoint, method, 'content-type')) {
+      await fetchCatalog(signal);
+    }
+  };
+
+  const fetchCatalog = async (signal?: AbortSignal) => {
+    let data: unknown;
+    try {
+      // A probe: one attempt, no retries; the request that needs it has its own.
+      const spec: RequestSpec = { method: 'GET', url: '', signal, once: true };
+      spec.headers = { accept: JSON_TYPE };
+      data = await send(spec, (a, u) => readJson<unknown>(a, 'GET', u));
+    } catch (err) {
+      if (!(err instanceof ClientError) || err instanceof NetworkError) throw err;
+      // Busy or failing now says nothing about whether it has one: ask again next time.
+      if (err instanceof ApiError && (err.status === 429 || err.status >= 500)) return;
+      data = undefined;
+    }
+    types.useCatalog(data);
+  };
+
+  async function send<T>(
+    spec: RequestSpec,
+    consume: (a: Answer, url: string) => Promise<T>,
+  ): Promise<T> {
+    const { endpoint, method } = spec;
+    if (endpoint && hasJson(spec) && method !== 'HEAD' && method !== 'OPTIONS') {
+      await askCatalog(endpoint, method, spec.signal);
+    }
     const url = targetOf(spec);
     const href = url.href;
-    const headers = headersOf(spec, url);
+    let used = negotiated(spec);
+    let headers = headersOf(spec, url, used);
+    let payload = payloadOf(spec, used);
     const via = viaOf(url);
     const through = via ? ` via proxy ${via.proxy}` : '';
-    const payload = spec.json !== undefined ? Buffer.from(JSON.stringify(spec.json)) : spec.body;
     const oneShot = payload !== undefined && typeof payload === 'object' && !isBytes(payload);
     let started = false; // whether a one-shot body began to be read: then no retry
+    let stepped = false; // a 406/415 steps down the registry once per request
     let waited = 0;
     for (let attempt = 1; ; attempt++) {
       // Timed for --verbose only: the first performance.now() loads perf_hooks (~1 ms).
@@ -167,7 +230,10 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
         opts.onTrace?.(
           `← ${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} ${ms} ms${deprecated}`,
         );
-        if (res.statusCode < 400) return await consume(answer, href);
+        if (res.statusCode < 400) {
+          types.learn(used);
+          return await consume(answer, href);
+        }
         // A DELETE retried after a failure the first attempt may have acted on, now answered
         // 404: that first attempt removed it. Gone is what was asked for.
         if (res.statusCode === 404 && spec.method === 'DELETE' && attempt > 1) {
@@ -178,6 +244,31 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
         // An HTML error page on the way through a proxy is most likely the proxy's.
         if (via && error instanceof ResponseFormatError) {
           error.message += ` The request went through ${via.proxy} (${via.source}): the answer may be the proxy's; list ${url.hostname} in NO_PROXY if it is reachable without the proxy.`;
+        }
+        const h =
+          res.statusCode === 406 ? 'accept' : res.statusCode === 415 ? 'content-type' : null;
+        const failed = used.find(([, , header]) => header === h);
+        const replayable = !oneShot || typeof payload === 'function' || !started;
+        if (failed && !stepped && replayable && error instanceof ApiError) {
+          stepped = true;
+          const before = JSON.stringify(headers);
+          const step = () => {
+            used = negotiated(spec);
+            headers = headersOf(spec, url, used);
+            return JSON.stringify(headers) !== before;
+          };
+          // A catalog settles it if the service has one; else the answer and the registry.
+          if (types.catalog === undefined) await fetchCatalog(spec.signal);
+          const [endpoint, method, h] = failed;
+          if (
+            step() ||
+            (types.step(endpoint, method, h, headers[h] ?? '', error.serverMessage) && step())
+          ) {
+            payload = payloadOf(spec, used);
+            opts.onTrace?.(`  stepping down to ${headers[h]}`);
+            attempt--;
+            continue;
+          }
         }
         failure = {
           error,
@@ -207,7 +298,9 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
       }
       const delayMs = failure.afterMs ?? backoffDelay(attempt - 1, retry);
       const replayable = !oneShot || typeof payload === 'function' || !started;
-      if (!failure.retryable || !replayable || attempt > retry.maxRetries) throw failure.error;
+      if (!failure.retryable || !replayable || attempt > retry.maxRetries || spec.once) {
+        throw failure.error;
+      }
       if (waited + delayMs > retry.maxTotalWaitMs) throw failure.error;
       opts.onRetry?.({
         method: spec.method,
@@ -225,7 +318,13 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   return {
     baseUrl,
     origin: base.origin,
-    vendor,
+    get vendor() {
+      return types.vendor;
+    },
+    async choose(endpoint, method, header) {
+      if (header === 'content-type') await askCatalog(endpoint, method);
+      return types.choose(endpoint, method, header);
+    },
     async json<T>(spec: RequestSpec) {
       return send(spec, async (answer, url) => ({
         status: answer.status,
@@ -246,12 +345,8 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   };
 }
 
-/** The newest registered media type, or plain JSON where the registry has no entry. */
-function mediaType(endpoint: Endpoint, method: HttpMethod, h: Header, vendor: string): string {
-  if (method === 'HEAD' || method === 'OPTIONS') return JSON_TYPE;
-  if (versionsOf(endpoint, method, h).length === 0) return JSON_TYPE;
-  return mediaTypeOf(newestVersion(endpoint, method, h), vendor);
-}
+/** Whether the request carries a JSON body (whose media type is negotiated). */
+const hasJson = (spec: RequestSpec) => spec.json !== undefined || spec.jsonFor !== undefined;
 
 /**
  * The status a proxy refused with: undici reports a refused CONNECT as "Proxy response (403)

@@ -19,12 +19,14 @@ import {
 import { type PageRequest, paginate } from './paginate.js';
 import {
   type CreatedUser,
+  createRequires,
   createUser,
   deleteUser,
   getUser,
   type ListUsersParams,
   listUsers,
   type UserCreateBody,
+  type UserDefaults,
   type UserUpdateBody,
   updateUser,
 } from './users.js';
@@ -36,8 +38,15 @@ export type * from './http.js';
 export { createHttpClient } from './http.js';
 export type { UploadOptions } from './media.js';
 export { guessMediumType } from './media.js';
+export type { MediaTypeMemory, Remembered } from './media-types.js';
 export { type PageRequest, paginate } from './paginate.js';
-export type { CreatedUser, ListUsersParams, UserCreateBody, UserUpdateBody } from './users.js';
+export type {
+  CreatedUser,
+  ListUsersParams,
+  UserCreateBody,
+  UserDefaults,
+  UserUpdateBody,
+} from './users.js';
 
 export interface ApiClientOptions extends HttpClientOptions {
   /**
@@ -45,6 +54,8 @@ export interface ApiClientOptions extends HttpClientOptions {
    * https). Default none: the token goes to the API's origin only.
    */
   cdnAuth?: readonly string[];
+  /** Fills role and locale where the service's request type requires them (profile defaults). */
+  userDefaults?: UserDefaults;
 }
 
 export interface ApiClient {
@@ -58,7 +69,15 @@ export interface ApiClient {
   getUser(idOrExternalId: string): Promise<UserV3>;
   /** The token's branch (and, on Roster, its scopes). */
   getBranch(): Promise<BranchInfo>;
+  /** Creates a user; fields the service's type requires come from the body, else the defaults. */
   createUser(body: UserCreateBody): Promise<CreatedUser>;
+  /**
+   * The fields the service requires in a new user (`role`, `config.locale` on the platform);
+   * may ask the service's catalog first.
+   */
+  createRequires(): Promise<readonly string[]>;
+  /** The role and locale this client fills in where required; commands may add to it. */
+  readonly userDefaults: UserDefaults;
   updateUser(idOrExternalId: string, patch: UserUpdateBody): Promise<UserV3>;
   deleteUser(idOrExternalId: string): Promise<void>;
   listMedia(params?: Partial<PageRequest>): Promise<Page<Medium>>;
@@ -75,6 +94,7 @@ export interface ApiClient {
 /** Builds the client: one keep-alive pool per origin, shared by every call. */
 export function createApiClient(opts: ApiClientOptions): ApiClient {
   const http = createHttpClient(opts);
+  const userDefaults: UserDefaults = { ...opts.userDefaults };
   return {
     http,
     listUsers: (params) => listUsers(http, params),
@@ -82,7 +102,9 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
       paginate((page) => listUsers(http, { ...params, ...page }), { pageSize }),
     getUser: (id) => getUser(http, id),
     getBranch: () => getBranch(http),
-    createUser: (body) => createUser(http, body),
+    createUser: (body) => createUser(http, body, userDefaults),
+    createRequires: () => createRequires(http),
+    userDefaults,
     updateUser: (id, patch) => updateUser(http, id, patch),
     deleteUser: (id) => deleteUser(http, id),
     listMedia: (params) => listMedia(http, params),

@@ -1,6 +1,7 @@
 /** The HTTP core's public types: options, request specs, answers. */
 import type { Readable } from 'node:stream';
-import type { Endpoint } from '../contract/versions.js';
+import type { Endpoint, Header, Method, VersionEntry } from '../contract/versions.js';
+import type { MediaTypeMemory } from './media-types.js';
 import type { ProxySettings } from './proxy.js';
 import type { Answer } from './response.js';
 import type { RetryOptions } from './retry.js';
@@ -27,8 +28,13 @@ export interface HttpClientOptions {
   baseUrl: string;
   /** The API token, sent as `Authorization: Basic <token>`. */
   token: string;
-  /** The media-type vendor word. Default `service`. */
+  /**
+   * The media-type vendor word. Default: what `memory` remembers for the base URL, else
+   * `service`; a 406 naming another one switches to it.
+   */
   vendor?: string;
+  /** Keeps what each base URL accepted between runs (the CLI: a file in its config dir). */
+  memory?: MediaTypeMemory;
   /** Connect, headers and body timeout. Default 30 s. */
   timeoutMs?: number;
   retry?: RetryOptions;
@@ -62,8 +68,13 @@ export interface RequestSpec {
   /** Instead of `endpoint`: a path under the base URL or an absolute URL (downloads). */
   url?: string;
   query?: Record<string, string | number | boolean | undefined>;
-  /** A JSON body, serialised with the endpoint's newest request media type. */
+  /** A JSON body, sent with the request media type chosen for the endpoint. */
   json?: unknown;
+  /**
+   * Instead of `json`: the body for the request type in use, which may require fields (the
+   * platform's user-invite.v2 requires role and config.locale). Called again after a step down.
+   */
+  jsonFor?: (contentType: VersionEntry | undefined, vendor: string) => unknown;
   body?: RawBody;
   contentType?: string;
   contentLength?: number;
@@ -74,6 +85,8 @@ export interface RequestSpec {
    */
   token?: boolean;
   signal?: AbortSignal;
+  /** One attempt only: a probe whose failure the caller handles. */
+  once?: boolean;
 }
 
 export interface JsonResponse<T> {
@@ -86,7 +99,13 @@ export interface HttpClient {
   /** The base URL without a trailing slash. */
   readonly baseUrl: string;
   readonly origin: string;
+  /** The vendor word in use (it changes when a 406 names another). */
   readonly vendor: string;
+  /**
+   * The registry entry this client sends for an endpoint, method and header (asking the
+   * service's catalog first, before the first write to a base URL).
+   */
+  choose(endpoint: Endpoint, method: Method, header: Header): Promise<VersionEntry>;
   /** Sends the request and parses the JSON answer (`undefined` data for 202/204/empty). */
   json<T>(spec: RequestSpec): Promise<JsonResponse<T>>;
   /** Sends the request and hands back the answer with its body as a stream (downloads). */

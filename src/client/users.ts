@@ -1,8 +1,13 @@
-/** One function per /users endpoint; each sends the newest version (users.v2 / user.v3). */
+/**
+ * One function per /users endpoint; each sends the media type the HTTP core chose for the
+ * service (users.v2 / user.v3 on Roster; user-invite.v2 / user-update.v1 on the platform).
+ */
 import type { z } from 'zod';
 import type { Page } from '../contract/medium.js';
 import type { userBodySchemas } from '../contract/schemas.js';
 import type { ListableStatus, UserV3 } from '../contract/user.js';
+import { mediaTypeOf, missingRequired, type VersionEntry } from '../contract/versions.js';
+import { RequiredFieldsError } from './errors.js';
 import type { HttpClient } from './http.js';
 import { header } from './response.js';
 
@@ -22,6 +27,41 @@ export interface ListUsersParams {
   sort?: string;
   /** Default on the server: `activated`. */
   status?: ListableStatus | ListableStatus[];
+}
+
+/** What fills a field a request type requires when the body lacks it (a profile's defaults). */
+export interface UserDefaults {
+  role?: string;
+  locale?: string;
+}
+
+/**
+ * The body for `entry`: the fields it requires filled from `defaults` where absent, or a
+ * RequiredFieldsError naming what is still missing.
+ */
+export function completeBody(
+  body: UserCreateBody,
+  entry: VersionEntry | undefined,
+  vendor: string,
+  defaults: UserDefaults = {},
+  where: { method: string; url: string } = { method: 'POST', url: '/users' },
+): UserCreateBody {
+  const requires = entry?.requires ?? [];
+  const out = { ...body } as Record<string, unknown>;
+  const lacking = missingRequired(out, requires);
+  if (lacking.includes('role') && defaults.role) out.role = defaults.role;
+  if (lacking.includes('config.locale') && defaults.locale) {
+    out.config = { ...(out.config as object), locale: defaults.locale };
+  }
+  const missing = missingRequired(out, requires);
+  if (missing.length > 0 && entry) {
+    throw new RequiredFieldsError({
+      fields: missing,
+      mediaType: mediaTypeOf(entry, vendor),
+      ...where,
+    });
+  }
+  return out as UserCreateBody;
 }
 
 export interface CreatedUser {
@@ -55,11 +95,16 @@ export async function getUser(http: HttpClient, idOrExternalId: string): Promise
  * POST /users: invites (with `email`, unless `sendMail: false`) or creates a user. Not retried
  * after the request may have reached the service; a 409 then means it did.
  */
-export async function createUser(http: HttpClient, body: UserCreateBody): Promise<CreatedUser> {
+export async function createUser(
+  http: HttpClient,
+  body: UserCreateBody,
+  defaults?: UserDefaults,
+): Promise<CreatedUser> {
   const res = await http.json<UserV3 | undefined>({
     method: 'POST',
     endpoint: '/users',
-    json: body,
+    jsonFor: (entry, vendor) =>
+      completeBody(body, entry, vendor, defaults, { method: 'POST', url: `${http.baseUrl}/users` }),
   });
   const location = header(res.headers, 'location');
   if (res.data) return { user: res.data, location };
@@ -67,6 +112,11 @@ export async function createUser(http: HttpClient, body: UserCreateBody): Promis
   const id = location?.split('/').pop();
   if (!id) throw new Error('POST /users answered without a body or a Location header');
   return { user: await getUser(http, decodeURIComponent(id)), location };
+}
+
+/** The fields the service requires in a new user's body (none on Roster; role and locale on the platform). */
+export async function createRequires(http: HttpClient): Promise<readonly string[]> {
+  return (await http.choose('/users', 'POST', 'content-type')).requires ?? [];
 }
 
 /** PUT /users/{userId}: incremental update; answers the updated user. */

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { FieldIssue } from './errors.js';
 import { fieldIssues, READ_ONLY_KEYS, userBodySchemas } from './schemas.js';
 import { PROFILE_FIELDS, type ProfileField, type UserInput } from './user.js';
+import { missingRequired } from './versions.js';
 
 export type UserBodyShape = 'flat' | 'v2' | 'v3';
 export type UserOperation = 'create' | 'update';
@@ -87,11 +88,15 @@ function valueOfRole(role: NonNullable<Flat['role']>) {
   return typeof role === 'string' ? role : role.type;
 }
 
-/** Validates a body of the given shape for create or update and maps it to a `UserInput`. */
+/**
+ * Validates a body of the given shape for create or update and maps it to a `UserInput`;
+ * `requires` names fields the media type makes mandatory (`role`, `config.locale`).
+ */
 export function parseUserBody(
   shape: UserBodyShape,
   operation: UserOperation,
   body: unknown,
+  requires: readonly string[] = [],
 ): ParseResult {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return { ok: false, issues: [{ field: '(body)', message: 'must be a JSON object' }] };
@@ -106,6 +111,13 @@ export function parseUserBody(
   if (!parsed.success) return { ok: false, issues: fieldIssues(parsed.error) };
   const input =
     shape === 'flat' ? fromFlat(parsed.data as Flat) : fromNested(parsed.data as Nested);
+  const missing = missingRequired(parsed.data, requires);
+  if (missing.length > 0) {
+    return {
+      ok: false,
+      issues: missing.map((field) => ({ field, message: 'is required by this media type' })),
+    };
+  }
   if (operation === 'create' && !input.email && !input.userName) {
     return { ok: false, issues: [{ field: 'email', message: 'email or userName is required' }] };
   }

@@ -36,6 +36,8 @@ export const SORT_KEYS = [
   'status',
 ] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
+/** The only sort keys the real platform documents: clients that must work there use no other. */
+export const PLATFORM_SORT_KEYS = ['firstName', 'lastName'] as const;
 export const DEFAULT_SORT = 'lastName_ASC_firstName_ASC';
 
 export const EMAIL_SOURCE = 'system';

@@ -43,6 +43,11 @@ export interface ImportHooks {
   /** The plan, before anything is sent (also for a dry run or a refused sync). */
   onPlan?: (plan: Plan) => void;
   progress?: (total: number) => Progress;
+  /**
+   * Before the first row is sent, when the plan creates users: the fields every new user has a
+   * column for, so the caller can see to what the service requires (role and locale).
+   */
+  beforeCreates?: (fields: string[]) => Promise<void>;
 }
 
 export interface ImportResult {
@@ -150,6 +155,9 @@ export async function importCsv(
       return { plan, summary, failures: plan.errors.map(planned), refusal };
     }
 
+    if (plan.counts.create > 0) {
+      await hooks.beforeCreates?.(columns.filter((f): f is string => f !== null));
+    }
     // What is sent is counted as it completes; what the plan settled is counted already.
     Object.assign(summary, { created: 0, updated: 0, deactivated: 0 });
     const failures: Outcome[] = plan.errors.map(planned);

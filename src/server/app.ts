@@ -87,7 +87,8 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   app.use(errorMiddleware(log));
 
   const publicRouter = new Router<AppState>();
-  registerApiRoutes(publicRouter, config.vendor);
+  const kind = config.likePlatform ? 'platform' : 'roster';
+  if (kind === 'roster') registerApiRoutes(publicRouter, config.vendor);
   registerHealthRoutes(publicRouter, { store, draining: () => draining });
   metrics?.register(publicRouter);
 
@@ -104,6 +105,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     api,
     usersService(store, () => delivery?.kick()),
     config.vendor,
+    kind,
   );
 
   // Signed CDN URLs: the secret is made once per database and kept in its meta table, so

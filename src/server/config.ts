@@ -3,6 +3,13 @@ export interface ServerConfig {
   dataDir: string;
   /** The vendor word of media types (`application/vnd.<vendor>.accessors…`). */
   vendor: string;
+  /**
+   * Behave as the real platform's documentation says, for testing clients against it: no
+   * `GET /api` (nor its OpenAPI document), only the platform's media types (new users as
+   * `user-invite.v2`, changes as `user-update.v1` or plain JSON, no deprecated `user.v2`), 406
+   * and 415 answers that do not list the supported types, and sorting by name keys only.
+   */
+  likePlatform?: boolean;
   /** Requests per second per token; undefined = no limit. */
   rateLimit?: number;
   /** Largest accepted upload in bytes. */

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, ResponseFormatError, redactUrl } from '../../src/client/errors.js';
 import { createHttpClient, type HttpClient, type RetryInfo } from '../../src/client/http.js';
 import { deleteUser, getUser, listUsers, updateUser } from '../../src/client/users.js';
-import { closedPort, sendJson, startServer, type TestServer } from './server.js';
+import { closedPort, knownServer, sendJson, startServer, type TestServer } from './server.js';
 
 const TOKEN = 'dG9rZW4taWQ6c2VjcmV0LXNlY3JldA==';
 const FAST = { baseDelayMs: 5, maxDelayMs: 20, maxRetries: 3, maxTotalWaitMs: 5_000 };
@@ -24,7 +24,13 @@ async function serve(handler: Parameters<typeof startServer>[0]): Promise<TestSe
 }
 
 function client(baseUrl: string, extra: Partial<Parameters<typeof createHttpClient>[0]> = {}) {
-  const http = createHttpClient({ baseUrl, token: TOKEN, retry: FAST, ...extra });
+  const http = createHttpClient({
+    baseUrl,
+    token: TOKEN,
+    retry: FAST,
+    memory: knownServer,
+    ...extra,
+  });
   cleanup.push(() => http.close());
   return http;
 }

@@ -67,3 +67,12 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+/**
+ * A base URL already known to have no catalog (GET /api): the client sends its built-in choices
+ * at once, so a test sees only the requests it is about.
+ */
+export const knownServer = {
+  load: () => ({ catalog: false }),
+  save: () => {},
+};

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/client/index.js';
 import { paginate } from '../../src/client/users.js';
-import { sendJson, startServer } from './server.js';
+import { knownServer, sendJson, startServer } from './server.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -19,7 +19,7 @@ async function pagedServer(total: number, cap = 1000) {
     }));
     sendJson(res, 200, { total, limit, offset, data });
   });
-  const client = createApiClient({ baseUrl: server.baseUrl, token: 'tok' });
+  const client = createApiClient({ baseUrl: server.baseUrl, token: 'tok', memory: knownServer });
   cleanup.push(server.close, client.close);
   return { server, client };
 }
@@ -77,7 +77,7 @@ describe('user endpoints', () => {
     const server = await startServer((_req, res) =>
       sendJson(res, 201, { id: 'abc' }, { location: 'http://127.0.0.1/api/users/abc' }),
     );
-    const client = createApiClient({ baseUrl: server.baseUrl, token: 'tok' });
+    const client = createApiClient({ baseUrl: server.baseUrl, token: 'tok', memory: knownServer });
     cleanup.push(server.close, client.close);
     const created = await client.createUser({ email: 'ann@example.com', sendMail: false });
     expect(created).toEqual({ user: { id: 'abc' }, location: 'http://127.0.0.1/api/users/abc' });
@@ -92,7 +92,7 @@ describe('user endpoints', () => {
         res.writeHead(201, { location: 'http://127.0.0.1/api/users/abc' }).end();
       } else sendJson(res, 200, { id: 'abc' });
     });
-    const client = createApiClient({ baseUrl: server.baseUrl, token: 'tok' });
+    const client = createApiClient({ baseUrl: server.baseUrl, token: 'tok', memory: knownServer });
     cleanup.push(server.close, client.close);
     await expect(client.createUser({ userName: 'ann' })).resolves.toMatchObject({
       user: { id: 'abc' },
@@ -104,7 +104,7 @@ describe('user endpoints', () => {
     const server = await startServer((_req, res) => {
       res.writeHead(202).end();
     });
-    const client = createApiClient({ baseUrl: server.baseUrl, token: 'tok' });
+    const client = createApiClient({ baseUrl: server.baseUrl, token: 'tok', memory: knownServer });
     cleanup.push(server.close, client.close);
     await expect(client.deleteUser('ext/1')).resolves.toBeUndefined();
     expect(server.seen[0]).toMatchObject({ method: 'DELETE', url: '/api/users/ext%2F1' });

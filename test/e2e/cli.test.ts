@@ -189,8 +189,24 @@ describe('configuration', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const list = await srv.run(['profiles', 'list']);
     expect(JSON.parse(list.stdout)).toEqual([
-      { name: 'local', current: false, baseUrl: srv.baseUrl, baseUrlDe: null, vendor: null },
-      { name: 'e2e', current: true, baseUrl: srv.baseUrl, baseUrlDe: null, vendor: null },
+      {
+        name: 'local',
+        current: false,
+        baseUrl: srv.baseUrl,
+        baseUrlDe: null,
+        vendor: null,
+        role: null,
+        locale: null,
+      },
+      {
+        name: 'e2e',
+        current: true,
+        baseUrl: srv.baseUrl,
+        baseUrlDe: null,
+        vendor: null,
+        role: null,
+        locale: null,
+      },
     ]);
     for (const format of ['json', 'table', 'csv', 'ndjson']) {
       const out = await srv.run(['profiles', 'list', '-o', format]);

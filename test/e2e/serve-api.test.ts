@@ -2,6 +2,7 @@
 import { startCliServer } from '../helpers/cli-server.js';
 import { authSuite } from '../suites/auth.suite.js';
 import { negotiationSuite } from '../suites/negotiation.suite.js';
+import { platformTypesSuite } from '../suites/platform-types.suite.js';
 import { userLimitsSuite } from '../suites/user-limits.suite.js';
 import { userStatesSuite } from '../suites/user-states.suite.js';
 import { usersListSuite } from '../suites/users-list.suite.js';
@@ -11,5 +12,6 @@ usersRoutesSuite(startCliServer);
 usersListSuite(startCliServer);
 authSuite(startCliServer);
 negotiationSuite(startCliServer);
+platformTypesSuite(startCliServer);
 userLimitsSuite(startCliServer);
 userStatesSuite(startCliServer);

@@ -69,6 +69,7 @@ export async function startCliServer(config: Partial<ServerConfig> = {}): Promis
     ...(database.url ? ['--database', database.url] : []),
     ...(blobs.url ? ['--blobs', blobs.url] : []),
     ...(config.vendor ? ['--vendor', config.vendor] : []),
+    ...(config.likePlatform ? ['--like-platform'] : []),
     ...(config.maxUploadBytes ? ['--max-upload-size', String(config.maxUploadBytes)] : []),
     ...(config.rateLimit ? ['--rate-limit', `${config.rateLimit}/s`] : []),
   ];

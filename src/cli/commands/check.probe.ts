@@ -1,12 +1,14 @@
 /**
  * The probes of `roster check`: one request each, judged by status and the Content-Type the
- * service answered with. A step never throws; it records pass, fail (with why) or skip.
+ * service answered with. A step never throws; it records pass, fail (with why), skip, or "not
+ * offered": the service does not have it (no GET /api, a version it does not serve), which is
+ * no failure as long as what this client itself sends is offered.
  */
 import type { ApiClient, HttpMethod, JsonResponse } from '../../client/index.js';
 import { ApiError, ClientError } from '../../client/index.js';
 import { type Endpoint, mediaTypeOf, type VersionEntry } from '../../contract/versions.js';
 
-export type Result = 'pass' | 'fail' | 'skip';
+export type Result = 'pass' | 'fail' | 'skip' | 'not offered';
 
 export interface Step {
   name: string;
@@ -20,9 +22,13 @@ export interface Step {
 /** An expectation that did not hold. */
 export class Mismatch extends Error {}
 
+/** The service does not offer what the step asks for (and need not). */
+export class NotOffered extends Error {}
+
 export interface Probe {
   client: ApiClient;
-  vendor: string;
+  /** The vendor word in use (the client's, which a 406 at the start may have corrected). */
+  readonly vendor: string;
   steps: Step[];
   /** Set after an auth failure or a lost service: later steps are skipped. */
   stopped?: string;
@@ -41,6 +47,10 @@ export async function step(probe: Probe, name: string, fn: () => Promise<string>
     probe.steps.push({ name, result: 'pass', detail, ms: ms() });
     return true;
   } catch (err) {
+    if (err instanceof NotOffered) {
+      probe.steps.push({ name, result: 'not offered', detail: err.message, ms: ms() });
+      return false;
+    }
     const auth = err instanceof ApiError && (err.status === 401 || err.status === 403);
     const detail =
       err instanceof ApiError
@@ -83,7 +93,12 @@ export async function negotiate<T>(
   const headers: Record<string, string> = { accept };
   if (req.contentType) headers['content-type'] = mediaTypeOf(req.contentType, probe.vendor);
   const { method, endpoint, params, query, json } = req;
-  const res = await probe.client.http.json<T>({ method, endpoint, params, query, json, headers });
+  let res: JsonResponse<T>;
+  try {
+    res = await probe.client.http.json<T>({ method, endpoint, params, query, json, headers });
+  } catch (err) {
+    throw await unlessOffered(probe, req, err);
+  }
   if (res.status !== req.status)
     throw new Mismatch(`answered ${res.status}, expected ${req.status}`);
   if (res.data !== undefined) {
@@ -97,6 +112,25 @@ export async function negotiate<T>(
     throw new Mismatch('a deprecated version answered without a Deprecation header');
   }
   return res;
+}
+
+/**
+ * A 406 (Accept) or 415 (Content-Type) says the service does not offer that version: "not
+ * offered", unless it is the very type this client sends there, which must be offered.
+ */
+async function unlessOffered(
+  probe: Probe,
+  req: { method: HttpMethod; endpoint: Endpoint; accept: VersionEntry; contentType?: VersionEntry },
+  err: unknown,
+): Promise<unknown> {
+  if (!(err instanceof ApiError) || (err.status !== 406 && err.status !== 415)) return err;
+  const header = err.status === 406 ? 'accept' : 'content-type';
+  const entry = header === 'accept' ? req.accept : req.contentType;
+  if (!entry || req.method === 'HEAD' || req.method === 'OPTIONS') return err;
+  const own = await probe.client.http.choose(req.endpoint, req.method, header);
+  if (own === entry) return err;
+  const type = mediaTypeOf(entry, probe.vendor);
+  return new NotOffered(`${err.status}: the service does not offer ${type} here`);
 }
 
 /** `${status} ${type}` for a pass detail. */

@@ -4,20 +4,32 @@
  * `write`, throwaway users (one per request version) and, when the service has media
  * endpoints, a throwaway medium are created, read, changed and removed again.
  */
-import type { ApiClient } from '../../client/index.js';
+import { type ApiClient, ApiError } from '../../client/index.js';
 import { checkMedia } from './check.media.js';
-import { Mismatch, type Probe, type Step, step } from './check.probe.js';
+import { Mismatch, NotOffered, type Probe, type Step, step } from './check.probe.js';
 import { checkUsers, removeUsers } from './check.users.js';
 
 /** Runs every probe; whatever was created is removed again, even after a failure. */
-export async function probeService(
-  client: ApiClient,
-  vendor: string,
-  write: boolean,
-): Promise<Step[]> {
-  const p: Probe = { client, vendor, steps: [] };
+export async function probeService(client: ApiClient, write: boolean): Promise<Step[]> {
+  const p: Probe = {
+    client,
+    get vendor() {
+      return client.http.vendor;
+    },
+    steps: [],
+  };
+  const vendor = client.http.vendor;
   await step(p, 'reach the service: GET /api', async () => {
-    const res = await client.http.json<{ vendor?: unknown }>({ method: 'GET', url: '' });
+    let res: Awaited<ReturnType<typeof client.http.json<{ vendor?: unknown }>>>;
+    try {
+      res = await client.http.json<{ vendor?: unknown }>({ method: 'GET', url: '' });
+    } catch (err) {
+      // The real platform has no catalog: reachability and versions are checked one by one.
+      if (err instanceof ApiError && [404, 405, 406].includes(err.status)) {
+        throw new NotOffered(`${err.status}: the service has no catalog (GET /api)`);
+      }
+      throw err;
+    }
     const served = res.data?.vendor;
     if (typeof served === 'string' && served !== vendor) {
       throw new Mismatch(

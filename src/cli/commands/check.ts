@@ -31,8 +31,10 @@ export function register(program: Command, deps: Deps, runFn = runCheck) {
     .addHelpText(
       'after',
       `
-Exit codes: 0 every step passed (skipped steps do not fail), 3 the token was rejected
-(401/403), 1 any other failure. The report goes to stdout: lines of text by default, or
+Exit codes: 0 no step failed (skipped and "not offered" steps do not fail), 3 the token was
+rejected (401/403), 1 any other failure. "Not offered": the service does not have it (no
+GET /api, a version it does not serve, such as the deprecated user.v2 on the real platform);
+the media types this client itself sends must be offered. The report goes to stdout: lines of text by default, or
 -o json|ndjson|csv|table. The media steps run only when the service answers GET /media.`,
     )
     .action(async (opts: Omit<CheckOptions, 'globals'>, cmd: Command) => {
@@ -40,7 +42,12 @@ Exit codes: 0 every step passed (skipped steps do not fail), 3 the token was rej
     });
 }
 
-const MARK = { pass: ['✓', 'green'], fail: ['✗', 'red'], skip: ['-', 'dim'] } as const;
+const MARK = {
+  pass: ['✓', 'green'],
+  fail: ['✗', 'red'],
+  skip: ['-', 'dim'],
+  'not offered': ['○', 'dim'],
+} as const;
 
 async function render(report: CheckReport, format: Format | 'text', deps: Deps) {
   const { io } = deps;
@@ -57,7 +64,8 @@ async function render(report: CheckReport, format: Format | 'text', deps: Deps) 
   for (const s of report.steps) {
     const [mark, colour] = MARK[s.result];
     const time = s.result === 'skip' ? '' : ` (${s.ms} ms)`;
-    print(io, `${paint(io, colour, mark)} ${s.name}: ${s.detail}${time}`);
+    const label = s.result === 'not offered' ? 'not offered: ' : '';
+    print(io, `${paint(io, colour, mark)} ${s.name}: ${label}${s.detail}${time}`);
   }
 }
 
@@ -68,7 +76,7 @@ export async function runCheck(opts: CheckOptions, deps: Deps): Promise<CheckRep
   const client = await apiClient(opts.globals, deps);
   const { probeService } = await import('./check.run.js');
   const steps = await withSpinner(deps, `checking ${client.http.baseUrl}…`, () =>
-    probeService(client, client.http.vendor, opts.write ?? false),
+    probeService(client, opts.write ?? false),
   );
   const failed = steps.filter((s) => s.result === 'fail');
   const report: CheckReport = {

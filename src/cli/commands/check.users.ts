@@ -1,17 +1,21 @@
 /** The users half of `roster check`: auth, every version of every /users endpoint. */
 import { ApiError } from '../../client/index.js';
 import { LISTABLE_STATUSES } from '../../contract/user.js';
-import type { Shape } from '../../contract/versions.js';
+import type { Shape, VersionEntry } from '../../contract/versions.js';
 import { mediaTypeOf, versionsOf } from '../../contract/versions.js';
 import { answered, expect404, Mismatch, negotiate, type Probe, skip, step } from './check.probe.js';
 
 const NAMES = { firstName: 'Roster', lastName: 'Check' };
 
-function throwawayUser(shape: Shape, tag: string): unknown {
+/** Values for fields a type requires (the platform's user-invite.v2: role and locale). */
+const REQUIRED = { role: 'reader', config: { locale: 'en_US' } };
+
+function throwawayUser({ shape, requires }: VersionEntry, tag: string): unknown {
   const email = `roster-check-${tag}@example.com`;
   if (shape === 'flat') return { email, ...NAMES, sendMail: false };
   if (shape === 'v2') return { email, profile: NAMES, sendMail: false };
-  return { email: { value: email }, profile: NAMES, sendMail: false };
+  const required = requires ? REQUIRED : {};
+  return { email: { value: email }, profile: NAMES, sendMail: false, ...required };
 }
 
 const change = (shape: Shape) =>
@@ -55,7 +59,10 @@ export async function checkUsers(p: Probe, write: boolean, created: string[]) {
     for (const [i, contentType] of versionsOf('/users', 'POST', 'content-type').entries()) {
       const accept = accepts[i] ?? accepts.at(-1)!;
       await step(p, label('POST', '/users', mediaTypeOf(contentType, p.vendor)), async () => {
-        const json = throwawayUser(contentType.shape, `${tag}-${contentType.version}`);
+        const json = throwawayUser(
+          contentType,
+          `${tag}-${contentType.entity}-${contentType.version}`,
+        );
         const res = await negotiate<{ id: string }>(p, {
           method: 'POST',
           endpoint: '/users',

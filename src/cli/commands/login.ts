@@ -3,6 +3,7 @@
  * Asks for what is missing on a terminal; scripts pass flags (`--token -` reads stdin).
  */
 import type { Command } from 'commander';
+import type { Profile } from '../config-read.js';
 import { type Deps, type GlobalOptions, interactive, note } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { withSpinner } from '../output/progress.js';
@@ -16,6 +17,8 @@ export interface LoginOptions {
   token?: string;
   baseUrlDe?: string;
   vendor?: string;
+  role?: string;
+  locale?: string;
   globals: GlobalOptions;
 }
 
@@ -25,13 +28,20 @@ export function register(program: Command, deps: Deps, runFn = runLogin) {
     .description('check an API token against the service and save it as a profile')
     .option('--token <token>', "the API token ('-' reads it from stdin; default: ROSTER_TOKEN)")
     .option('--base-url-de <url>', 'the German base URL of the same tenant (for --region de)')
-    .option('--vendor <word>', 'vendor word of the media types (default: asked from GET /api)')
+    .option(
+      '--vendor <word>',
+      "vendor word of the media types (default: detected: GET /api, else the service's 406 answer, else the known words service and staffbase)",
+    )
+    .option('--role <role>', 'role of new users where the service requires one (the platform)')
+    .option('--locale <xx_YY>', 'locale of new users where the service requires one, e.g. de_DE')
     .addHelpText(
       'after',
       `
 Takes --base-url and --profile (default profile: '${DEFAULT_LOGIN_PROFILE}') from the global options, e.g.
   roster login --base-url https://acme.example.com/api --token "$TOKEN" --profile acme
-On a terminal it asks for a missing base URL or token. The saved profile becomes the current one.`,
+On a terminal it asks for a missing base URL or token. The saved profile becomes the current one.
+--role and --locale are the profile's defaults for \`users invite\` and \`users import\` where the
+service requires them (the real platform does; change them with \`roster profiles set\`).`,
     )
     .action((opts: Omit<LoginOptions, 'globals'>, cmd: Command) =>
       runFn({ ...opts, globals: globalsOf(cmd) }, deps),
@@ -57,28 +67,6 @@ async function tokenOf(opts: LoginOptions, deps: Deps): Promise<string> {
 }
 
 /**
- * The vendor word the service names in GET /api, when it is not the default; a deployment
- * without GET /api (or a non-JSON answer) keeps the default and fails the token check instead.
- */
-async function detectVendor(
-  settings: { baseUrl: string; token: string },
-  globals: GlobalOptions,
-  deps: Deps,
-): Promise<string | undefined> {
-  const { clientFor } = await import('../client.js');
-  const { NetworkError } = await import('../../client/errors.js');
-  const client = await clientFor(settings, globals, deps);
-  try {
-    const about = await client.http.json<{ vendor?: unknown }>({ method: 'GET', url: '' });
-    const vendor = about.data?.vendor;
-    return typeof vendor === 'string' && vendor !== 'service' ? vendor : undefined;
-  } catch (err) {
-    if (err instanceof NetworkError) throw err;
-    return undefined;
-  }
-}
-
-/**
  * Asks the URL for users without a token: the API answers 401 (or 200 where no token is needed);
  * a 404 or a web page means the URL is not the API's, and the error says which one to use.
  */
@@ -92,6 +80,15 @@ async function checkBaseUrl(baseUrl: string, globals: GlobalOptions, deps: Deps)
     if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return;
     throw err;
   }
+}
+
+/** The role and locale defaults to save: the flags, checked, else what the profile had. */
+async function checkedDefaults(opts: LoginOptions, existing: Profile | undefined) {
+  const { checkUserDefaults } = await import('./profiles.js');
+  const given = await checkUserDefaults({ role: opts.role, locale: opts.locale });
+  const role = given.role ?? existing?.role;
+  const locale = given.locale ?? existing?.locale;
+  return { ...(role ? { role } : {}), ...(locale ? { locale } : {}) };
 }
 
 export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
@@ -117,6 +114,11 @@ export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
   const baseUrlDe = opts.baseUrlDe
     ? normalizeUrl(opts.baseUrlDe, '--base-url-de')
     : existing?.baseUrlDe;
+  const defaults = await checkedDefaults(opts, existing);
+  const { VENDOR_WORD } = await import('../../contract/versions.js');
+  if (opts.vendor !== undefined && !VENDOR_WORD.test(opts.vendor)) {
+    throw usageError(`--vendor: '${opts.vendor}' is not a vendor word (letters, digits, '-')`);
+  }
   // Before anyone types a token: does this URL answer like the API?
   await checkBaseUrl(baseUrl, opts.globals, deps);
   const token = await tokenOf(opts, deps);
@@ -125,7 +127,6 @@ export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
   const { ApiError } = await import('../../client/errors.js');
   let vendor = opts.vendor ?? existing?.vendor;
   await withSpinner(deps, `checking the token with ${baseUrl}`, async () => {
-    vendor ??= await detectVendor({ baseUrl, token }, opts.globals, deps);
     const { clientFor } = await import('../client.js');
     const client = await clientFor({ baseUrl, token, vendor }, opts.globals, deps);
     try {
@@ -135,6 +136,12 @@ export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
       if (!(err instanceof ApiError && err.status === 403)) throw err;
       note(deps.io, `note: the token may not list users (${err.serverMessage})`);
     }
+    // The vendor word the service answered to: a 406 to the first guess names it, or one of
+    // the known words did (the client steps down to them).
+    if (vendor && client.http.vendor !== vendor) {
+      note(deps.io, `note: the service answers to vendor '${client.http.vendor}', not '${vendor}'`);
+    }
+    vendor = client.http.vendor;
   }).catch((err: unknown) => {
     if (err instanceof ApiError && err.status === 401) {
       throw new CliError(
@@ -154,6 +161,7 @@ export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
     ...(existing?.cdnAuth && sameOrigin(existing.baseUrl, baseUrl)
       ? { cdnAuth: existing.cdnAuth }
       : {}),
+    ...defaults,
   });
   config.useProfile(name);
   note(

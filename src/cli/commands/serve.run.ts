@@ -119,6 +119,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     config: {
       dataDir,
       vendor: opts.vendor,
+      likePlatform: opts.likePlatform,
       rateLimit,
       maxUploadBytes: opts.maxUploadSize ?? service.DEFAULT_MAX_UPLOAD_BYTES,
       cdnUrl: opts.cdnUrl,

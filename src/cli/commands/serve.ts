@@ -13,6 +13,7 @@ export interface ServeOptions {
   dbPoolSize?: number;
   dbStatementTimeout?: number;
   vendor: string;
+  likePlatform?: boolean;
   rateLimit?: string;
   maxUploadSize?: number;
   cdnUrl?: string;
@@ -55,6 +56,10 @@ export function register(program: Command, deps: Deps) {
       parsePositiveInt,
     )
     .option('--vendor <word>', 'vendor word of the versioned media types', DEFAULT_VENDOR)
+    .option(
+      '--like-platform',
+      "behave as the real platform's documentation says, to test clients: no GET /api, new users only as user-invite.v2 (role and config.locale required), changes only as user-update.v1 or application/json, no deprecated user.v2, sort by name keys only, 406/415 without the supported list (use with --vendor staffbase)",
+    )
     .option('--rate-limit <n/s>', 'requests per second per token (default: no limit)')
     .option(
       '--max-upload-size <size>',

@@ -11,6 +11,8 @@ export function registerApiRoutes(router: Router<AppState>, vendor: string): voi
     mediaType: mediaTypeOf(e, vendor),
     version: e.version,
     stage: e.stage,
+    // What a client must put in the body for this type (the platform's user-invite.v2).
+    ...(e.requires ? { requires: e.requires } : {}),
   }));
   router.get('/api', (ctx) => {
     ctx.body = { vendor, versions };

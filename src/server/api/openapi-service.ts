@@ -41,14 +41,23 @@ const catalog = object({
   vendor: str,
   versions: {
     type: 'array',
-    items: object({
-      endpoint: str,
-      method: str,
-      header: { type: 'string', enum: ['Accept', 'Content-Type'] },
-      mediaType: str,
-      version: str,
-      stage: { type: 'string', enum: [...STAGES] },
-    }),
+    items: (() => {
+      const entry = object({
+        endpoint: str,
+        method: str,
+        header: { type: 'string', enum: ['Accept', 'Content-Type'] },
+        mediaType: str,
+        version: str,
+        stage: { type: 'string', enum: [...STAGES] },
+      }) as { properties: Record<string, Json> };
+      // Only on types that require body fields beyond their shape (user-invite.v2).
+      entry.properties.requires = {
+        type: 'array',
+        items: str,
+        description: 'body fields (dotted paths) this request type requires',
+      };
+      return entry;
+    })(),
   },
 });
 

@@ -21,6 +21,19 @@ const errorRef = (kind: ErrorKind) => ref('responses', ERRORS[kind].type);
 /** Every 4xx and 5xx answer is the error envelope (the error middleware makes sure of it). */
 const anyError = { '4XX': ref('responses', 'ClientError'), '5XX': ref('responses', 'ServerError') };
 
+/** A schema that requires the dotted paths (`role`, `config.locale`) to be present. */
+function requiredPaths(paths: readonly string[]): Json {
+  const below = new Map<string, string[]>();
+  for (const path of paths) {
+    const [head, ...rest] = path.split('.');
+    below.set(head!, [...(below.get(head!) ?? []), ...(rest.length ? [rest.join('.')] : [])]);
+  }
+  const properties = Object.fromEntries(
+    [...below].filter(([, rest]) => rest.length > 0).map(([k, rest]) => [k, requiredPaths(rest)]),
+  );
+  return { type: 'object', required: [...below.keys()], properties };
+}
+
 function requestBody(method: Method, endpoint: Endpoint, vendor: string, more: Json = {}) {
   const content: Record<string, Json> = {};
   for (const e of versionsOf(endpoint, method, 'content-type')) {
@@ -28,8 +41,9 @@ function requestBody(method: Method, endpoint: Endpoint, vendor: string, more: J
       userBodySchemas[e.shape as keyof typeof userBodySchemas];
     if (!ops?.[method === 'POST' ? 'create' : 'update'])
       throw new Error(`no request schema for registry shape '${e.shape}' (${method} ${endpoint})`);
+    const shape = ref('schemas', userBodyName(e.shape, method));
     content[mediaTypeOf(e, vendor)] = {
-      schema: ref('schemas', userBodyName(e.shape, method)),
+      schema: e.requires ? { allOf: [shape, requiredPaths(e.requires)] } : shape,
       'x-stage': e.stage,
       'x-version': e.version,
     };

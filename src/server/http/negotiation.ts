@@ -8,6 +8,8 @@ import {
   entryForMediaType,
   type Method,
   mediaTypeOf,
+  offeredBy,
+  type ServerKind,
   type VersionEntry,
   versionsOf,
 } from '../../contract/versions.js';
@@ -49,26 +51,35 @@ export function pickVersion(
   return undefined;
 }
 
-interface NegotiateOptions {
+export interface NegotiateOptions {
   vendor: string;
   /** The route also takes the form encodings (PUT /users/{userId}). */
   forms?: boolean;
+  /**
+   * `platform` (serve --like-platform) offers only the real platform's versions and, as its
+   * documentation shows no 406 body, does not list them in a 406 or 415 message.
+   */
+  kind?: ServerKind;
 }
 
 export function negotiate(
   endpoint: Endpoint,
   method: Method,
-  { vendor, forms = false }: NegotiateOptions,
+  { vendor, forms = false, kind = 'roster' }: NegotiateOptions,
 ): Middleware<AppState> {
-  const responses = versionsOf(endpoint, method, 'accept');
-  const requests = versionsOf(endpoint, method, 'content-type');
+  const offered = (header: 'accept' | 'content-type') =>
+    versionsOf(endpoint, method, header).filter((e) => offeredBy(e, kind));
+  const responses = offered('accept');
+  const requests = offered('content-type');
   const list = (entries: VersionEntry[]) => entries.map((e) => mediaTypeOf(e, vendor));
+  const supported = (types: string[]) =>
+    kind === 'platform' ? '' : `; supported: ${types.join(', ')}`;
   return async (ctx, next) => {
     const accept = pickVersion(ctx.get('Accept'), responses, vendor);
     if (!accept) {
       throw new AppError(
         'notAcceptable',
-        `none of the media types in Accept is supported by ${method} ${endpoint}; supported: ${list(responses).join(', ')}`,
+        `none of the media types in Accept is supported by ${method} ${endpoint}${supported(list(responses))}`,
       );
     }
     ctx.state.accept = accept;
@@ -82,10 +93,9 @@ export function negotiate(
             ? requests[0]
             : entryForMediaType(requests, type, vendor);
       if (!request) {
-        const supported = [...list(requests), ...(forms ? FORM_TYPES : [])];
         throw new AppError(
           'unsupportedMediaType',
-          `Content-Type '${type}' is not supported by ${method} ${endpoint}; supported: ${supported.join(', ')}`,
+          `Content-Type '${type}' is not supported by ${method} ${endpoint}${supported([...list(requests), ...(forms ? FORM_TYPES : [])])}`,
         );
       }
       ctx.state.contentType = request;

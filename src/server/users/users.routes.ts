@@ -1,8 +1,9 @@
 /** HTTP for /api/users: negotiate, validate, call the service, represent. Nothing else. */
 import type Router from '@koa/router';
 import { userListQuerySchema } from '../../contract/schemas.js';
-import { represent, type UserRecord } from '../../contract/user.js';
+import { PLATFORM_SORT_KEYS, represent, type UserRecord } from '../../contract/user.js';
 import { parseUserBody, type UserOperation } from '../../contract/user-input.js';
+import type { ServerKind } from '../../contract/versions.js';
 import { validationError } from '../errors.js';
 import { requireScope } from '../http/auth.middleware.js';
 import { readFormBody, readJsonBody } from '../http/body.js';
@@ -23,7 +24,8 @@ async function userInput(ctx: AppContext, operation: UserOperation) {
   const contentType = ctx.state.contentType!;
   const body = contentType === 'form' ? await readFormBody(ctx) : await readJsonBody(ctx);
   const shape = contentType === 'form' ? 'v3' : userShape(contentType.shape);
-  const parsed = parseUserBody(shape, operation, body);
+  const requires = contentType === 'form' ? [] : contentType.requires;
+  const parsed = parseUserBody(shape, operation, body, requires);
   if (!parsed.ok) throw validationError(parsed.issues, 'user');
   return parsed.input;
 }
@@ -31,21 +33,34 @@ async function userInput(ctx: AppContext, operation: UserOperation) {
 const view = (ctx: AppContext, user: UserRecord) =>
   represent(user, userShape(ctx.state.accept.shape));
 
+/** The platform documents name keys alone: any other sort key is a 400 there. */
+function checkPlatformSort(sort: { key: string }[] | undefined) {
+  const bad = sort?.find((s) => !(PLATFORM_SORT_KEYS as readonly string[]).includes(s.key));
+  if (bad) {
+    throw validationError([
+      { field: 'sort', message: `'${bad.key}' is not one of ${PLATFORM_SORT_KEYS.join(', ')}` },
+    ]);
+  }
+}
+
 export function registerUserRoutes(
   router: Router<AppState>,
   users: UsersService,
   vendor: string,
+  kind: ServerKind = 'roster',
 ): void {
   const read = requireScope('users:read', 403);
   const write = requireScope('users:write', 401);
   const remove = requireScope('users:write', 403);
 
-  router.get('/api/users', read, negotiate('/users', 'GET', { vendor }), async (ctx) => {
-    const page = await users.list(ctx.state.scope, parseQuery(userListQuerySchema, ctx.query));
+  router.get('/api/users', read, negotiate('/users', 'GET', { vendor, kind }), async (ctx) => {
+    const query = parseQuery(userListQuerySchema, ctx.query);
+    if (kind === 'platform') checkPlatformSort(query.sort);
+    const page = await users.list(ctx.state.scope, query);
     ctx.body = { ...page, data: page.data.map((u) => view(ctx, u)) };
   });
 
-  router.post('/api/users', write, negotiate('/users', 'POST', { vendor }), async (ctx) => {
+  router.post('/api/users', write, negotiate('/users', 'POST', { vendor, kind }), async (ctx) => {
     const user = await users.create(ctx.state.scope, await userInput(ctx, 'create'));
     ctx.status = 201;
     ctx.set('Location', `${ctx.state.origin}/api/users/${user.id}`);
@@ -60,7 +75,7 @@ export function registerUserRoutes(
   router.get(
     '/api/users/:userId',
     read,
-    negotiate('/users/{userId}', 'GET', { vendor }),
+    negotiate('/users/{userId}', 'GET', { vendor, kind }),
     async (ctx) => {
       ctx.body = view(ctx, await users.get(ctx.state.scope, ctx.params.userId!));
     },
@@ -69,7 +84,7 @@ export function registerUserRoutes(
   router.put(
     '/api/users/:userId',
     write,
-    negotiate('/users/{userId}', 'PUT', { vendor, forms: true }),
+    negotiate('/users/{userId}', 'PUT', { vendor, kind, forms: true }),
     async (ctx) => {
       const input = await userInput(ctx, 'update');
       ctx.body = view(ctx, await users.update(ctx.state.scope, ctx.params.userId!, input));
@@ -79,7 +94,7 @@ export function registerUserRoutes(
   router.delete(
     '/api/users/:userId',
     remove,
-    negotiate('/users/{userId}', 'DELETE', { vendor }),
+    negotiate('/users/{userId}', 'DELETE', { vendor, kind }),
     async (ctx) => {
       await users.remove(ctx.state.scope, ctx.params.userId!);
       // 202 without a body, and so without a body type.

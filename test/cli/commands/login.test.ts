@@ -17,7 +17,10 @@ afterEach(() => cleanup());
 
 const config = () => openConfig({ ROSTER_CONFIG_DIR: dir });
 
-/** A service that names `vendor` in GET /api and answers GET /users with `users`. */
+/**
+ * A service whose client ended on `vendor` (as the real client does after a 406 names it) and
+ * that answers GET /users with `users`.
+ */
 function service(opts: { vendor?: string; users?: () => Promise<unknown> } = {}) {
   const connected: any[] = [];
   const deps = (fake: ReturnType<typeof fakeIO>, extra: Partial<Deps> = {}): Deps => ({
@@ -27,6 +30,7 @@ function service(opts: { vendor?: string; users?: () => Promise<unknown> } = {})
       connected.push(o);
       return stubClient({
         http: {
+          vendor: opts.vendor ?? 'service',
           json: async () => ({
             status: 200,
             headers: {},
@@ -89,7 +93,37 @@ describe('roster login', () => {
       svc.deps(fakeIO()),
     );
     expect((await config()).profile('default')).toMatchObject({ vendor: 'acme' });
-    expect(svc.connected.at(-1).vendor).toBe('acme');
+    // No vendor was given: the client finds it (test/e2e/platform.test.ts does it for real).
+    expect(svc.connected.at(-1).vendor).toBeUndefined();
+  });
+
+  it('--role and --locale become the profile defaults; bad ones are exit 2 before any question', async () => {
+    await runLogin(
+      { token: 'T', role: 'reader', locale: 'de_DE', globals: { baseUrl: 'http://a.test/api' } },
+      service().deps(fakeIO()),
+    );
+    expect((await config()).profile('default')).toMatchObject({ role: 'reader', locale: 'de_DE' });
+    // A later login without them keeps them.
+    await runLogin(
+      { token: 'T2', globals: { baseUrl: 'http://a.test/api' } },
+      service().deps(fakeIO()),
+    );
+    expect((await config()).profile('default')).toMatchObject({ token: 'T2', role: 'reader' });
+    const prompter = scriptedPrompter([]);
+    const err = await runLogin(
+      { locale: 'german', globals: { baseUrl: 'http://b.test/api', profile: 'b' } },
+      service().deps(fakeIO({ tty: true }), { prompter }),
+    ).catch((e) => e);
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toContain("--locale: 'german' must have the form xx_YY");
+    expect((await config()).profile('b')).toBeUndefined();
+    // A vendor word goes into headers as it is.
+    const vendor = await runLogin(
+      { token: 'T', vendor: 'a\r\nx', globals: { baseUrl: 'http://b.test/api', profile: 'b' } },
+      service().deps(fakeIO()),
+    ).catch((e) => e);
+    expect(vendor.exitCode).toBe(2);
+    expect(vendor.message).toContain('is not a vendor word');
   });
 
   it('reads the token from stdin with --token -', async () => {
@@ -200,13 +234,23 @@ describe('roster profiles and logout', () => {
     const fake = fakeIO();
     await runList({ globals: {} }, deps(fake));
     expect(JSON.parse(fake.out())).toEqual([
-      { name: 'local', current: true, baseUrl: 'http://local/api', baseUrlDe: null, vendor: null },
+      {
+        name: 'local',
+        current: true,
+        baseUrl: 'http://local/api',
+        baseUrlDe: null,
+        vendor: null,
+        role: null,
+        locale: null,
+      },
       {
         name: 'prod',
         current: false,
         baseUrl: 'https://prod/api',
         baseUrlDe: 'https://prod.de/api',
         vendor: 'acme',
+        role: null,
+        locale: null,
       },
     ]);
     const table = fakeIO({ tty: true });

@@ -25,15 +25,25 @@ export async function roster(
   args: string[],
   opts: { env?: Env; input?: string } = {},
 ): Promise<RunResult> {
-  const r = await execa(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH, NO_COLOR: '1', ...opts.env },
-    extendEnv: false,
-    input: opts.input ?? '',
-    reject: false,
-    timeout: 30_000,
-    stripFinalNewline: false,
-  });
-  return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+  // A command whose test names no config dir gets a HOME of its own: the CLI writes what a base
+  // URL accepted into its config dir, which must never be the real one.
+  const home =
+    opts.env?.HOME || opts.env?.ROSTER_CONFIG_DIR
+      ? undefined
+      : mkdtempSync(join(tmpdir(), 'roster-e2e-home-'));
+  try {
+    const r = await execa(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH, NO_COLOR: '1', ...(home ? { HOME: home } : {}), ...opts.env },
+      extendEnv: false,
+      input: opts.input ?? '',
+      reject: false,
+      timeout: 30_000,
+      stripFinalNewline: false,
+    });
+    return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+  } finally {
+    if (home) rmSync(home, { recursive: true, force: true });
+  }
 }
 
 export interface Served {

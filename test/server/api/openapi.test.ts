@@ -171,3 +171,17 @@ describe('the suites’ validating wrapper', () => {
     ).toThrow(/error answer/);
   });
 });
+
+test("a request type's required fields are required in its body schema (user-invite.v2: role, config.locale)", () => {
+  const invite =
+    doc.paths['/users'].post.requestBody.content[
+      'application/vnd.service.accessors.user-invite.v2+json'
+    ].schema;
+  const body = { email: { value: 'a@example.com' }, role: 'reader', config: { locale: 'de_DE' } };
+  expect(checkForm(invite, body)).toBe(true);
+  expect(checkForm(invite, { ...body, role: undefined })).toBe(false);
+  expect(checkForm(invite, { ...body, config: {} })).toBe(false);
+  // The same body is fine as the plain v3 type, which requires neither.
+  const v3 = doc.paths['/users'].post.requestBody.content[V3].schema;
+  expect(checkForm(v3, { email: { value: 'a@example.com' } })).toBe(true);
+});

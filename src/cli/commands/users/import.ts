@@ -126,6 +126,14 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
     },
     {
       onWarning: (w) => note(io, `warning: ${w}`),
+      // Where the service requires a role and locale: the columns, else the profile's
+      // defaults, else asked once on a terminal (an empty cell then takes the default too).
+      beforeCreates: async (fields) => {
+        spin.stop();
+        const { ensureRequired } = await import('./required.js');
+        const has = (f: string) => fields.includes(f);
+        await ensureRequired(client, { role: has('role'), locale: has('locale') }, deps);
+      },
       onPlan: (plan) => {
         spin.stop();
         if (!opts.dryRun || format !== 'table') show.noteDeactivations(io, plan, opts.match);

@@ -12,6 +12,7 @@ import { readSecretFromStdin } from '../../stdin.js';
 import { collect, fieldsOption, globalsOf } from '../options.js';
 import { describeUser, userView } from './format.js';
 import { applySets, type Body } from './patch.js';
+import { ensureRequired } from './required.js';
 import { validateUserBody } from './validate.js';
 
 export interface InviteOptions {
@@ -66,7 +67,10 @@ export function register(users: Command, deps: Deps, runFn = runInvite) {
         collect,
       ),
   )
-    .addHelpText('after', '\nOn a terminal, a missing --email/--user-name is asked for.')
+    .addHelpText(
+      'after',
+      "\nOn a terminal, a missing --email/--user-name is asked for. Where the service requires a role\nand locale (the real platform), the profile's defaults fill them (`roster profiles set`);\nwithout those they are asked for on a terminal, and are an error elsewhere.",
+    )
     .action((opts: Omit<InviteOptions, 'globals'>, cmd: Command) =>
       runFn({ ...opts, globals: globalsOf(cmd) }, deps),
     );
@@ -136,6 +140,8 @@ export async function runInvite(options: InviteOptions, deps: Deps): Promise<voi
 
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
+  const config = body.config as Body | undefined;
+  await ensureRequired(client, { role: body.role != null, locale: config?.locale != null }, deps);
   const { user } = await client.createUser(body);
   const mailed = user.email && opts.sendMail !== false ? '; invitation mail sent' : '';
   note(deps.io, `created ${describeUser(user)} (${user.id}, ${user.status})${mailed}`);

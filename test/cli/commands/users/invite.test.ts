@@ -57,15 +57,26 @@ describe('users invite: flags → options → body', () => {
   });
 });
 
+/** The body createUser was called with. */
+const sent = (stub: ReturnType<typeof stubClient>) =>
+  stub.calls.find((c) => c.method === 'createUser')?.args[0];
+
+/** A client of a service that requires `requires` in new users (Roster: nothing). */
+const onService = (
+  stubs: Parameters<typeof stubClient>[0],
+  requires: string[] = [],
+  userDefaults = {},
+) => stubClient({ createRequires: async () => requires, userDefaults, ...stubs });
+
 describe('users invite: run', () => {
   it('creates the user and prints it (JSON when piped)', async () => {
     const fake = fakeIO();
-    const stub = stubClient({ createUser: async (body) => created(body) });
+    const stub = onService({ createUser: async (body) => created(body) });
     await runInvite(
       { email: 'ann@example.com', firstName: 'Ann', sendMail: true, globals: {} },
       testDeps(fake, stub.client),
     );
-    expect(stub.calls[0]!.args[0]).toEqual({
+    expect(sent(stub)).toEqual({
       email: 'ann@example.com',
       profile: { firstName: 'Ann' },
     });
@@ -112,18 +123,69 @@ describe('users invite: run', () => {
   it('on a TTY asks for the missing email and names', async () => {
     const fake = fakeIO({ tty: true });
     const prompter = scriptedPrompter(['bob@example.com', 'Bob', '']);
-    const stub = stubClient({ createUser: async (body) => created(body) });
+    const stub = onService({ createUser: async (body) => created(body) });
     await runInvite({ sendMail: true, globals: {} }, testDeps(fake, stub.client, { prompter }));
     expect(prompter.asked).toEqual([
       'Email address',
       'First name (optional)',
       'Last name (optional)',
     ]);
-    expect(stub.calls[0]!.args[0]).toEqual({
+    expect(sent(stub)).toEqual({
       email: 'bob@example.com',
       profile: { firstName: 'Bob' },
     });
     expect(fake.out()).toMatch(/│ field\s+│ value/);
+  });
+
+  it('where the service requires role and locale (the platform): asks on a TTY', async () => {
+    const prompter = scriptedPrompter(['editor', 'de_DE']);
+    const stub = onService({ createUser: async (body) => created(body) }, [
+      'role',
+      'config.locale',
+    ]);
+    await runInvite(
+      { email: 'a@x.de', sendMail: true, globals: {} },
+      testDeps(fakeIO({ tty: true }), stub.client, { prompter }),
+    );
+    expect(prompter.asked).toEqual([
+      'Role of new users (the service requires one)',
+      'Locale of new users, xx_YY (the service requires one)',
+    ]);
+    // The client fills them in from its defaults, for this and every later user.
+    expect(stub.client.userDefaults).toEqual({ role: 'editor', locale: 'de_DE' });
+    stub.assertAllUsed();
+  });
+
+  it('…refuses when not on a terminal (exit 2, nothing sent); flags or profile defaults need no question', async () => {
+    const requires = ['role', 'config.locale'];
+    const err = await runInvite(
+      { email: 'a@x.de', sendMail: true, globals: {} },
+      testDeps(fakeIO(), onService({}, requires).client),
+    ).catch((e) => e);
+    expect(err.exitCode).toBe(2);
+    expect(err.message).toBe(
+      "the service requires a role and a locale for new users: pass --role and --locale, or set the profile's defaults with `roster profiles set --role reader --locale de_DE`",
+    );
+    const locale = await runInvite(
+      { email: 'a@x.de', role: 'reader', sendMail: true, globals: {} },
+      testDeps(fakeIO(), onService({}, requires).client),
+    ).catch((e) => e);
+    expect(locale.message).toContain('requires a locale for new users: pass --locale,');
+    const flags = onService({ createUser: async (body) => created(body) }, requires);
+    await runInvite(
+      { email: 'a@x.de', role: 'reader', locale: 'de_DE', sendMail: true, globals: {} },
+      testDeps(fakeIO(), flags.client),
+    );
+    flags.assertAllUsed();
+    const defaults = onService({ createUser: async (body) => created(body) }, requires, {
+      role: 'reader',
+      locale: 'de_DE',
+    });
+    await runInvite(
+      { email: 'a@x.de', sendMail: true, globals: {} },
+      testDeps(fakeIO(), defaults.client),
+    );
+    defaults.assertAllUsed();
   });
 
   it('does not prompt when not on a terminal', async () => {
@@ -140,23 +202,23 @@ describe('users invite: run', () => {
 describe('users invite: the secret stays out of argv', () => {
   it('--secret - reads it from stdin', async () => {
     const fake = fakeIO({ stdin: 'from-stdin-pass\n' });
-    const stub = stubClient({ createUser: async (body) => created(body) });
+    const stub = onService({ createUser: async (body) => created(body) });
     await runInvite(
       { email: 'a@x.de', secret: '-', sendMail: true, globals: {} },
       testDeps(fake, stub.client),
     );
-    expect(stub.calls[0]!.args[0]).toMatchObject({ secret: 'from-stdin-pass' });
+    expect(sent(stub)).toMatchObject({ secret: 'from-stdin-pass' });
   });
 
   it('--secret alone asks for it on a terminal, and refuses elsewhere', async () => {
     const prompter = scriptedPrompter(['asked-pass-1']);
-    const stub = stubClient({ createUser: async (body) => created(body) });
+    const stub = onService({ createUser: async (body) => created(body) });
     await runInvite(
       { email: 'a@x.de', secret: true, sendMail: true, globals: {} },
       { ...testDeps(fakeIO({ tty: true }), stub.client), prompter },
     );
     expect(prompter.asked).toEqual(['Initial password']);
-    expect(stub.calls[0]!.args[0]).toMatchObject({ secret: 'asked-pass-1' });
+    expect(sent(stub)).toMatchObject({ secret: 'asked-pass-1' });
     const err = await runInvite(
       { email: 'a@x.de', secret: true, sendMail: true, globals: {} },
       testDeps(fakeIO(), stubClient({}).client),
