@@ -51,7 +51,7 @@ describe('resolveHeader', () => {
 
   it('resolves every column', () => {
     expect(
-      resolveHeader(['Identifier', 'E-Mail', 'First Name', 'profile.costCenter'], { file }),
+      resolveHeader(['Identifier', 'E-Mail', 'First Name', 'profile.costCenter'], { file }).fields,
     ).toEqual(['externalId', 'email', 'firstName', 'profile.costCenter']);
   });
 
@@ -60,7 +60,7 @@ describe('resolveHeader', () => {
     expect(() => resolveHeader(header, { file })).toThrow(
       /people\.csv: unknown columns 'Shoe Size', \(column 3 has no name\), 'Favourite Colour'.*--map.*--ignore-unknown/,
     );
-    expect(resolveHeader(header, { file, ignoreUnknown: true })).toEqual([
+    expect(resolveHeader(header, { file, ignoreUnknown: true }).fields).toEqual([
       'externalId',
       null,
       null,
@@ -76,7 +76,7 @@ describe('resolveHeader', () => {
 
   it('--map wins over names and can drop a column', () => {
     const maps = parseMaps(['Personalnummer=externalId', 'E-Mail=']);
-    expect(resolveHeader(['Personalnummer', 'E-Mail', 'Email'], { file, maps })).toEqual([
+    expect(resolveHeader(['Personalnummer', 'E-Mail', 'Email'], { file, maps }).fields).toEqual([
       'externalId',
       null,
       'email',

@@ -34,8 +34,11 @@ function fakeIO(tty = false) {
 const plan: Plan = {
   file: 'people.csv',
   delimiter: ',',
+  match: 'externalId',
   rows: 4,
-  counts: { create: 1, update: 1, unchanged: 1, error: 1, skip: 0 },
+  counts: { create: 1, update: 1, unchanged: 1, error: 1, skip: 0, leaver: 0, deactivate: 0 },
+  statusColumns: [],
+  leavers: [],
   invitations: 1,
   preview: [
     {
