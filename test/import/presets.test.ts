@@ -3,6 +3,7 @@
  * built from the vendors' documented column names) imports with only its preset; leavers are
  * never created, and --sync deactivates an existing one.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ApiClient, createApiClient } from '../../src/client/index.js';
 import { resolveHeader } from '../../src/import/columns.js';
@@ -220,6 +221,30 @@ describe('presets', () => {
         /looks like a Personio .*--preset personio \(it also reads who has left\)/,
       ),
     ]);
+  });
+
+  it('the --report names each leaver row, and a dry run counts them', async () => {
+    const report = tempCsv('', 'leavers-report.csv');
+    const file = fixture('presets/okta.csv');
+    const dry = await run({ file, preset: 'okta', dryRun: true, report });
+    expect(dry.summary).toEqual({
+      created: 3,
+      updated: 0,
+      unchanged: 0,
+      deactivated: 0,
+      failed: 0,
+      rows: 5,
+      leavers: 2,
+    });
+    const lines = readFileSync(report, 'utf8').trim().split('\n').slice(1);
+    expect(lines.map((l) => l.split(',').slice(0, 4).join(','))).toEqual([
+      '1,2,maria.garcia@acme.example,create',
+      '2,3,li.wei@acme.example,create',
+      '3,4,sam.okafor@acme.example,create',
+      '4,5,tom.berg@acme.example,leaver',
+      '5,6,ana.silva@acme.example,leaver',
+    ]);
+    expect(await users()).toEqual([]);
   });
 
   it('--map overrides a preset column; columns outside the preset are ignored', async () => {
