@@ -118,17 +118,23 @@ export const PRESETS: Record<PresetName, Preset> = {
     name: 'okta',
     title: 'Okta user export',
     source: 'Okta Admin Console: Directory > People, export to CSV (or a report of user profiles)',
+    // Profile attribute names, then the Admin Console's labels of the same attributes.
     columns: [
       ['email', 'email'],
+      ['Primary email', 'email'],
       ['login', 'userName'],
+      ['Username', 'userName'],
       ['employeeNumber', 'externalId'],
+      ['Employee number', 'externalId'],
       ['firstName', 'firstName'],
       ['lastName', 'lastName'],
       ['title', 'position'],
       ['department', 'department'],
       ['city', 'location'],
       ['primaryPhone', 'phoneNumber'],
+      ['Primary phone', 'phoneNumber'],
       ['mobilePhone', 'phoneNumber'],
+      ['Mobile phone', 'phoneNumber'],
     ],
     match: 'email',
     // API statuses, and the Admin Console's labels of the same two.
