@@ -133,7 +133,7 @@ function layoutOf(
   const looksLike = detectPreset(csv.header);
   const suggestion =
     looksLike && looksLike !== preset
-      ? `${opts.file} looks like a ${looksLike.title}: try --preset ${looksLike.name}`
+      ? `${opts.file} looks like ${/^[aeiou]/i.test(looksLike.title) ? 'an' : 'a'} ${looksLike.title}: try --preset ${looksLike.name}`
       : undefined;
   let layout: Layout;
   try {

@@ -206,7 +206,7 @@ describe('presets', () => {
       const { header } = await readAll(fixture(`presets/${name}.csv`));
       expect(detectPreset(header)?.name, name).toBe(name);
       await expect(run({ file: fixture(`presets/${name}.csv`) }), name).rejects.toThrow(
-        new RegExp(`looks like a .*: try --preset ${name}$`),
+        new RegExp(`looks like an? .*: try --preset ${name}$`),
       );
     }
     expect(detectPreset(['externalId', 'email', 'Vorname', 'Nachname'])).toBeUndefined();
