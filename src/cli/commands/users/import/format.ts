@@ -114,7 +114,9 @@ export async function renderPlan(
     await renderList(io, 'table', shown, [
       { header: 'id', value: (u) => u.id },
       { header: match, value: (u) => u.values[match] },
-      { header: 'email', value: (u) => u.values.email },
+      ...(match === 'email'
+        ? []
+        : [{ header: 'email', value: (u: (typeof shown)[number]) => u.values.email }]),
       { header: 'status', value: (u) => u.status },
     ]);
   }
@@ -153,7 +155,8 @@ export function noteDeactivations(io: IO, plan: Plan, match: MatchField) {
   );
   for (const u of plan.deactivate.slice(0, SHOWN)) {
     const values = valuesOf(u);
-    note(io, `  ${u.id} ${values[match] ?? `(no ${match})`} ${values.email ?? ''}`.trimEnd());
+    const email = match === 'email' ? '' : (values.email ?? '');
+    note(io, `  ${u.id} ${values[match] ?? `(no ${match})`} ${email}`.trimEnd());
   }
   if (n > SHOWN) note(io, `  … and ${n - SHOWN} more`);
 }
