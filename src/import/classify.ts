@@ -22,6 +22,8 @@ export interface Entry {
   error?: string;
   /** A leaver's status cell (e.g. "suspended=True"). */
   leaver?: string;
+  /** A leaver whose user is deactivated already. */
+  deactivated?: true;
 }
 
 export interface PlanOptions {
@@ -101,7 +103,9 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
       if (known && opts.sync && known.status !== 'deactivated') {
         return { ...at, action: 'deactivate', id: known.id };
       }
-      return { ...at, action: 'leaver', ...(known ? { id: known.id } : {}) };
+      if (!known) return { ...at, action: 'leaver' };
+      const already = known.status === 'deactivated' ? { deactivated: true as const } : {};
+      return { ...at, action: 'leaver', id: known.id, ...already };
     }
     if (!known) {
       if (!values.email && !values.userName) {

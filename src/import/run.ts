@@ -117,6 +117,7 @@ function layoutOf(
   csv: CsvFile,
   opts: ImportOptions,
   preset: Preset | undefined,
+  maps: Map<string, string | null>,
   hooks: ImportHooks,
 ) {
   const status =
@@ -125,7 +126,7 @@ function layoutOf(
       : undefined;
   const header = {
     file: opts.file,
-    maps: parseMaps(opts.maps ?? []),
+    maps,
     ignoreUnknown: opts.ignoreUnknown,
     preset,
     status,
@@ -173,6 +174,7 @@ export async function importCsv(
     );
   }
   const match = opts.match ?? preset?.match ?? 'externalId';
+  const maps = parseMaps(opts.maps ?? []);
   const done: Map<number, DoneRow> | undefined = opts.resume ? readDone(opts.resume) : undefined;
   const read: ReadOptions = {
     encoding: opts.encoding,
@@ -181,7 +183,7 @@ export async function importCsv(
     preamble: preset?.preamble,
   };
   const csv = await openCsv(opts.file, { ...read, onWarning: hooks.onWarning });
-  const columns = layoutOf(csv, opts, preset, hooks);
+  const columns = layoutOf(csv, opts, preset, maps, hooks);
   const snapshot: Snapshot = await takeSnapshot(client, match);
   const planOptions: PlanOptions = { match, emptyClears: opts.emptyClears, sync: opts.sync, done };
   const plan = await buildPlan(csv, columns, snapshot, planOptions);

@@ -84,7 +84,7 @@ const mails = () => {
     .filter((f) => f.endsWith('.eml'))
     .map((f) => readFileSync(join(outbox, f), 'utf8'));
 };
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const literally = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const mailedTo = (email: string) => mails().some((m) => m.includes(email));
 
 describe.each(Object.keys(FORMATS) as PresetName[])('users import --preset %s', (name) => {
@@ -104,7 +104,7 @@ describe.each(Object.keys(FORMATS) as PresetName[])('users import --preset %s', 
     const plain = run(['users', 'import', file, '--dry-run']);
     expect(plain.code, plain.stderr).toBe(1);
     expect(plain.stderr).toMatch(
-      new RegExp(`looks like an? ${escape(PRESETS[name].title)}: try --preset ${name}`),
+      new RegExp(`looks like an? ${literally(PRESETS[name].title)}: try --preset ${name}`),
     );
 
     // A leaver who is already a user (made without an invitation).

@@ -197,6 +197,10 @@ describe('presets', () => {
       // and stays so: a leaver is never reactivated by --sync
       const still = await run({ file, preset: name, sync: true });
       expect(still.summary).toMatchObject({ deactivated: 0, updated: 0 });
+      expect(still.plan.leavers.find((e) => e.id === user.id)).toMatchObject({
+        action: 'leaver',
+        deactivated: true,
+      });
       expect((await byEmail()).get(leaver)!.status).toBe('deactivated');
     },
   );

@@ -123,12 +123,11 @@ export async function renderPlan(
 }
 
 /** What happens to a leaver's row. */
-export const leaverOutcome = (e: Entry) =>
-  e.action === 'deactivate'
-    ? 'deactivate (--sync)'
-    : e.id
-      ? 'left as is (--sync deactivates)'
-      : 'not created';
+export function leaverOutcome(e: Entry): string {
+  if (e.action === 'deactivate') return 'deactivate (--sync)';
+  if (e.deactivated) return 'deactivated already';
+  return e.id ? 'left as is (--sync deactivates)' : 'not created';
+}
 
 /** Before a run: the rows marked as leavers, on stderr. */
 export function noteLeavers(io: IO, plan: Plan) {
