@@ -68,6 +68,32 @@ describe('resolveHeader', () => {
     ]);
   });
 
+  it('knows the common English and German headers of HR exports', () => {
+    const header = [
+      'Employee ID',
+      'Work Email',
+      'Vorname',
+      'Nachname',
+      'Job Title',
+      'Abteilung',
+      'Standort',
+      'Telefon',
+    ];
+    expect(resolveHeader(header, { file }).fields).toEqual([
+      'externalId',
+      'email',
+      'firstName',
+      'lastName',
+      'position',
+      'department',
+      'location',
+      'phoneNumber',
+    ]);
+    expect(['Mobile Phone', 'Office', 'Employee #', 'Personalnummer', 'Büro'].map(fieldOf)).toEqual(
+      ['phoneNumber', 'location', 'externalId', 'externalId', 'location'],
+    );
+  });
+
   it('refuses two columns for one field', () => {
     expect(() => resolveHeader(['externalId', 'Email', 'E-Mail'], { file })).toThrow(
       /several columns map to the same field: email \('Email', 'E-Mail'\)/,
