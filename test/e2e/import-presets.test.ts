@@ -2,8 +2,8 @@
  * HR and identity exports as a user imports them: the built CLI against a real `roster serve`,
  * each format's fixture (fixtures/csv/presets, the vendors' documented column names) with only
  * `--preset`. Without it the preset is suggested; leavers are never created nor invited; an
- * existing leaver is left alone, and deactivated with --sync. Each format gets its own server
- * (emails are unique per tenant, and its outbox holds that format's invitations only).
+ * existing leaver is left alone, and deactivated with --sync. One server; each format in its own
+ * branch (the fixtures' emails differ between formats, and emails are unique per tenant).
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,13 @@ const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'csv');
 
 let server: CliServer;
 const dir = mkdtempSync(join(tmpdir(), 'roster-e2e-presets-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(async () => {
+  server = await startCliServer();
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** Per format: the emails it creates, its leavers, and the key of the leaver made beforehand. */
 const FORMATS: Record<PresetName, { created: string[]; leavers: string[]; leaverKey?: string }> = {
@@ -60,10 +66,11 @@ const FORMATS: Record<PresetName, { created: string[]; leavers: string[]; leaver
   },
 };
 
-/** The CLI with the server's admin profile. */
-function cli() {
+/** The CLI with a token of its own branch. */
+async function inBranch(branch: string) {
+  const token = await server.token({ branch });
   const run = (args: string[]) => {
-    const r = server.cli(args);
+    const r = server.cli(args, { env: { ROSTER_TOKEN: token } });
     return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
   };
   const users = () =>
@@ -88,17 +95,11 @@ const literally = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const mailedTo = (email: string) => mails().some((m) => m.includes(email));
 
 describe.each(Object.keys(FORMATS) as PresetName[])('users import --preset %s', (name) => {
-  beforeAll(async () => {
-    server = await startCliServer();
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
   const file = join(FIXTURES, 'presets', `${name}.csv`);
   const { created, leavers, leaverKey } = FORMATS[name];
 
   test('suggested without it; with only --preset: users made, leavers neither made nor invited; --sync deactivates an existing leaver', async () => {
-    const { run, statusOf } = cli();
+    const { run, statusOf } = await inBranch(`preset-${name}`);
 
     // Without the preset: refused (its columns are not Roster's), with the preset suggested.
     const plain = run(['users', 'import', file, '--dry-run']);
@@ -174,15 +175,8 @@ test('--help of users import explains presets, status columns and preambles', as
 });
 
 describe('a file from Excel on a Mac', () => {
-  beforeAll(async () => {
-    server = await startCliServer();
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
-
-  test('Mac Roman is suggested as macintosh (not windows-1252), and its sep= line honoured', () => {
-    const { run } = cli();
+  test('Mac Roman is suggested as macintosh (not windows-1252), and its sep= line honoured', async () => {
+    const { run } = await inBranch('mac');
     const file = join(FIXTURES, 'mac-roman.csv');
     const plain = run(['users', 'import', file]);
     expect(plain.code).toBe(1);
