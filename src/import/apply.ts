@@ -1,5 +1,5 @@
 /**
- * Sends the plan: creates and updates (then `--sync` deactivations) at a fixed concurrency
+ * Sends the plan: creates, updates and leavers' deactivations (then `--sync` deactivations) at a fixed concurrency
  * through the client, which retries what is safe to retry. Each row is one request, so a row
  * is applied whole or not at all. A 409 on the match key when creating means the user is
  * already there (a request that succeeded before a crash, or someone else): it is read back
@@ -101,10 +101,15 @@ export async function applyPlan(
 
   const rowTask = (e: Entry): Task => ({
     about: { row: e.row, line: e.line, key: e.key, action: e.action, id: e.id },
-    send: async () =>
-      e.action === 'create'
-        ? create(e)
-        : { action: 'update', id: (await client.updateUser(e.id!, updateBody(e.changes!))).id },
+    send: async () => {
+      if (e.action === 'create') return create(e);
+      if (e.action === 'deactivate') {
+        // A leaver's row (--sync): only the status changes.
+        await client.updateUser(e.id!, { status: 'deactivated' });
+        return { action: 'deactivate', id: e.id! };
+      }
+      return { action: 'update', id: (await client.updateUser(e.id!, updateBody(e.changes!))).id };
+    },
   });
   const deactivateTask = (u: KnownUser): Task => ({
     about: { key: valuesOf(u)[match] ?? undefined, action: 'deactivate', id: u.id },

@@ -2,6 +2,7 @@
  * One row → one entry: its values, its match key, and what it leads to against the snapshot.
  * Both passes of the plan use this, so the second pass decides exactly as the first did.
  */
+import { type Layout, leaverOf } from './columns.js';
 import { ImportError } from './errors.js';
 import { type Change, diff, rowValues, type Values, validate } from './fields.js';
 import type { CsvFile, CsvRecord } from './read.js';
@@ -19,6 +20,10 @@ export interface Entry {
   values?: Values;
   changes?: Change[];
   error?: string;
+  /** A leaver's status cell (e.g. "suspended=True"). */
+  leaver?: string;
+  /** A leaver whose user is deactivated already. */
+  deactivated?: true;
 }
 
 export interface PlanOptions {
@@ -44,24 +49,26 @@ function fieldCountError(rec: CsvRecord, width: number): string | undefined {
 }
 
 /** What both passes need to turn a row into an entry. */
-export function classifier(
-  csv: CsvFile,
-  columns: (string | null)[],
-  snapshot: Snapshot,
-  opts: PlanOptions,
-) {
+export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opts: PlanOptions) {
   const { match } = opts;
-  const names = new Map(columns.flatMap((f, i) => (f ? [[f, csv.header[i]!] as const] : [])));
+  const columns = layout.fields;
+  const names = new Map<string, string>();
+  for (const i of layout.order) {
+    const f = columns[i];
+    if (f && !names.has(f)) names.set(f, csv.header[i]!);
+  }
   if (!names.has(match)) {
     throw new ImportError(
       `${csv.file} has no ${match} column, the match key${match === 'externalId' ? ' (match by email with --match email)' : ''}`,
     );
   }
   const nameOf = (field: string) => names.get(field) ?? field;
-  const matchColumn = columns.indexOf(match);
+  const matchColumn = layout.order.find((i) => columns[i] === match)!;
 
   /** The row's values, or why the row cannot be used at all. */
-  const read = (rec: CsvRecord): { values: Values; key?: string; error?: string } => {
+  const read = (
+    rec: CsvRecord,
+  ): { values: Values; key?: string; error?: string; leaver?: string } => {
     const countError = fieldCountError(rec, csv.header.length);
     if (countError) {
       // The row is unusable, but its key cell still names a user the file lists: --sync must
@@ -69,15 +76,19 @@ export function classifier(
       const cell = rec.fields[matchColumn]?.trim();
       return { values: {}, ...(cell ? { key: cell } : {}), error: countError };
     }
-    const values = rowValues(rec.fields, columns, opts.emptyClears ?? false);
+    const values = rowValues(rec.fields, layout, opts.emptyClears ?? false);
     const key = values[match] ?? undefined;
     if (!key) return { values, error: `${nameOf(match)} is empty; it is the match key` };
-    return { values, key };
+    const leaver = leaverOf(rec.fields, layout);
+    return leaver ? { values, key, leaver } : { values, key };
   };
 
-  /** The action for a row whose values are valid. */
-  const decide = (rec: CsvRecord, values: Values, key: string): Entry => {
-    const at = { row: rec.row, line: rec.line, key };
+  /**
+   * The action for a row whose values are valid. A leaver is never created; with --sync a live
+   * user is deactivated, otherwise left as they are.
+   */
+  const decide = (rec: CsvRecord, values: Values, key: string, leaver?: string): Entry => {
+    const at = { row: rec.row, line: rec.line, key, ...(leaver ? { leaver } : {}) };
     const done = opts.done?.get(rec.row);
     if (done !== undefined) {
       if (done.key !== key) {
@@ -88,6 +99,14 @@ export function classifier(
       return { ...at, action: 'skip' };
     }
     const known = snapshot.byKey.get(matchKey(match, key));
+    if (leaver) {
+      if (known && opts.sync && known.status !== 'deactivated') {
+        return { ...at, action: 'deactivate', id: known.id };
+      }
+      if (!known) return { ...at, action: 'leaver' };
+      const already = known.status === 'deactivated' ? { deactivated: true as const } : {};
+      return { ...at, action: 'leaver', id: known.id, ...already };
+    }
     if (!known) {
       if (!values.email && !values.userName) {
         return { ...at, action: 'error', error: 'a new user needs an email or a userName' };

@@ -4,8 +4,10 @@
  * spaces, `_`, `-` and `.` ("First Name", "E-Mail", "Identifier"); `--map` covers the rest.
  */
 
+import { fromCsvCell } from '../contract/csv-cell.js';
 import { customFieldIdSchema } from '../contract/schemas.js';
 import { ImportError, importUsageError } from './errors.js';
+import { headerKey, normalizeHeader, type Preset, type StatusColumn } from './presets.js';
 
 /** Every named import column, in template/export order. */
 export const FIELDS = [
@@ -36,30 +38,46 @@ const ALIASES: Record<string, NamedField> = {
   externalidentifier: 'externalId',
   employeeid: 'externalId',
   employeenumber: 'externalId',
+  'employee#': 'externalId',
   personnelnumber: 'externalId',
+  personalnummer: 'externalId',
   staffid: 'externalId',
   emailaddress: 'email',
   mail: 'email',
+  workemail: 'email',
   login: 'userName',
   loginname: 'userName',
   givenname: 'firstName',
   forename: 'firstName',
+  vorname: 'firstName',
   surname: 'lastName',
   familyname: 'lastName',
+  nachname: 'lastName',
   configlocale: 'locale',
   language: 'locale',
+  sprache: 'locale',
   jobtitle: 'position',
   dept: 'department',
+  abteilung: 'department',
   office: 'location',
+  officelocation: 'location',
+  standort: 'location',
+  büro: 'location',
   phone: 'phoneNumber',
   telephone: 'phoneNumber',
+  telephonenumber: 'phoneNumber',
+  workphone: 'phoneNumber',
+  officephone: 'phoneNumber',
+  telefon: 'phoneNumber',
   mobile: 'phoneNumber',
+  mobilephone: 'phoneNumber',
+  mobiltelefon: 'phoneNumber',
   publicemail: 'publicEmailAddress',
   password: 'secret',
   initialpassword: 'secret',
 };
 
-const normalize = (name: string) => name.toLowerCase().replace(/[\s_.-]+/g, '');
+const normalize = normalizeHeader;
 
 const BY_NAME = new Map<string, NamedField>([
   ...FIELDS.map((f) => [normalize(f), f] as const),
@@ -119,19 +137,115 @@ function mapsByColumn(header: string[], maps: Map<string, string | null>, file: 
   return byColumn;
 }
 
+/** A status column of the file, and which of its values mark a leaver. */
+export interface StatusRule {
+  index: number;
+  name: string;
+  leaver?: ReadonlySet<string>;
+  active?: ReadonlySet<string>;
+}
+
+/** How a file's columns are read. */
+export interface Layout {
+  /** Each column's field (null = ignored). */
+  fields: (string | null)[];
+  /** Column indices in reading order: where several columns feed one field, the first non-empty wins. */
+  order: number[];
+  /** Status columns: a row is a leaver when any of them says so. */
+  status: StatusRule[];
+}
+
+/** A layout of plain columns: one per field, read left to right, no status column. */
+export const plainLayout = (fields: (string | null)[]): Layout => ({
+  fields,
+  order: fields.map((_, i) => i),
+  status: [],
+});
+
+const statusValue = (cell: string) => fromCsvCell(cell.trim()).trim().toLowerCase();
+
+/** Why the row is a leaver (e.g. "suspended=True"), or undefined when it is not one. */
+export function leaverOf(cells: string[], layout: Layout): string | undefined {
+  for (const rule of layout.status) {
+    const cell = cells[rule.index] ?? '';
+    const value = statusValue(cell);
+    const leaves = rule.active ? !rule.active.has(value) : rule.leaver!.has(value);
+    if (leaves) return `${rule.name}=${cell.trim() || '(empty)'}`;
+  }
+  return undefined;
+}
+
 export interface HeaderOptions {
   file: string;
   maps?: Map<string, string | null>;
   ignoreUnknown?: boolean;
+  /** The format's table: its columns are read, every other column is ignored (unless --map). */
+  preset?: Preset;
+  /** `--status-column` with `--active-values`: replaces the preset's status columns. */
+  status?: StatusColumn;
 }
 
-/** Each header column's field (null = ignored); throws listing unknown or duplicate columns. */
-export function resolveHeader(header: string[], opts: HeaderOptions): (string | null)[] {
+/** Column index → field by the preset's table, with each column's rank of precedence. */
+function presetColumns(header: string[], preset: Preset) {
+  const byKey = new Map<string, { field: string | null; rank: number }>();
+  preset.columns.forEach(([name, field], rank) => {
+    const key = normalize(name);
+    if (!byKey.has(key)) byKey.set(key, { field, rank });
+  });
+  return header.map((h) => byKey.get(headerKey(preset, h)));
+}
+
+function statusRules(header: string[], opts: HeaderOptions): StatusRule[] {
+  const wanted = opts.status ? [opts.status] : (opts.preset?.status ?? []);
+  const rules: StatusRule[] = [];
+  for (const s of wanted) {
+    const key = opts.status ? normalize(s.column) : headerKey(opts.preset, s.column);
+    let index = header.findIndex((h) => h.trim() === s.column);
+    if (index < 0)
+      index = header.findIndex((h) =>
+        opts.status ? normalize(h) === key : headerKey(opts.preset, h) === key,
+      );
+    if (index < 0) {
+      if (opts.status) {
+        throw new ImportError(
+          `--status-column ${s.column}: ${opts.file} has no such column (its columns: ${header.join(', ')})`,
+        );
+      }
+      continue;
+    }
+    const set = (values?: readonly string[]) =>
+      values ? new Set(values.map((v) => v.trim().toLowerCase())) : undefined;
+    rules.push({
+      index,
+      name: header[index]!,
+      ...(s.active ? { active: set(s.active) } : { leaver: set(s.leaver) }),
+    });
+  }
+  return rules;
+}
+
+/** Each header column's field and the status columns; throws listing unknown or duplicate columns. */
+export function resolveHeader(header: string[], opts: HeaderOptions): Layout {
   const unknown: string[] = [];
   const seen = new Map<string, string[]>();
   const mapped = mapsByColumn(header, opts.maps ?? new Map(), opts.file);
+  const status = statusRules(header, opts);
+  const statusColumns = new Set(status.map((s) => s.index));
+  const { preset } = opts;
+  const byPreset = preset ? presetColumns(header, preset) : [];
+  // --map wins: a field it names is no longer read from the preset's columns.
+  const mappedFields = new Set([...mapped.values()].filter((f) => f !== null));
+  const rank: number[] = [];
   const fields = header.map((name, i) => {
-    const field = mapped.has(i) ? mapped.get(i)! : fieldOf(name);
+    rank[i] = i;
+    let field: string | null | undefined;
+    if (mapped.has(i)) field = mapped.get(i)!;
+    else if (preset) {
+      const known = byPreset[i];
+      field = known && !mappedFields.has(known.field ?? '') ? known.field : null;
+      if (known) rank[i] = known.rank - header.length; // preset order first
+    } else if (statusColumns.has(i)) field = null;
+    else field = fieldOf(name);
     if (field === undefined) {
       unknown.push(name === '' ? `(column ${i + 1} has no name)` : `'${name}'`);
       return null;
@@ -139,7 +253,13 @@ export function resolveHeader(header: string[], opts: HeaderOptions): (string | 
     if (field !== null) seen.set(field, [...(seen.get(field) ?? []), name || `column ${i + 1}`]);
     return field;
   });
-  const duplicates = [...seen].filter(([, names]) => names.length > 1);
+  // A preset ranks the columns it knows; columns of one field otherwise are an error.
+  const duplicates = [...seen].filter(
+    ([field, names]) =>
+      names.length > 1 &&
+      (!preset ||
+        fields.some((f, i) => f === field && (mapped.has(i) || byPreset[i] === undefined))),
+  );
   if (duplicates.length > 0) {
     const list = duplicates.map(([f, names]) => `${f} (${names.map((n) => `'${n}'`).join(', ')})`);
     throw new ImportError(
@@ -152,5 +272,6 @@ export function resolveHeader(header: string[], opts: HeaderOptions): (string | 
         `Known: ${FIELDS.join(', ')}, profile.<customFieldId>. Map one with --map "Header=field", or skip them with --ignore-unknown`,
     );
   }
-  return fields;
+  const order = header.map((_, i) => i).sort((a, b) => rank[a]! - rank[b]! || a - b);
+  return { fields, order, status };
 }

@@ -2,13 +2,62 @@
  * Bytes → text for CSV files. UTF-8 (BOM or not) is the default and is checked strictly: a
  * file from Excel or an HR system in windows-1252 fails at its first bad byte, with the line
  * and column, instead of importing "MÃ¼ller". Other encodings go through TextDecoder (full ICU).
+ *
+ * Which single-byte encoding to suggest is told by the text each produces: Mac Excel's Mac Roman
+ * read as windows-1252 gives "JŸrgen MŸller" (a capital inside a word), windows-1252 read as Mac
+ * Roman gives "J¸rgen M¸ller" (a symbol inside a word); the reading with fewer such oddities wins.
  */
 import { isUtf8 } from 'node:buffer';
 import { TextDecoder } from 'node:util';
 import { ImportError, importUsageError } from './errors.js';
 
 /** The encodings named in help texts; any WHATWG label TextDecoder knows also works. */
-export const ENCODINGS = ['utf-8', 'windows-1252', 'latin1', 'utf-16le'] as const;
+export const ENCODINGS = ['utf-8', 'windows-1252', 'macintosh', 'latin1', 'utf-16le'] as const;
+
+/** The single-byte encodings that files from Windows and Mac spreadsheets come in. */
+const SINGLE_BYTE = ['windows-1252', 'macintosh'] as const;
+
+const LETTER = /\p{L}/u;
+const LOWER = /\p{Ll}/u;
+const UPPER = /\p{Lu}/u;
+
+/**
+ * How plausible a text is as names and words: each non-ASCII character counts +1 when it is a
+ * lower-case letter, or a capital starting a word; -1 when it is a capital inside a word
+ * ("JŸrgen", "ZoÎ"), a symbol or punctuation touching a letter ("Stra§e", "J¸rgen"), or a control.
+ */
+export function plausibility(text: string): number {
+  let score = 0;
+  const chars = [...text];
+  chars.forEach((c, i) => {
+    if (c.charCodeAt(0) < 0x80) return;
+    const before = chars[i - 1] ?? ' ';
+    const after = chars[i + 1] ?? ' ';
+    if (LOWER.test(c)) score++;
+    else if (UPPER.test(c))
+      score += LOWER.test(before) || (LETTER.test(before) && LOWER.test(after)) ? -1 : 1;
+    else if (LETTER.test(c)) score++;
+    else if (/\p{Cc}/u.test(c) || LETTER.test(before) || LETTER.test(after)) score--;
+  });
+  return score;
+}
+
+/** The first word with a non-ASCII character, to show what a reading gives. */
+function sampleWord(text: string): string {
+  const m = /[^\s,;"]*[^\p{ASCII}][^\s,;"]*/u.exec(text);
+  return m ? m[0].slice(0, 40) : '';
+}
+
+/** Which single-byte encoding reads these bytes more plausibly, and how each reads. */
+export function likelyEncoding(bytes: Uint8Array) {
+  const readings = SINGLE_BYTE.map((encoding) => {
+    // ({stream: true}: Node 20's one-shot windows-1252 decode maps 0x80-0x9F as latin1 does.)
+    const text = new TextDecoder(encoding).decode(bytes, { stream: true });
+    return { encoding, score: plausibility(text), sample: sampleWord(text) };
+  });
+  const [windows, mac] = readings as [(typeof readings)[0], (typeof readings)[0]];
+  return { best: mac.score > windows.score ? mac : windows, windows, mac };
+}
 
 export interface DecodeOptions {
   file: string;
@@ -66,9 +115,13 @@ function firstInvalid(buf: Buffer): number {
   return i;
 }
 
-function hint(bad: number, nul: boolean): string {
+function hint(bad: number, nul: boolean, bytes?: Uint8Array): string {
   if (nul) return 'a NUL byte; the file looks like UTF-16 without a BOM: try --encoding utf-16le';
   const hex = bad.toString(16).toUpperCase().padStart(2, '0');
+  const likely = bytes ? likelyEncoding(bytes) : undefined;
+  if (likely?.best.encoding === 'macintosh') {
+    return `byte 0x${hex} is not valid UTF-8; the file is probably Mac Roman (Excel on a Mac, "CSV (Macintosh)"), which reads '${likely.mac.sample}' where windows-1252 would read '${likely.windows.sample}': try --encoding macintosh`;
+  }
   return `byte 0x${hex} is not valid UTF-8; the file is probably windows-1252/latin1 (Excel, many HR systems): try --encoding windows-1252`;
 }
 
@@ -96,12 +149,31 @@ export async function* decodeText(
   let carry: Buffer = Buffer.alloc(0);
   let line = 1;
   let column = 1;
+  let afterCR = false;
+  // Lines end with LF, CRLF or a lone CR (Mac Excel), as the CSV reader counts them.
   const advance = (text: string) => {
-    const nl = text.lastIndexOf('\n');
-    if (nl < 0) column += text.length;
-    else {
-      for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) line++;
-      column = text.length - nl;
+    if (!text.includes('\r')) {
+      const nl = text.lastIndexOf('\n');
+      if (nl < 0) column += text.length;
+      else {
+        for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+          if (!(i === 0 && afterCR)) line++;
+        }
+        column = text.length - nl;
+      }
+      if (text.length > 0) afterCR = false;
+      return;
+    }
+    for (const ch of text) {
+      if (ch === '\n' && afterCR) {
+        afterCR = false;
+        continue;
+      }
+      afterCR = ch === '\r';
+      if (ch === '\r' || ch === '\n') {
+        line++;
+        column = 1;
+      } else column++;
     }
   };
   for await (const chunk of withHead(source)) {
@@ -112,6 +184,15 @@ export async function* decodeText(
         opts.onWarning?.(
           `${opts.file} looks like UTF-8, but --encoding ${opts.encoding} reads it as ${label}: accents may come out garbled ("Ã©" for "é")`,
         );
+      } else if ((SINGLE_BYTE as readonly string[]).includes(label)) {
+        // windows-1252 asked for a Mac Roman file (or the reverse) silently gives "JŸrgen".
+        const likely = likelyEncoding(chunk);
+        const asked = label === 'macintosh' ? likely.mac : likely.windows;
+        if (likely.best.encoding !== label && likely.best.score > asked.score) {
+          opts.onWarning?.(
+            `${opts.file}: --encoding ${opts.encoding} reads '${asked.sample}', ${likely.best.encoding} reads '${likely.best.sample}': try --encoding ${likely.best.encoding}`,
+          );
+        }
       }
     }
     if (decoder.encoding !== 'utf-8') {
@@ -129,7 +210,7 @@ export async function* decodeText(
       const bad = valid ? nul : Math.min(firstInvalid(whole), nul < 0 ? Infinity : nul);
       advance(whole.toString('utf8', 0, bad));
       throw new ImportError(
-        `${opts.file} line ${line}, column ${column}: ${hint(whole[bad]!, whole[bad] === 0)}`,
+        `${opts.file} line ${line}, column ${column}: ${hint(whole[bad]!, whole[bad] === 0, whole)}`,
       );
     }
     carry = Buffer.from(data.subarray(cut));

@@ -5,7 +5,7 @@
 import { fromCsvCell } from '../contract/csv-cell.js';
 import { fieldIssues, userBodySchemas } from '../contract/schemas.js';
 import { PROFILE_FIELDS, type UserV3 } from '../contract/user.js';
-import { CREATE_ONLY, CUSTOM_PREFIX } from './columns.js';
+import { CREATE_ONLY, CUSTOM_PREFIX, type Layout } from './columns.js';
 
 /** A row's cells by field: a string sets, null clears (`--empty-clears`); absent = unchanged. */
 export type Values = Record<string, string | null>;
@@ -23,15 +23,20 @@ export interface Issue {
 
 const NAMED_PROFILE: ReadonlySet<string> = new Set(PROFILE_FIELDS);
 
-/** The row's values; cells are trimmed and unquoted (contract/csv-cell), roles lower-cased. */
-export function rowValues(cells: string[], columns: (string | null)[], emptyClears: boolean) {
+/**
+ * The row's values; cells are trimmed and unquoted (contract/csv-cell), roles lower-cased. Where
+ * several columns feed one field, the first non-empty one in the layout's order wins.
+ */
+export function rowValues(cells: string[], layout: Layout, emptyClears: boolean) {
   const values: Values = {};
-  columns.forEach((field, i) => {
-    if (!field) return;
+  for (const i of layout.order) {
+    const field = layout.fields[i];
+    if (!field) continue;
     const cell = fromCsvCell((cells[i] ?? '').trim());
-    if (cell !== '') values[field] = field === 'role' ? cell.toLowerCase() : cell;
-    else if (emptyClears && !CREATE_ONLY.has(field)) values[field] = null;
-  });
+    if (cell !== '') {
+      if (values[field] == null) values[field] = field === 'role' ? cell.toLowerCase() : cell;
+    } else if (emptyClears && !CREATE_ONLY.has(field) && !(field in values)) values[field] = null;
+  }
   return values;
 }
 

@@ -10,19 +10,30 @@
  */
 
 import { classifier, type Entry, type PlanOptions } from './classify.js';
+import type { Layout } from './columns.js';
 import { ImportError } from './errors.js';
 import type { CsvFile } from './read.js';
 import { type KnownUser, matchKey, type Snapshot, valuesOf } from './snapshot.js';
+import type { MatchField } from './types.js';
 
 export type { Entry, PlanOptions } from './classify.js';
 
-type RowAction = 'create' | 'update' | 'unchanged' | 'error' | 'skip';
-const CODES: RowAction[] = ['create', 'update', 'unchanged', 'error', 'skip'];
+type RowAction = 'create' | 'update' | 'unchanged' | 'error' | 'skip' | 'leaver' | 'deactivate';
+const CODES: RowAction[] = [
+  'create',
+  'update',
+  'unchanged',
+  'error',
+  'skip',
+  'leaver',
+  'deactivate',
+];
 const ERROR = CODES.indexOf('error');
 
 export interface Plan {
   file: string;
   delimiter: string;
+  match: MatchField;
   rows: number;
   counts: Record<RowAction, number>;
   /** The first creates and updates, with their values and changes (for a dry run's table). */
@@ -31,6 +42,10 @@ export interface Plan {
   errors: Entry[];
   /** `--sync`: users of the branch that the file does not name and that are not deactivated. */
   deactivate: KnownUser[];
+  /** The status columns read (empty: the file has none, so nobody is a leaver). */
+  statusColumns: string[];
+  /** The first rows marked as leavers (action `leaver`, or `deactivate` with --sync). */
+  leavers: Entry[];
   /** Creates with an email: the invitations a real run sends (unless --no-send-mail). */
   invitations: number;
   /** Activated and pending users of the branch before the import: the base of a % limit. */
@@ -50,17 +65,18 @@ const UNIQUE: Record<string, (v: string) => string> = {
 /** Pass one: reads every row and decides; keeps little per row. */
 export async function buildPlan(
   csv: CsvFile,
-  columns: (string | null)[],
+  layout: Layout,
   snapshot: Snapshot,
   opts: PlanOptions,
 ): Promise<Plan> {
   const { match } = opts;
-  const { read, decide, check, nameOf } = classifier(csv, columns, snapshot, opts);
+  const { read, decide, check, nameOf } = classifier(csv, layout, snapshot, opts);
   const actions: number[] = [];
   const keys: (string | undefined)[] = [];
   const lines: number[] = [];
   const errors = new Map<number, Entry>();
   const preview: Entry[] = [];
+  const leavers: Entry[] = [];
   const mailed: number[] = [];
   const fileKeys = new Set<string>();
   const firstSeen = Object.fromEntries(
@@ -71,7 +87,7 @@ export async function buildPlan(
   for await (const rec of csv.records) {
     const at = actions.length;
     lines.push(rec.line);
-    const { values, key, error } = read(rec);
+    const { values, key, error, leaver } = read(rec);
     for (const [field, norm] of Object.entries(UNIQUE)) {
       const value = values[field] && norm(values[field]);
       if (!value) continue;
@@ -86,14 +102,17 @@ export async function buildPlan(
     }
     if (key) fileKeys.add(matchKey(match, key));
     keys.push(key);
-    const problem = error ?? check(values);
+    // A leaver's values are never sent: only its key has to be right.
+    const problem = error ?? (leaver ? undefined : check(values));
     const entry: Entry = problem
       ? { row: rec.row, line: rec.line, key, action: 'error', error: problem }
-      : decide(rec, values, key!);
+      : decide(rec, values, key!, leaver);
     actions.push(CODES.indexOf(entry.action as RowAction));
     if (entry.action === 'create' && values.email) mailed.push(at);
     if (entry.action === 'error') errors.set(at, entry);
-    else if (
+    else if (entry.leaver) {
+      if (leavers.length < (opts.preview ?? 20)) leavers.push(entry);
+    } else if (
       (entry.action === 'create' || entry.action === 'update') &&
       preview.length < (opts.preview ?? 20)
     ) {
@@ -134,9 +153,12 @@ export async function buildPlan(
   return {
     file: csv.file,
     delimiter: csv.delimiter,
+    match,
     rows: actions.length,
     counts,
     preview: preview.filter((e) => actions[e.row - 1] !== ERROR),
+    statusColumns: layout.status.map((s) => s.name),
+    leavers: leavers.filter((e) => actions[e.row - 1] !== ERROR),
     errors: [...errors.entries()].sort(([a], [b]) => a - b).map(([, e]) => e),
     deactivate,
     invitations: mailed.filter((i) => CODES[actions[i]!] === 'create').length,
@@ -153,23 +175,23 @@ export async function buildPlan(
 export async function* replayPlan(
   plan: Plan,
   csv: CsvFile,
-  columns: (string | null)[],
+  layout: Layout,
   snapshot: Snapshot,
   opts: PlanOptions,
 ): AsyncGenerator<Entry> {
-  const { read, decide } = classifier(csv, columns, snapshot, opts);
+  const { read, decide } = classifier(csv, layout, snapshot, opts);
   const errors = new Map(plan.errors.map((e) => [e.row, e]));
   let rows = 0;
   for await (const rec of csv.records) {
     rows++;
-    const { values, key } = read(rec);
+    const { values, key, leaver } = read(rec);
     const code = plan.actions[rec.row - 1];
     if (code === undefined || plan.keys[rec.row - 1] !== key) {
       throw new ImportError(
         `${csv.file} changed while it was being imported (row ${rec.row}); run the import again`,
       );
     }
-    const entry = code === ERROR ? errors.get(rec.row)! : decide(rec, values, key!);
+    const entry = code === ERROR ? errors.get(rec.row)! : decide(rec, values, key!, leaver);
     if (entry.action !== CODES[code]) {
       throw new ImportError(
         `${csv.file} changed while it was being imported (row ${rec.row}); run the import again`,

@@ -1,6 +1,7 @@
 /**
- * Streaming CSV reading: file checks, decoding (decode.ts), delimiter detection among `,` `;`
- * and tab, and csv-parse — with the line each record starts on, so every later message can
+ * Streaming CSV reading: file checks, decoding (decode.ts), preamble lines (Excel's `sep=;`,
+ * `--skip-lines`, a preset's own such as the Entra template's `version:v1.0`), delimiter
+ * detection among `,` `;` and tab, and csv-parse — with the line each record starts on, so every later message can
  * point at the file's line (quoted fields may span lines; CRLF and LF both work).
  */
 import { constants, createReadStream } from 'node:fs';
@@ -27,9 +28,16 @@ export interface CsvFile {
 }
 
 export interface ReadOptions extends Omit<DecodeOptions, 'file'> {
-  /** An explicit delimiter; without it the header line decides. */
+  /** An explicit delimiter; without it a `sep=` first line, else the header line decides. */
   delimiter?: string;
+  /** Lines before the header to skip (after a `sep=` line). */
+  skipLines?: number;
+  /** Lines of this form before the header are skipped when present (a preset's preamble). */
+  preamble?: RegExp;
 }
+
+/** Excel's first line naming the delimiter ("sep=;"); it may carry the delimiter after it. */
+const SEP_LINE = /^"?sep=(.)"?[,;\t]*$/i;
 
 /** The most frequent of `,` `;` tab outside quotes in the header line; `,` when none. */
 export function detectDelimiter(headerLine: string): string {
@@ -101,6 +109,7 @@ async function* records(
   parser: AsyncIterable<{ record: string[]; info: Info }>,
   file: string,
   onHeader: (fields: string[]) => void,
+  skipped: number,
 ): AsyncGenerator<CsvRecord> {
   let row = -1;
   let lastEnd = 0;
@@ -116,7 +125,7 @@ async function* records(
           breaks += lineBreaks(f);
         }
       }
-      const end = info.lines - extra;
+      const end = info.lines - extra + skipped;
       const line = end - breaks;
       lastEnd = end;
       if (record.every((f) => f.trim() === '')) continue; // blank line, or only delimiters
@@ -129,7 +138,7 @@ async function* records(
   } catch (err) {
     const csvErr = err as CsvError & { lines?: number };
     if (csvErr.code && typeof csvErr.lines === 'number') {
-      throw csvFailure(file, csvErr, lastEnd + 1, csvErr.lines - extra, header);
+      throw csvFailure(file, csvErr, lastEnd + 1, csvErr.lines - extra + skipped, header);
     }
     throw err;
   }
@@ -139,10 +148,11 @@ async function* records(
 export async function openCsv(file: string, opts: ReadOptions = {}): Promise<CsvFile> {
   await checkFile(file);
   const text = decodeText(createReadStream(file), { ...opts, file });
-  // Peek at the first line to pick the delimiter, then replay it.
+  // Peek at the first lines (preamble and header) to pick the delimiter, then replay them.
+  const want = (opts.skipLines ?? 0) + (opts.preamble ? 4 : 3);
   let head = '';
   let done = false;
-  while (!head.includes('\n') && head.length < 65_536) {
+  while ((head.match(/\r\n|\r|\n/g)?.length ?? 0) < want && head.length < 1 << 20) {
     const next = await text.next();
     if (next.done) {
       done = true;
@@ -150,10 +160,39 @@ export async function openCsv(file: string, opts: ReadOptions = {}): Promise<Csv
     }
     head += next.value;
   }
-  const delimiter = opts.delimiter ?? detectDelimiter(head.split('\n', 1)[0] ?? '');
+  let skipped = 0;
+  let delimiter = opts.delimiter;
+  const firstLine = () => {
+    const m = /\r\n|\r|\n/.exec(head);
+    return m ? { line: head.slice(0, m.index), next: m.index + m[0].length } : undefined;
+  };
+  const drop = () => {
+    const first = firstLine();
+    if (!first) return false;
+    head = head.slice(first.next);
+    skipped++;
+    return true;
+  };
+  const sep = SEP_LINE.exec(firstLine()?.line ?? '');
+  if (sep) {
+    delimiter ??= sep[1];
+    drop();
+  }
+  for (let i = 0; i < (opts.skipLines ?? 0); i++) {
+    if (!drop()) {
+      throw new ImportError(
+        `${file}: --skip-lines ${opts.skipLines} skips the whole file (it has ${skipped} lines)`,
+      );
+    }
+  }
+  while (opts.preamble?.test(firstLine()?.line ?? '') && drop());
+  delimiter ??= detectDelimiter(firstLine()?.line ?? head);
   async function* replay() {
     if (head) yield Buffer.from(head);
     if (!done) for await (const t of text) yield Buffer.from(t);
+    // A file read whole while peeking: let the header record out before the parser ends (and
+    // fails on an unterminated quote), so its error can name the column.
+    else await new Promise((resolve) => setImmediate(resolve));
   }
   const source = Readable.from(replay(), { objectMode: false });
   const parser = parse({
@@ -167,9 +206,14 @@ export async function openCsv(file: string, opts: ReadOptions = {}): Promise<Csv
   source.pipe(parser);
 
   let header: string[] | undefined;
-  const rows = records(parser, file, (h) => {
-    header = h;
-  });
+  const rows = records(
+    parser,
+    file,
+    (h) => {
+      header = h;
+    },
+    skipped,
+  );
   // Pull the header now, so an empty file fails before anything else happens.
   const first = await rows.next();
   if (!header) {

@@ -4,10 +4,11 @@
  */
 
 import { applyPlan, type Outcome } from './apply.js';
-import { parseMaps, resolveHeader } from './columns.js';
+import { type Layout, parseMaps, resolveHeader } from './columns.js';
 import { ImportError, importUsageError } from './errors.js';
 import { buildPlan, type Entry, type Plan, type PlanOptions, replayPlan } from './plan.js';
-import { type CsvFile, openCsv } from './read.js';
+import { detectPreset, PRESETS, type Preset, type PresetName } from './presets.js';
+import { type CsvFile, openCsv, type ReadOptions } from './read.js';
 import { type DoneRow, ReportWriter, readDone } from './report.js';
 import { type Snapshot, takeSnapshot, valuesOf } from './snapshot.js';
 import { DEFAULT_MAX_DEACTIVATE, type DeactivateLimit, syncRefusal } from './sync.js';
@@ -20,6 +21,14 @@ export interface ImportOptions {
   maps?: string[];
   ignoreUnknown?: boolean;
   emptyClears?: boolean;
+  /** The export's format: its columns, match key, status columns and preamble. */
+  preset?: PresetName;
+  /** A column whose values say who is active (`activeValues`); every other value is a leaver. */
+  statusColumn?: string;
+  activeValues?: string[];
+  /** Lines before the header to skip (after an Excel `sep=` line, which is always honoured). */
+  skipLines?: number;
+  /** Default: the preset's, else externalId. */
   match?: MatchField;
   dryRun?: boolean;
   concurrency?: number;
@@ -73,15 +82,16 @@ const planned = (e: Entry): Outcome => ({
 
 /** What the plan would do (or, for a run, what is known before sending), as a summary. */
 function plannedSummary(plan: Plan, resumed: boolean): Summary {
-  const { create, update, unchanged, error, skip } = plan.counts;
+  const { create, update, unchanged, error, skip, leaver, deactivate } = plan.counts;
   const summary: Summary = {
     created: create,
     updated: update,
     unchanged,
-    deactivated: plan.deactivate.length,
+    deactivated: plan.deactivate.length + deactivate,
     failed: error,
     rows: plan.rows,
   };
+  if (plan.statusColumns.length > 0) summary.leavers = leaver + deactivate;
   if (resumed) summary.skipped = skip;
   return summary;
 }
@@ -99,12 +109,57 @@ function openReport(opts: ImportOptions): ReportWriter | undefined {
 }
 
 /** The file again, for the second pass; its header must not have changed. */
-async function reopen(first: CsvFile, opts: ImportOptions): Promise<CsvFile> {
-  const again = await openCsv(opts.file, { encoding: opts.encoding, delimiter: first.delimiter });
+async function reopen(first: CsvFile, opts: ImportOptions, read: ReadOptions): Promise<CsvFile> {
+  const again = await openCsv(opts.file, { ...read, delimiter: first.delimiter });
   if (again.header.join('\n') !== first.header.join('\n')) {
     throw new ImportError(`${opts.file} changed while it was being imported; run the import again`);
   }
   return again;
+}
+
+/** How the file's columns are read: by the preset, or the default names and aliases. */
+function layoutOf(
+  csv: CsvFile,
+  opts: ImportOptions,
+  preset: Preset | undefined,
+  maps: Map<string, string | null>,
+  hooks: ImportHooks,
+) {
+  const status =
+    opts.statusColumn !== undefined
+      ? { column: opts.statusColumn, active: opts.activeValues ?? [] }
+      : undefined;
+  const header = {
+    file: opts.file,
+    maps,
+    ignoreUnknown: opts.ignoreUnknown,
+    preset,
+    status,
+  };
+  const looksLike = detectPreset(csv.header);
+  const suggestion =
+    looksLike && looksLike !== preset
+      ? `${opts.file} looks like ${/^[aeiou]/i.test(looksLike.title) ? 'an' : 'a'} ${looksLike.title}: try --preset ${looksLike.name}`
+      : undefined;
+  let layout: Layout;
+  try {
+    layout = resolveHeader(csv.header, header);
+  } catch (err) {
+    if (suggestion && err instanceof ImportError) {
+      throw new ImportError(`${err.message}\n${suggestion}`, err.kind);
+    }
+    throw err;
+  }
+  if (suggestion) {
+    const leavers = looksLike!.status.length > 0 && !status ? ' (it also reads who has left)' : '';
+    hooks.onWarning?.(`${suggestion}${leavers}`);
+  }
+  if (preset && !status && preset.status.length > 0 && layout.status.length === 0) {
+    hooks.onWarning?.(
+      `${opts.file} has no ${preset.status.map((s) => s.column).join(' or ')} column: leavers cannot be told apart and are imported like everyone else (${preset.source})`,
+    );
+  }
+  return layout;
 }
 
 export async function importCsv(
@@ -112,19 +167,28 @@ export async function importCsv(
   opts: ImportOptions,
   hooks: ImportHooks = {},
 ): Promise<ImportResult> {
-  const match = opts.match ?? 'externalId';
+  const preset = opts.preset ? PRESETS[opts.preset] : undefined;
+  if (opts.preset && !preset) {
+    throw importUsageError(
+      `--preset: unknown preset '${opts.preset}'; use one of ${Object.keys(PRESETS).join(', ')}`,
+    );
+  }
+  if ((opts.statusColumn === undefined) !== (opts.activeValues === undefined)) {
+    throw importUsageError(
+      '--status-column and --active-values go together: the column, and the values that mean active (e.g. --status-column Status --active-values Active)',
+    );
+  }
+  const match = opts.match ?? preset?.match ?? 'externalId';
   const maps = parseMaps(opts.maps ?? []);
   const done: Map<number, DoneRow> | undefined = opts.resume ? readDone(opts.resume) : undefined;
-  const csv = await openCsv(opts.file, {
+  const read: ReadOptions = {
     encoding: opts.encoding,
     delimiter: opts.delimiter,
-    onWarning: hooks.onWarning,
-  });
-  const columns = resolveHeader(csv.header, {
-    file: opts.file,
-    maps,
-    ignoreUnknown: opts.ignoreUnknown,
-  });
+    skipLines: opts.skipLines,
+    preamble: preset?.preamble,
+  };
+  const csv = await openCsv(opts.file, { ...read, onWarning: hooks.onWarning });
+  const columns = layoutOf(csv, opts, preset, maps, hooks);
   const snapshot: Snapshot = await takeSnapshot(client, match);
   const planOptions: PlanOptions = { match, emptyClears: opts.emptyClears, sync: opts.sync, done };
   const plan = await buildPlan(csv, columns, snapshot, planOptions);
@@ -138,7 +202,7 @@ export async function importCsv(
   const summary = plannedSummary(plan, done !== undefined);
   const report = openReport(opts);
   const replay = async () =>
-    replayPlan(plan, await reopen(csv, opts), columns, snapshot, planOptions);
+    replayPlan(plan, await reopen(csv, opts, read), columns, snapshot, planOptions);
   try {
     if (opts.dryRun) {
       if (report) {
@@ -156,7 +220,7 @@ export async function importCsv(
     }
 
     if (plan.counts.create > 0) {
-      await hooks.beforeCreates?.(columns.filter((f): f is string => f !== null));
+      await hooks.beforeCreates?.(columns.fields.filter((f): f is string => f !== null));
     }
     // What is sent is counted as it completes; what the plan settled is counted already.
     Object.assign(summary, { created: 0, updated: 0, deactivated: 0 });
@@ -168,13 +232,13 @@ export async function importCsv(
       unchanged: 'unchanged',
       deactivate: 'deactivated',
     } as const;
-    const sends = plan.counts.create + plan.counts.update;
+    const sends = plan.counts.create + plan.counts.update + plan.counts.deactivate;
 
     /** Rows to send; the others only go to the report. */
     async function* toSend(): AsyncGenerator<Entry> {
       if (sends === 0 && !report) return;
       for await (const e of await replay()) {
-        if (e.action === 'create' || e.action === 'update') yield e;
+        if (e.action === 'create' || e.action === 'update' || e.action === 'deactivate') yield e;
         else if (e.action === 'skip') {
           if (!report || appending) continue;
           const before = done!.get(e.row)!;

@@ -20,7 +20,9 @@ const describe = (limit: DeactivateLimit) =>
 
 /** A refusal to show (and exit non-zero with), or undefined when the plan is within the limit. */
 export function syncRefusal(plan: Plan, limit: DeactivateLimit): ImportError | undefined {
-  const n = plan.deactivate.length;
+  // Leavers count too: a status column read the wrong way must not deactivate everyone.
+  const leavers = plan.counts.deactivate;
+  const n = plan.deactivate.length + leavers;
   const max = allowed(limit, plan.active);
   if (n <= max) return undefined;
   const share =
@@ -28,7 +30,7 @@ export function syncRefusal(plan: Plan, limit: DeactivateLimit): ImportError | u
   const suggestion =
     'count' in limit ? `${n}` : `${Math.ceil((100 * n) / Math.max(plan.active, 1))}%`;
   return new ImportError(
-    `--sync would deactivate ${n} users${share}, more than --max-deactivate ${describe(limit)} allows (${max}); nothing was changed. ` +
-      `Check that ${plan.file} is complete, then raise the limit if this is right (--max-deactivate ${suggestion})`,
+    `--sync would deactivate ${n} users${share}${leavers > 0 ? ` (${leavers} of them marked as leavers by ${plan.statusColumns.join(', ')})` : ''}, more than --max-deactivate ${describe(limit)} allows (${max}); nothing was changed. ` +
+      `Check that ${plan.file} is complete${leavers > 0 ? ' and its status values are read right (--dry-run lists the leavers)' : ''}, then raise the limit if this is right (--max-deactivate ${suggestion})`,
   );
 }

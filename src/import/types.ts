@@ -11,8 +11,11 @@ export type ImportClient = Pick<
 export const MATCH_FIELDS = ['externalId', 'email'] as const;
 export type MatchField = (typeof MATCH_FIELDS)[number];
 
-/** What a row (or a user absent from the file) leads to. */
-export type Action = 'create' | 'update' | 'unchanged' | 'deactivate' | 'error' | 'skip';
+/**
+ * What a row (or a user absent from the file) leads to. `leaver`: the row's status column marks
+ * someone who has left; they are never created or invited (`deactivate` with --sync).
+ */
+export type Action = 'create' | 'update' | 'unchanged' | 'deactivate' | 'leaver' | 'error' | 'skip';
 
 /** The scripting shape of `users import -o json`. */
 export interface Summary {
@@ -22,6 +25,8 @@ export interface Summary {
   deactivated: number;
   failed: number;
   rows: number;
+  /** Rows the status column marks as leavers (present only when the file has one). */
+  leavers?: number;
   /** Rows a `--resume` report marked done (present only with --resume). */
   skipped?: number;
 }

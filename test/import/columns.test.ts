@@ -51,7 +51,7 @@ describe('resolveHeader', () => {
 
   it('resolves every column', () => {
     expect(
-      resolveHeader(['Identifier', 'E-Mail', 'First Name', 'profile.costCenter'], { file }),
+      resolveHeader(['Identifier', 'E-Mail', 'First Name', 'profile.costCenter'], { file }).fields,
     ).toEqual(['externalId', 'email', 'firstName', 'profile.costCenter']);
   });
 
@@ -60,12 +60,38 @@ describe('resolveHeader', () => {
     expect(() => resolveHeader(header, { file })).toThrow(
       /people\.csv: unknown columns 'Shoe Size', \(column 3 has no name\), 'Favourite Colour'.*--map.*--ignore-unknown/,
     );
-    expect(resolveHeader(header, { file, ignoreUnknown: true })).toEqual([
+    expect(resolveHeader(header, { file, ignoreUnknown: true }).fields).toEqual([
       'externalId',
       null,
       null,
       null,
     ]);
+  });
+
+  it('knows the common English and German headers of HR exports', () => {
+    const header = [
+      'Employee ID',
+      'Work Email',
+      'Vorname',
+      'Nachname',
+      'Job Title',
+      'Abteilung',
+      'Standort',
+      'Telefon',
+    ];
+    expect(resolveHeader(header, { file }).fields).toEqual([
+      'externalId',
+      'email',
+      'firstName',
+      'lastName',
+      'position',
+      'department',
+      'location',
+      'phoneNumber',
+    ]);
+    expect(['Mobile Phone', 'Office', 'Employee #', 'Personalnummer', 'Büro'].map(fieldOf)).toEqual(
+      ['phoneNumber', 'location', 'externalId', 'externalId', 'location'],
+    );
   });
 
   it('refuses two columns for one field', () => {
@@ -76,7 +102,7 @@ describe('resolveHeader', () => {
 
   it('--map wins over names and can drop a column', () => {
     const maps = parseMaps(['Personalnummer=externalId', 'E-Mail=']);
-    expect(resolveHeader(['Personalnummer', 'E-Mail', 'Email'], { file, maps })).toEqual([
+    expect(resolveHeader(['Personalnummer', 'E-Mail', 'Email'], { file, maps }).fields).toEqual([
       'externalId',
       null,
       'email',

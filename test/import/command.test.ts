@@ -41,7 +41,8 @@ describe('users import flags', () => {
   it('defaults', async () => {
     const { csv, opts } = await parse(['users', 'import', 'people.csv']);
     expect(csv).toBe('people.csv');
-    expect(opts).toMatchObject({ match: 'externalId', concurrency: 8 });
+    expect(opts).toMatchObject({ concurrency: 8 });
+    expect(opts.match).toBeUndefined(); // the preset's, else externalId
     expect(opts.sendMail).toBeUndefined(); // = true
   });
 
@@ -65,6 +66,13 @@ describe('users import flags', () => {
       { report: 'r.csv', resume: 'old.csv', dryRun: true, emptyClears: true, ignoreUnknown: true },
     ],
     [['-o', 'json'], { globals: expect.objectContaining({ output: 'json' }) }],
+    [['--preset', 'entra-template'], { preset: 'entra-template' }],
+    [['--encoding', 'macintosh'], { encoding: 'macintosh' }],
+    [
+      ['--status-column', 'Status', '--active-values', ' Active, Onboarding '],
+      { statusColumn: 'Status', activeValues: ['Active', 'Onboarding'] },
+    ],
+    [['--skip-lines', '2'], { skipLines: 2 }],
   ])('%j', async (flags, expected) => {
     expect((await parse(['users', 'import', 'p.csv', ...flags])).opts).toMatchObject(expected);
   });
@@ -75,6 +83,12 @@ describe('users import flags', () => {
     [['--encoding', 'klingon'], /unknown encoding/],
     [['--concurrency', '0'], /1 to 64/],
     [['--max-deactivate', 'lots'], /count such as 25/],
+    [
+      ['--preset', 'workday'],
+      /Allowed choices are gam, entra, entra-template, okta, bamboohr, personio/,
+    ],
+    [['--skip-lines', '-1'], /number of lines/],
+    [['--active-values', ','], /one or more values/],
   ])('refuses %j', async (flags, message) => {
     await expect(parse(['users', 'import', 'p.csv', ...flags])).rejects.toThrow(message);
   });
@@ -91,6 +105,9 @@ describe('users import flags', () => {
         deps,
       ),
     ).rejects.toThrow(/works with --sync only/);
+    await expect(
+      importCmd.runImport('p.csv', { statusColumn: 'Status', concurrency: 8, globals }, deps),
+    ).rejects.toThrow(/--status-column and --active-values go together/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeText } from '../../src/import/decode.js';
+import { decodeText, likelyEncoding, plausibility } from '../../src/import/decode.js';
 
 async function decode(chunks: Buffer[], encoding?: string, warnings: string[] = []) {
   async function* source() {
@@ -78,5 +78,49 @@ describe('decodeText', () => {
 
   it('refuses an unknown encoding as a usage error', async () => {
     await expect(decode([Buffer.from('a')], 'klingon')).rejects.toMatchObject({ kind: 'usage' });
+  });
+});
+
+describe('telling Mac Roman from windows-1252', () => {
+  const encode = (text: string, encoding: string) => {
+    const table = new Map(
+      Array.from({ length: 256 }, (_, b) => [
+        new TextDecoder(encoding).decode(Uint8Array.of(b), { stream: true }),
+        b,
+      ]),
+    );
+    return Buffer.from([...text].map((c) => table.get(c)!));
+  };
+  const names = 'Jürgen Müller;Straße;Zoë;François;Ærø;Ångström;Çelik;Björn Groß\n';
+
+  it('suggests the encoding whose reading looks like names', async () => {
+    await expect(decode([encode(names, 'macintosh')])).rejects.toThrow(
+      /probably Mac Roman .*'Jürgen' where windows-1252 would read 'JŸrgen': try --encoding macintosh/,
+    );
+    await expect(decode([encode(names, 'windows-1252')])).rejects.toThrow(
+      /probably windows-1252.*--encoding windows-1252/,
+    );
+  });
+
+  it('scores each reading by the characters it produces', () => {
+    expect(plausibility('Jürgen Müller')).toBeGreaterThan(0);
+    expect(plausibility('JŸrgen MŸller')).toBeLessThan(0);
+    expect(plausibility('J¸rgen M¸ller Stra§e')).toBeLessThan(0);
+    expect(likelyEncoding(encode(names, 'macintosh')).best.encoding).toBe('macintosh');
+    expect(likelyEncoding(encode(names, 'windows-1252')).best.encoding).toBe('windows-1252');
+  });
+
+  it('warns when the --encoding given reads worse than the other', async () => {
+    const warnings: string[] = [];
+    const text = await decode([encode(names, 'macintosh')], 'windows-1252', warnings);
+    expect(text.startsWith('JŸrgen')).toBe(true);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /--encoding windows-1252 reads 'JŸrgen', macintosh reads 'Jürgen': try --encoding macintosh/,
+      ),
+    ]);
+    const fine: string[] = [];
+    await decode([encode(names, 'macintosh')], 'macintosh', fine);
+    expect(fine).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UserV3 } from '../../src/contract/user.js';
+import { plainLayout } from '../../src/import/columns.js';
 import {
   createBody,
   currentValues,
@@ -10,7 +11,7 @@ import {
   validate,
 } from '../../src/import/fields.js';
 
-const columns = [
+const columns = plainLayout([
   'externalId',
   'email',
   'firstName',
@@ -19,7 +20,7 @@ const columns = [
   'secret',
   'profile.costCenter',
   null,
-];
+]);
 
 describe('rowValues', () => {
   it('trims cells, lower-cases roles, and leaves empty cells out', () => {

@@ -120,3 +120,47 @@ describe('files that cannot be read', () => {
     await expect(readAll(fixture('bad/utf16-no-bom.csv'))).rejects.toThrow(/--encoding utf-16le/);
   });
 });
+
+describe('preambles', () => {
+  it("Excel's sep= first line sets the delimiter and is not the header; lines keep their numbers", async () => {
+    const { delimiter, header, rows } = await readAll(
+      tempCsv('sep=|\r\nexternalId|email;name\r\nP-1|p@example.com;x\r\n'),
+    );
+    expect(delimiter).toBe('|');
+    expect(header).toEqual(['externalId', 'email;name']);
+    expect(rows.map((r) => [r.line, r.fields[0]])).toEqual([[3, 'P-1']]);
+    // An explicit --delimiter still wins; the sep= line is still skipped.
+    const other = await readAll(tempCsv('sep=;\na,b\n1,2\n'), { delimiter: ',' });
+    expect(other.header).toEqual(['a', 'b']);
+  });
+
+  it('--skip-lines N, then a preset preamble only when present; errors name the real line', async () => {
+    const text = 'Report of 2026-11-23\nExported by HR\nid,email\nA,"a@example.com\n';
+    await expect(readAll(tempCsv(text), { skipLines: 2 })).rejects.toThrow(
+      /line 4, column 2 \(email\): a quoted field is never closed/,
+    );
+    const preamble = /^version:v\d+(?:\.\d+)*[,;\t]*$/i;
+    const withIt = await readAll(tempCsv('version:v1.0,,\nname,upn\nA,a@x\n'), { preamble });
+    expect([withIt.header, withIt.rows[0]!.line]).toEqual([['name', 'upn'], 3]);
+    const without = await readAll(tempCsv('name,upn\nA,a@x\n'), { preamble });
+    expect([without.header, without.rows[0]!.line]).toEqual([['name', 'upn'], 2]);
+    await expect(readAll(tempCsv('a\nb\n'), { skipLines: 5 })).rejects.toThrow(
+      /--skip-lines 5 skips the whole file/,
+    );
+  });
+
+  it('Mac Excel "CSV (Macintosh)": Mac Roman, CR line ends, sep=', async () => {
+    await expect(readAll(fixture('mac-roman.csv'))).rejects.toThrow(
+      /mac-roman\.csv line 3, column 26: byte 0x9F is not valid UTF-8; the file is probably Mac Roman.*reads 'J(ü)rgen' where windows-1252 would read 'JŸrgen': try --encoding macintosh/,
+    );
+    const { delimiter, header, rows } = await readAll(fixture('mac-roman.csv'), {
+      encoding: 'macintosh',
+    });
+    expect([delimiter, header[4]]).toEqual([';', 'Abteilung']);
+    expect(rows.map((r) => [r.line, r.fields[2], r.fields[3]])).toEqual([
+      [3, 'Jürgen', 'Müller'],
+      [4, 'Zoë', 'Straße'],
+      [5, 'François', 'Ærø'],
+    ]);
+  });
+});

@@ -1,5 +1,6 @@
 /** `roster users import <csv>`: flags → the import engine (src/import) → plan or summary. */
 import { type Command, Option } from 'commander';
+import { PRESET_NAMES, type PresetName } from '../../../import/presets.js';
 import type { DeactivateLimit } from '../../../import/sync.js';
 import type { MatchField } from '../../../import/types.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
@@ -11,12 +12,18 @@ import {
   parseDelimiter,
   parseEncoding,
   parseMaxDeactivate,
+  parseSkipLines,
+  parseValues,
 } from './import/flags.js';
 
 export interface ImportFlags {
   template?: boolean;
   dryRun?: boolean;
-  match: MatchField;
+  match?: MatchField;
+  preset?: PresetName;
+  statusColumn?: string;
+  activeValues?: string[];
+  skipLines?: number;
   encoding?: string;
   delimiter?: string;
   map?: string[];
@@ -36,7 +43,26 @@ Columns (names compared without case, spaces, "_" and "-"; aliases such as "Firs
 "E-Mail", "Identifier" work): externalId, email, userName, firstName, lastName, role, locale,
 position, department, location, phoneNumber, publicEmailAddress, secret, recoveryCode,
 profile.<customFieldId>. secret and recoveryCode are used only when a user is created.
-An empty cell leaves the field as it is (--empty-clears clears it). Exit 5 when rows failed.`;
+An empty cell leaves the field as it is (--empty-clears clears it). Exit 5 when rows failed.
+
+Exports of HR and identity systems: --preset reads the format's own columns (every other
+column is ignored unless --map names it), matches by its key, and reads its status column:
+  gam             GAM7 "gam print users allfields"; by email; suspended/archived True = leaver
+  entra           Entra ID "Download users"; by email (mail, else userPrincipalName);
+                  accountEnabled False = leaver; telephoneNumber before mobilePhone
+  entra-template  Entra ID bulk-create template (its version:v1.0 line is skipped); by
+                  email (userPrincipalName); "Block sign in" Yes = leaver
+  okta            Okta user export; by email; status SUSPENDED/DEPROVISIONED = leaver
+  bamboohr        BambooHR report; by Employee #; Status Inactive = leaver
+  personio        Personio employee list (German or English UI); by E-Mail; Status inaktiv
+A file whose header looks like one of these gets the --preset suggested.
+Leavers are never created or invited: an existing user is deactivated with --sync, and
+otherwise left as they are and listed. Without a preset, --status-column Status
+--active-values Active,Onboarding marks every other value (an empty cell too) as a leaver.
+Preambles: an Excel "sep=;" first line sets the delimiter; --skip-lines N skips N more lines
+before the header.
+Encodings: a file that is not UTF-8 gets the likely one suggested (windows-1252 from Windows
+Excel, macintosh from Mac Excel's "CSV (Macintosh)").`;
 
 export function register(users: Command, deps: Deps, runFn = runImport) {
   users
@@ -46,12 +72,37 @@ export function register(users: Command, deps: Deps, runFn = runImport) {
     .option('--template', 'print the header row with every known column, and exit')
     .option('--dry-run', 'print the plan (create / update / unchanged / error); change nothing')
     .addOption(
-      new Option('--match <field>', 'the column that says which row is which user')
-        .choices(['externalId', 'email'])
-        .default('externalId'),
+      new Option(
+        '--match <field>',
+        "the column that says which row is which user (default: the preset's, else externalId)",
+      ).choices(['externalId', 'email']),
     )
-    .option('--encoding <name>', 'utf-8 (default), windows-1252, latin1, utf-16le', parseEncoding)
-    .option('--delimiter <char>', "',' ';' or 'tab' (default: detected)", parseDelimiter)
+    .addOption(
+      new Option(
+        '--preset <format>',
+        'the export of an HR or identity system: its columns, match key and leavers (below)',
+      ).choices(PRESET_NAMES),
+    )
+    .option(
+      '--status-column <column>',
+      'a column saying who is active; with --active-values, other values mark leavers',
+    )
+    .option(
+      '--active-values <list>',
+      'the --status-column values that mean active, comma-separated (e.g. Active,Onboarding)',
+      parseValues,
+    )
+    .option('--skip-lines <n>', 'lines before the header row to skip', parseSkipLines)
+    .option(
+      '--encoding <name>',
+      'utf-8 (default), windows-1252, macintosh, latin1, utf-16le',
+      parseEncoding,
+    )
+    .option(
+      '--delimiter <char>',
+      "',' ';' or 'tab' (default: a \"sep=\" first line, else detected)",
+      parseDelimiter,
+    )
     .option(
       '--map <header=field>',
       'read a column as a field, e.g. "Personalnummer=externalId"; repeatable',
@@ -97,6 +148,11 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
   }
   if (!csv) throw usageError('users import needs a CSV file (or --template to start one)');
   if (opts.maxDeactivate && !opts.sync) throw usageError('--max-deactivate works with --sync only');
+  if ((opts.statusColumn === undefined) !== (opts.activeValues === undefined)) {
+    throw usageError(
+      '--status-column and --active-values go together: the column, and the values that mean active (e.g. --status-column Status --active-values Active)',
+    );
+  }
   (await import('../../memory.js')).importMemoryMode();
   const { resolveFormat } = await import('../../output/render.js');
   const format = resolveFormat(opts.globals.output, io);
@@ -136,7 +192,10 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
       },
       onPlan: (plan) => {
         spin.stop();
-        if (!opts.dryRun || format !== 'table') show.noteDeactivations(io, plan, opts.match);
+        if (!opts.dryRun || format !== 'table') {
+          show.noteLeavers(io, plan);
+          show.noteDeactivations(io, plan, plan.match);
+        }
       },
       progress: (total) => {
         const bar = progress(io, 'importing', total);
@@ -161,7 +220,7 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
     });
 
   if (opts.dryRun) {
-    await show.renderPlan(io, format, result.plan, result.summary, opts.match);
+    await show.renderPlan(io, format, result.plan, result.summary, result.plan.match);
     const n = result.plan.invitations;
     if (n > 0) {
       note(

@@ -24,7 +24,7 @@ export function parseEncoding(flag: string): string {
     new TextDecoder(flag);
   } catch {
     throw new InvalidArgumentError(
-      `unknown encoding '${flag}'; use utf-8, windows-1252, latin1 or utf-16le`,
+      `unknown encoding '${flag}'; use utf-8, windows-1252, macintosh, latin1 or utf-16le`,
     );
   }
   return flag;
@@ -49,4 +49,24 @@ export function parseConcurrency(value: string): number {
     throw new InvalidArgumentError(`expected a whole number from 1 to 64, got '${value}'`);
   }
   return n;
+}
+
+/** `--skip-lines`: a whole number of lines, 0 or more. */
+export function parseSkipLines(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 1000) {
+    throw new InvalidArgumentError(`expected a number of lines from 0 to 1000, got '${value}'`);
+  }
+  return Number(value);
+}
+
+/** A comma-separated list of values (`--active-values Active,Onboarding`); padding trimmed. */
+export function parseValues(value: string): string[] {
+  const values = value
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  if (values.length === 0) {
+    throw new InvalidArgumentError('expected one or more values, comma-separated');
+  }
+  return values;
 }

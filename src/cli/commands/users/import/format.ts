@@ -23,6 +23,7 @@ const SUMMARY_KEYS = [
   'deactivated',
   'failed',
   'rows',
+  'leavers',
   'skipped',
 ] as const;
 
@@ -63,6 +64,7 @@ export async function renderPlan(
     ['unchanged', summary.unchanged],
     ['deactivate', summary.deactivated],
     ['error', summary.failed],
+    ['leaver', summary.leavers],
     ['skip (--resume)', summary.skipped],
   ];
   const shown = counts.filter(([, n]) => n !== undefined);
@@ -89,6 +91,20 @@ export async function renderPlan(
       },
     ]);
   }
+  const leavers = (summary.leavers ?? 0) > 0;
+  if (leavers) {
+    const n = summary.leavers!;
+    print(
+      io,
+      `Leavers (${plan.statusColumns.join(', ')}; never created or invited)${n > plan.leavers.length ? `, ${plan.leavers.length} of ${n}` : ''}:`,
+    );
+    await renderList(io, 'table', plan.leavers, [
+      { header: 'line', value: (e: Entry) => e.line },
+      { header: match, value: (e) => e.key },
+      { header: 'status', value: (e) => e.leaver },
+      { header: 'outcome', value: (e) => leaverOutcome(e) },
+    ]);
+  }
   if (plan.deactivate.length > 0) {
     print(
       io,
@@ -98,10 +114,34 @@ export async function renderPlan(
     await renderList(io, 'table', shown, [
       { header: 'id', value: (u) => u.id },
       { header: match, value: (u) => u.values[match] },
-      { header: 'email', value: (u) => u.values.email },
+      ...(match === 'email'
+        ? []
+        : [{ header: 'email', value: (u: (typeof shown)[number]) => u.values.email }]),
       { header: 'status', value: (u) => u.status },
     ]);
   }
+}
+
+/** What happens to a leaver's row. */
+export function leaverOutcome(e: Entry): string {
+  if (e.action === 'deactivate') return 'deactivate (--sync)';
+  if (e.deactivated) return 'deactivated already';
+  return e.id ? 'left as is (--sync deactivates)' : 'not created';
+}
+
+/** Before a run: the rows marked as leavers, on stderr. */
+export function noteLeavers(io: IO, plan: Plan) {
+  const n = plan.counts.leaver + plan.counts.deactivate;
+  if (n === 0) return;
+  const by = plan.statusColumns.join(', ');
+  note(
+    io,
+    `${n} row${n === 1 ? ' is a leaver' : 's are leavers'} (${by}): never created or invited${plan.counts.deactivate > 0 ? `; ${plan.counts.deactivate} to deactivate (--sync)` : ''}:`,
+  );
+  for (const e of plan.leavers.slice(0, SHOWN)) {
+    note(io, `  line ${e.line} ${e.key} ${e.leaver}: ${leaverOutcome(e)}`);
+  }
+  if (n > SHOWN) note(io, `  … and ${n - SHOWN} more`);
 }
 
 /** Before a `--sync` run (or its refusal): who would be deactivated, on stderr. */
@@ -114,7 +154,8 @@ export function noteDeactivations(io: IO, plan: Plan, match: MatchField) {
   );
   for (const u of plan.deactivate.slice(0, SHOWN)) {
     const values = valuesOf(u);
-    note(io, `  ${u.id} ${values[match] ?? `(no ${match})`} ${values.email ?? ''}`.trimEnd());
+    const email = match === 'email' ? '' : (values.email ?? '');
+    note(io, `  ${u.id} ${values[match] ?? `(no ${match})`} ${email}`.trimEnd());
   }
   if (n > SHOWN) note(io, `  … and ${n - SHOWN} more`);
 }

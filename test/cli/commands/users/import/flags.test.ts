@@ -46,8 +46,10 @@ describe('--sync limit', () => {
     ({
       file: 'p.csv',
       deactivate: Array.from({ length: deactivate }, () => ({}) as KnownUser),
+      counts: { deactivate: 0 },
+      statusColumns: [],
       active,
-    }) as Plan;
+    }) as unknown as Plan;
 
   it('counts and percentages of the active users', () => {
     expect(allowed({ percent: 10 }, 95)).toBe(9);

@@ -4,6 +4,7 @@ import {
   describeChanges,
   describeCreate,
   noteFailures,
+  noteLeavers,
   renderPlan,
   renderSummary,
 } from '../../../../../src/cli/commands/users/import/format.js';
@@ -34,8 +35,11 @@ function fakeIO(tty = false) {
 const plan: Plan = {
   file: 'people.csv',
   delimiter: ',',
+  match: 'externalId',
   rows: 4,
-  counts: { create: 1, update: 1, unchanged: 1, error: 1, skip: 0 },
+  counts: { create: 1, update: 1, unchanged: 1, error: 1, skip: 0, leaver: 0, deactivate: 0 },
+  statusColumns: [],
+  leavers: [],
   invitations: 1,
   preview: [
     {
@@ -92,6 +96,36 @@ describe('format', () => {
     expect(text).toMatch(/│ create │ update │ unchanged │ deactivate │ error │/);
     expect(text).toMatch(/│ 3\s+│ update │ E-2\s+│ department: Sales → \(empty\)/);
     expect(text).toMatch(/│ u9 │ E-9\s+│ gone@example.com │ activated │/);
+  });
+
+  it('leavers: a column of the counts, and who they are with what happens to them', async () => {
+    const { io, out } = fakeIO(true);
+    const withLeavers: Plan = {
+      ...plan,
+      counts: { ...plan.counts, leaver: 2, deactivate: 1 },
+      statusColumns: ['Status'],
+      leavers: [
+        { row: 5, line: 6, key: 'E-5', action: 'leaver', leaver: 'Status=Inactive' },
+        { row: 6, line: 7, key: 'E-6', action: 'leaver', id: 'u6', leaver: 'Status=Inactive' },
+        { row: 7, line: 8, key: 'E-7', action: 'deactivate', id: 'u7', leaver: 'Status=Inactive' },
+      ],
+    };
+    const summary = {
+      ...{ created: 1, updated: 1, unchanged: 1, deactivated: 2, failed: 1, rows: 7 },
+      leavers: 3,
+    };
+    await renderPlan(io, 'table', withLeavers, summary, 'externalId');
+    const text = out();
+    expect(text).toMatch(/│ create │ update │ unchanged │ deactivate │ error │ leaver │/);
+    expect(text).toContain('Leavers (Status; never created or invited):');
+    expect(text).toMatch(/│ 6\s+│ E-5\s+│ Status=Inactive │ not created/);
+    expect(text).toMatch(/│ 7\s+│ E-6\s+│ Status=Inactive │ left as is \(--sync deactivates\)/);
+    expect(text).toMatch(/│ 8\s+│ E-7\s+│ Status=Inactive │ deactivate \(--sync\)/);
+    const { io: io2, err } = fakeIO();
+    noteLeavers(io2, withLeavers);
+    expect(err()).toMatch(
+      /^3 rows are leavers \(Status\): never created or invited; 1 to deactivate/,
+    );
   });
 
   it('the summary for scripts is the contract shape', async () => {
