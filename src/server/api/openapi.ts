@@ -28,8 +28,9 @@ function requiredPaths(paths: readonly string[]): Json {
     const [head, ...rest] = path.split('.');
     below.set(head!, [...(below.get(head!) ?? []), ...(rest.length ? [rest.join('.')] : [])]);
   }
+  // Each named, so tools see the requirement as a property (its shape is the body schema's).
   const properties = Object.fromEntries(
-    [...below].filter(([, rest]) => rest.length > 0).map(([k, rest]) => [k, requiredPaths(rest)]),
+    [...below].map(([k, rest]) => [k, rest.length > 0 ? requiredPaths(rest) : {}]),
   );
   return { type: 'object', required: [...below.keys()], properties };
 }
