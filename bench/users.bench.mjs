@@ -15,6 +15,10 @@ import {
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+// Each load first runs unmeasured for this long: a process just started runs its code in V8's
+// interpreter until the optimising compiler has caught up, and the figures are meant for a
+// server that has been up for a while (both sides alike). BENCH_WARMUP=0 measures a cold start.
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 3);
 const FIRST = [
   'Anna',
   'Ben',
@@ -153,8 +157,16 @@ export async function run() {
   }
 }
 
+/** `load`, after the same load unmeasured for WARMUP_SECONDS (see above). */
+async function warmLoad(options) {
+  if (WARMUP_SECONDS > 0) await load({ ...options, durationMs: WARMUP_SECONDS * 1000 });
+  return load(options);
+}
+
 async function runOn(backend, database) {
-  heading(`Users API on ${backend} (${fmt(USERS, 0)} users, ${SECONDS} s per load)`);
+  heading(
+    `Users API on ${backend} (${fmt(USERS, 0)} users, ${SECONDS} s per load after ${WARMUP_SECONDS} s unmeasured)`,
+  );
   const dataDir = tempDir('roster-bench-users-');
   const configDir = tempDir('roster-bench-config-');
   const extra = database ? ['--database', database] : [];
@@ -173,7 +185,7 @@ async function runOn(backend, database) {
     [`${ROOT}bench/bare-koa.mjs`, userJson],
     /listening on (http:\/\/\S+)/,
   );
-  const baseline = await load({
+  const baseline = await warmLoad({
     origin: bare.match[1],
     connections: 16,
     durationMs: SECONDS * 1000,
@@ -181,7 +193,7 @@ async function runOn(backend, database) {
     pid: bare.child.pid,
   });
   await stop(bare.child);
-  const byId = await load({
+  const byId = await warmLoad({
     origin: server.origin,
     connections: 16,
     durationMs: SECONDS * 1000,
@@ -212,7 +224,7 @@ async function runOn(backend, database) {
 
   // List and search latency, one request at a time.
   const latency = async (label, path) => {
-    const r = await load({
+    const r = await warmLoad({
       origin: server.origin,
       connections: 1,
       durationMs: SECONDS * 600,

@@ -25,7 +25,7 @@ import { errorMiddleware } from './http/error.middleware.js';
 import { createMetrics } from './http/metrics.js';
 import { rateLimitMiddleware } from './http/rate-limit.js';
 import { requestIdOf } from './http/request-id.js';
-import { type AppState, publicOrigin } from './http/state.js';
+import type { AppState } from './http/state.js';
 import { type OutboxDelivery, outboxDelivery } from './mail/delivery.js';
 import { emlTransport, type MailTransport, smtpTransport } from './mail/transports.js';
 import { registerMediaRoutes } from './media/media.routes.js';
@@ -93,11 +93,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   metrics?.register(publicRouter);
 
   const api = new Router<AppState>();
-  api.use(authMiddleware(store));
-  api.use((ctx, next) => {
-    ctx.state.origin = publicOrigin(ctx, ctx.state.scope.tenant, config.publicUrl);
-    return next();
-  });
+  api.use(authMiddleware(store, config.publicUrl));
   if (config.rateLimit) api.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
   registerBranchRoutes(api);
   let delivery: OutboxDelivery | undefined;

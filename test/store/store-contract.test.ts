@@ -9,18 +9,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { UniqueViolationError } from '../../src/store/errors.js';
 import { newObjectId } from '../../src/store/ids.js';
+import { databaseTarget, openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import type { NewMediumRow, NewUserRow, Tenant } from '../../src/store/types.js';
 import { BACKEND, openTestStore } from '../helpers/database.js';
 
 let store: Store;
+let database: string | undefined;
 let dispose: () => Promise<void>;
 let tenant: Tenant;
 let branchId: number;
 const dataDir = mkdtempSync(join(tmpdir(), 'roster-contract-'));
 
 beforeAll(async () => {
-  ({ store, dispose } = await openTestStore(dataDir));
+  ({ store, database, dispose } = await openTestStore(dataDir));
   expect(store.engine).toBe(BACKEND);
   await store.bootstrap();
   tenant = (await store.tenants.byHost('*'))!;
@@ -117,6 +119,33 @@ describe(`the store contract on ${BACKEND}`, () => {
     expect(await store.tokens.revoke(token.id)).toBe(false);
     expect(await store.credentials.resolve('localhost', secret)).toBeUndefined();
     expect(await store.tokens.authenticate(secret)).toBeUndefined();
+  });
+
+  test('credentials: a change through another connection counts on the very next resolve', async () => {
+    // Another process (`roster tokens revoke`) or another replica, on the same database.
+    const other = await openStore({ dataDir, target: databaseTarget(database, dataDir) });
+    try {
+      const main = (await store.branches.byName(tenant.id, 'main'))!;
+      const { token, secret } = await store.tokens.create(main.id, 'kept', ['users:read']);
+      // Twice: the second answer may come from what the first one kept.
+      expect(await store.credentials.resolve('localhost', secret)).toMatchObject({
+        token: { id: token.id },
+        tenant: { publicUrl: null },
+      });
+      expect(await store.credentials.resolve('localhost', secret)).toMatchObject({
+        token: { id: token.id },
+        tenant: { publicUrl: null },
+      });
+      expect(await other.tenants.setPublicUrl('*', 'https://roster.example')).toBe(true);
+      expect(await store.credentials.resolve('localhost', secret)).toMatchObject({
+        tenant: { publicUrl: 'https://roster.example' },
+      });
+      expect(await other.tokens.revoke(token.id)).toBe(true);
+      expect(await store.credentials.resolve('localhost', secret)).toBeUndefined();
+    } finally {
+      await other.tenants.setPublicUrl('*', null);
+      await other.close();
+    }
   });
 
   test('users: found by id or externalId, unique keys name their field', async () => {

@@ -1,17 +1,19 @@
 /**
  * Tenant by Host, then Basic token auth, then scopes. A token only counts on its own tenant's
  * host; which scope a route needs and how a missing one answers come from the contract's table.
+ * The tenant's public origin is set here too: one middleware less on every API request.
  */
 import type { Middleware } from 'koa';
 import type { Scope } from '../../contract/scopes.js';
 import type { Store } from '../../store/store.js';
 import { AppError } from '../errors.js';
-import type { AppState } from './state.js';
+import { type AppState, publicOrigin } from './state.js';
 
 const REQUIRES_AUTH =
   'this endpoint requires authentication: send "Authorization: Basic <API token>" (create one with `roster tokens create`)';
 
-export function authMiddleware(store: Store): Middleware<AppState> {
+/** `publicUrl`: serve's --public-url, for the default tenant (see `publicOrigin`). */
+export function authMiddleware(store: Store, publicUrl?: string): Middleware<AppState> {
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
     if (!header) throw new AppError('notLoggedIn', REQUIRES_AUTH);
@@ -24,6 +26,7 @@ export function authMiddleware(store: Store): Middleware<AppState> {
       );
     }
     ctx.state.scope = scope;
+    ctx.state.origin = publicOrigin(ctx, scope.tenant, publicUrl);
     await next();
   };
 }

@@ -175,4 +175,22 @@ export const MIGRATIONS: string[] = [
     allowed boolean NOT NULL
   );
   `,
+  `
+  -- One number that changes in the same transaction as any change to tenants, branches or
+  -- tokens, on every replica's view at once: a replica may keep resolved credentials while it
+  -- reads the same number (one tiny row per request instead of the token, branch and tenant).
+  CREATE TABLE credentials_epoch (value bigint NOT NULL);
+  INSERT INTO credentials_epoch (value) VALUES (0);
+  CREATE FUNCTION roster_credentials_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    UPDATE credentials_epoch SET value = value + 1;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER tenants_epoch AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON tenants
+    FOR EACH STATEMENT EXECUTE FUNCTION roster_credentials_changed();
+  CREATE TRIGGER branches_epoch AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON branches
+    FOR EACH STATEMENT EXECUTE FUNCTION roster_credentials_changed();
+  CREATE TRIGGER tokens_epoch AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON tokens
+    FOR EACH STATEMENT EXECUTE FUNCTION roster_credentials_changed();
+  `,
 ];

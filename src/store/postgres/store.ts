@@ -1,8 +1,9 @@
 /**
  * The PostgreSQL backend: the data shared by every replica. Each store step is one statement or
  * one transaction; a read-decide-write locks its row (`FOR UPDATE`) so nothing interleaves.
- * Nothing is cached between requests: a token revoked through any replica or `roster tokens
- * revoke` fails on the very next request everywhere.
+ * Resolved credentials are kept only while the database's credentials epoch stays the same,
+ * checked on every request: a token revoked through any replica or `roster tokens revoke`
+ * fails on the very next request everywhere.
  */
 import { SCOPES, type Scope } from '../../contract/scopes.js';
 import { type BlobStore, localBlobStore } from '../blobs.js';
@@ -20,7 +21,13 @@ import {
 } from '../rows.js';
 import type { Store } from '../store.js';
 import { newToken, parseTokenString, secretMatches } from '../token-secret.js';
-import { DEFAULT_TENANT, ROOT_BRANCH, type Tenant, type Token } from '../types.js';
+import {
+  type Credentials,
+  DEFAULT_TENANT,
+  ROOT_BRANCH,
+  type Tenant,
+  type Token,
+} from '../types.js';
 import {
   type Client,
   createPool,
@@ -39,6 +46,9 @@ export interface PostgresStore extends Store {
   /** The pool itself: for tests and the copy from SQLite, never for the service. */
   readonly pool: Pool;
 }
+
+/** Caps the credentials cache; a flood of distinct valid tokens just empties it. */
+const MAX_CACHED_CREDENTIALS = 10_000;
 
 /** The advisory lock one replica holds while it sweeps media. */
 const SWEEP_LOCK = 0x53776570; // "Swep"
@@ -114,6 +124,60 @@ export async function openPostgresStore(
     );
     return (rowCount ?? 0) > 0;
   };
+
+  /**
+   * The token with its branch and tenant, where that tenant is the one the host resolves to
+   * (its own, else the catch-all `*`), and the credentials epoch of the same snapshot: one
+   * round trip.
+   */
+  const lookupCredentials = async (
+    host: string,
+    parts: { id: string; secret: string },
+  ): Promise<{ credentials: Credentials; epoch: number } | undefined> => {
+    const { rows } = await query<
+      TokenRow & {
+        b_id: number;
+        b_name: string;
+        b_created_at: string;
+        t_id: number;
+        t_host: string;
+        t_created_at: string;
+        t_public_url: string | null;
+        t_quota_bytes: number | null;
+        epoch: number;
+      }
+    >(
+      pool,
+      `SELECT tokens.*, b.id AS b_id, b.name AS b_name, b.created_at AS b_created_at,
+         t.id AS t_id, t.host AS t_host, t.created_at AS t_created_at,
+         t.public_url AS t_public_url, t.quota_bytes AS t_quota_bytes,
+         (SELECT value FROM credentials_epoch) AS epoch
+       FROM tokens JOIN branches b ON b.id = tokens.branch_id JOIN tenants t ON t.id = b.tenant_id
+       WHERE tokens.id = $1 AND tokens.revoked_at IS NULL
+         AND t.id = coalesce(
+           (SELECT id FROM tenants WHERE lower(host) = lower($2)),
+           (SELECT id FROM tenants WHERE host = $3))`,
+      [parts.id, host, DEFAULT_TENANT],
+    );
+    const r = rows[0];
+    if (!r || !secretMatches(parts.secret, r.secret_hash)) return undefined;
+    return {
+      epoch: r.epoch,
+      credentials: {
+        token: tokenOf(r),
+        branch: { id: r.b_id, tenantId: r.t_id, name: r.b_name, createdAt: r.b_created_at },
+        tenant: {
+          id: r.t_id,
+          host: r.t_host,
+          createdAt: r.t_created_at,
+          publicUrl: r.t_public_url,
+          quotaBytes: r.t_quota_bytes,
+        },
+      },
+    };
+  };
+  // Resolved credentials by (host, token string), each with the epoch it was read at.
+  const credentialsCache = new Map<string, { credentials: Credentials; epoch: number }>();
 
   return {
     engine: 'postgres',
@@ -201,47 +265,26 @@ export async function openPostgresStore(
       },
     },
     credentials: {
-      // One round trip: the token with its branch and tenant, where that tenant is the one
-      // the host resolves to (its own, else the catch-all `*`).
       async resolve(host, tokenString) {
         const parts = parseTokenString(tokenString);
         if (!parts) return undefined;
-        const { rows } = await query<
-          TokenRow & {
-            b_id: number;
-            b_name: string;
-            b_created_at: string;
-            t_id: number;
-            t_host: string;
-            t_created_at: string;
-            t_public_url: string | null;
-            t_quota_bytes: number | null;
-          }
-        >(
-          pool,
-          `SELECT tokens.*, b.id AS b_id, b.name AS b_name, b.created_at AS b_created_at,
-             t.id AS t_id, t.host AS t_host, t.created_at AS t_created_at,
-             t.public_url AS t_public_url, t.quota_bytes AS t_quota_bytes
-           FROM tokens JOIN branches b ON b.id = tokens.branch_id JOIN tenants t ON t.id = b.tenant_id
-           WHERE tokens.id = $1 AND tokens.revoked_at IS NULL
-             AND t.id = coalesce(
-               (SELECT id FROM tenants WHERE lower(host) = lower($2)),
-               (SELECT id FROM tenants WHERE host = $3))`,
-          [parts.id, host, DEFAULT_TENANT],
-        );
-        const r = rows[0];
-        if (!r || !secretMatches(parts.secret, r.secret_hash)) return undefined;
-        return {
-          token: tokenOf(r),
-          branch: { id: r.b_id, tenantId: r.t_id, name: r.b_name, createdAt: r.b_created_at },
-          tenant: {
-            id: r.t_id,
-            host: r.t_host,
-            createdAt: r.t_created_at,
-            publicUrl: r.t_public_url,
-            quotaBytes: r.t_quota_bytes,
-          },
-        };
+        const key = `${host}\n${tokenString}`;
+        const cached = credentialsCache.get(key);
+        if (cached) {
+          // Exact on every request, whichever replica changed what: the epoch moves in the
+          // transaction of any change to tenants, branches or tokens (schema.ts).
+          const { rows } = await query<{ value: number }>(
+            pool,
+            'SELECT value FROM credentials_epoch',
+          );
+          if (rows[0]?.value === cached.epoch) return cached.credentials;
+          credentialsCache.delete(key);
+        }
+        const found = await lookupCredentials(host, parts);
+        if (!found) return undefined;
+        if (credentialsCache.size >= MAX_CACHED_CREDENTIALS) credentialsCache.clear();
+        credentialsCache.set(key, found);
+        return found.credentials;
       },
     },
     users: usersRepo(pool),
