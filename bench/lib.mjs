@@ -1,6 +1,7 @@
 // Shared bench helpers: spawn `roster serve`, a keep-alive load generator, figures.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -160,3 +161,35 @@ export async function benchDatabase() {
     },
   };
 }
+
+/** A /proc/<pid>/status figure (VmRSS, VmHWM) in MB. */
+export const vm = (pid, key) =>
+  Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) /
+  1024;
+
+/** Polls a process's VmRSS every 20 ms until stopped; stop() gives the peak seen. */
+export function watchRss(pid) {
+  let peak = vm(pid, 'VmRSS');
+  const timer = setInterval(() => {
+    peak = Math.max(peak, vm(pid, 'VmRSS'));
+  }, 20);
+  return () => {
+    clearInterval(timer);
+    return Math.max(peak, vm(pid, 'VmRSS'));
+  };
+}
+
+/** A sparse file of `bytes`: reads cost nothing, the receiver still handles every byte. */
+export const sparse = (path, bytes) => {
+  writeFileSync(path, '');
+  truncateSync(path, bytes);
+};
+
+/** A port free on 127.0.0.1 right now. */
+export const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });

@@ -11,39 +11,17 @@
 // Standalone: `node bench/media.bench.mjs` (after `npm run build`). BENCH_UPLOAD_MIB sizes the
 // big upload (default 1024, the server's default limit).
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { exec, fmt, heading, line, ROOT, serve, tempDir } from './lib.mjs';
+import { exec, fmt, heading, line, ROOT, serve, sparse, tempDir, vm, watchRss } from './lib.mjs';
 
 const MIB = 1024 * 1024;
 const UPLOAD_MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 1024);
 const PARALLEL = 8;
 const PARALLEL_MB = 200;
 const RUNS = 3;
-
-/** A /proc/<pid>/status figure (VmRSS, VmHWM) in MB. */
-const vm = (pid, key) =>
-  Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) /
-  1024;
-
-/** Polls a process's VmRSS every 20 ms until stopped; stop() gives the peak seen. */
-function watchRss(pid) {
-  let peak = vm(pid, 'VmRSS');
-  const timer = setInterval(() => {
-    peak = Math.max(peak, vm(pid, 'VmRSS'));
-  }, 20);
-  return () => {
-    clearInterval(timer);
-    return Math.max(peak, vm(pid, 'VmRSS'));
-  };
-}
-
-const sparse = (path, bytes) => {
-  writeFileSync(path, '');
-  truncateSync(path, bytes);
-};
 
 const curlForm = (file) => [
   '-sS',

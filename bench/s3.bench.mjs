@@ -10,8 +10,7 @@
 // (ROSTER_BENCH_DATABASE or ROSTER_TEST_DATABASE) and haproxy; each part says when it is skipped.
 // Standalone: `node bench/s3.bench.mjs` (after `npm run build`). BENCH_UPLOAD_MIB sizes the file.
 import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createReadStream, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -20,12 +19,16 @@ import {
   cpuMs,
   exec,
   fmt,
+  freePort,
   heading,
   line,
   load,
   serve,
+  sparse,
   stop,
   tempDir,
+  vm,
+  watchRss,
 } from './lib.mjs';
 
 const MIB = 1024 * 1024;
@@ -34,21 +37,6 @@ const PART = 5 * MIB;
 const QUEUE = 4;
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 8000);
 const CONNECTIONS = 16;
-
-const vm = (pid, key) =>
-  Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) /
-  1024;
-
-function watchRss(pid) {
-  let peak = vm(pid, 'VmRSS');
-  const timer = setInterval(() => {
-    peak = Math.max(peak, vm(pid, 'VmRSS'));
-  }, 20);
-  return () => {
-    clearInterval(timer);
-    return Math.max(peak, vm(pid, 'VmRSS'));
-  };
-}
 
 const rate = (bytes, s) => `${fmt(bytes / MIB / s, 0)} MiB/s (${fmt(s, 2)} s)`;
 
@@ -94,8 +82,7 @@ async function objectStore(dir) {
   await client.send(new s3.CreateBucketCommand({ Bucket: bucket }));
   const bytes = UPLOAD_MIB * MIB;
   const file = join(dir, 'big.bin');
-  writeFileSync(file, '');
-  truncateSync(file, bytes);
+  sparse(file, bytes);
   const server = await serve(join(dir, 'data'), join(dir, 'config'), [
     '--blobs',
     `s3://${bucket}/media`,
@@ -153,14 +140,6 @@ async function objectStore(dir) {
     client.destroy();
   }
 }
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 
 async function replicas(dir) {
   heading('replicas: GET by id through haproxy, one replica vs two (one PostgreSQL)');

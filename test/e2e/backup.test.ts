@@ -2,19 +2,15 @@
 import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { execaSync } from 'execa';
 import { afterEach, expect, test } from 'vitest';
-import { BIN, spawnServe } from '../helpers/cli-server.js';
+import { profileToken, roster, spawnServe } from '../helpers/cli-server.js';
 import { scratch } from '../helpers/scratch.js';
 import { requester, USERS_V2, V3 } from '../helpers/server.js';
 
 const { temp, cleanup } = scratch();
 afterEach(cleanup);
 
-const roster = (args: string[], env: Record<string, string>) =>
-  execaSync(process.execPath, [BIN, ...args], { env: { NO_COLOR: '1', ...env }, reject: false });
-const tokenOf = (config: string) =>
-  JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')).profiles.local.token as string;
+const tokenOf = (config: string) => profileToken(config)!;
 
 test('a backup taken while serve writes is whole, 0600, and serves again as a data dir', async () => {
   const data = temp('roster-backup-data-');

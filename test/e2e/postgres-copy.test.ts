@@ -3,10 +3,8 @@
  * a re-run catches up instead of duplicating. Runs in the PostgreSQL project only.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { execaSync } from 'execa';
 import { afterEach, expect, test } from 'vitest';
-import { BIN, spawnServe } from '../helpers/cli-server.js';
+import { profileToken, roster, spawnServe } from '../helpers/cli-server.js';
 import { freshDatabase } from '../helpers/database.js';
 import { scratch } from '../helpers/scratch.js';
 import { requester, USERS_V2, V3 } from '../helpers/server.js';
@@ -15,10 +13,7 @@ import { fixtures, uploadBody } from '../server/media/media-helpers.js';
 const { temp, defer, cleanup } = scratch();
 afterEach(cleanup);
 
-const roster = (args: string[], env: Record<string, string> = {}) =>
-  execaSync(process.execPath, [BIN, ...args], { env: { NO_COLOR: '1', ...env }, reject: false });
-const tokenOf = (config: string) =>
-  JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')).profiles.local.token as string;
+const tokenOf = (config: string) => profileToken(config)!;
 
 test('a data dir copied into PostgreSQL serves the same tokens, users and media', async () => {
   const db = await freshDatabase();

@@ -3,11 +3,10 @@
  * run: started at once on an empty database, sharing tokens, revocations, rate limits and the
  * outbox, and losing no acknowledged write to kill -9. Runs in the PostgreSQL project only.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { execaSync } from 'execa';
 import { afterEach, expect, test } from 'vitest';
-import { BIN, spawnServe } from '../helpers/cli-server.js';
+import { profileToken, roster, spawnServe } from '../helpers/cli-server.js';
 import { freshDatabase } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { scratch } from '../helpers/scratch.js';
@@ -37,15 +36,6 @@ async function replica(url: string, extra: string[] = []) {
   children.push(served);
   return { ...served, data, config };
 }
-
-const profileToken = (config: string): string | undefined =>
-  JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')).profiles?.local?.token;
-
-const roster = (args: string[], env: Record<string, string>) =>
-  execaSync(process.execPath, [BIN, ...args], {
-    env: { NO_COLOR: '1', ...env },
-    reject: false,
-  });
 
 const post = (req: ReturnType<typeof requester>, email: string) =>
   req('POST', '/api/users', {

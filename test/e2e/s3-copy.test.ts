@@ -4,10 +4,8 @@
  * file twice. S3 project only.
  */
 import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { execaSync } from 'execa';
 import { afterEach, expect, test } from 'vitest';
-import { BIN, spawnServe } from '../helpers/cli-server.js';
+import { profileToken, roster, spawnServe } from '../helpers/cli-server.js';
 import { freshDatabase, testBlobs } from '../helpers/database.js';
 import { scratch } from '../helpers/scratch.js';
 import { requester } from '../helpers/server.js';
@@ -16,10 +14,7 @@ import { fixtures, uploadBody } from '../server/media/media-helpers.js';
 const { temp, defer, cleanup } = scratch();
 afterEach(cleanup);
 
-const roster = (args: string[], env: Record<string, string> = {}) =>
-  execaSync(process.execPath, [BIN, ...args], { env: { NO_COLOR: '1', ...env }, reject: false });
-const tokenOf = (config: string) =>
-  JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')).profiles.local.token as string;
+const tokenOf = (config: string) => profileToken(config)!;
 
 test('copy --blobs moves the media files into the bucket; a replica anywhere serves them', async () => {
   const db = await freshDatabase();

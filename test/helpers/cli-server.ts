@@ -135,3 +135,11 @@ export async function startCliServer(config: Partial<ServerConfig> = {}): Promis
     },
   };
 }
+
+/** Runs the built CLI to completion, never rejecting: the result carries the exit code. */
+export const roster = (args: string[], env: Record<string, string> = {}) =>
+  execaSync(process.execPath, [BIN, ...args], { env: { NO_COLOR: '1', ...env }, reject: false });
+
+/** The admin token `serve` saved as profile "local" in `configDir` (undefined: none saved). */
+export const profileToken = (configDir: string): string | undefined =>
+  JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles?.local?.token;

@@ -3,10 +3,10 @@
  * haproxy that health-checks /readyz, as README "Running several replicas" configures it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { spawnServe } from '../../helpers/cli-server.js';
+import { profileToken, spawnServe } from '../../helpers/cli-server.js';
 import { engineAvailable } from '../../helpers/engine.js';
 import { eventually } from '../../helpers/eventually.js';
 
@@ -81,14 +81,7 @@ export async function replicas(
   };
   for (const r of list) await start(r);
   defer(() => Promise.all(list.map(stop)));
-  const token = list
-    .map(
-      (r) =>
-        JSON.parse(readFileSync(join(r.config, 'config.json'), 'utf8')).profiles?.local?.token as
-          | string
-          | undefined,
-    )
-    .find(Boolean)!;
+  const token = list.map((r) => profileToken(r.config)).find(Boolean)!;
   return { list, start, stop, kill, token };
 }
 
