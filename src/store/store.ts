@@ -24,6 +24,7 @@ import type {
   Token,
   UserColumns,
   UserRow,
+  UserView,
 } from './types.js';
 
 export interface TenantsRepo {
@@ -70,8 +71,8 @@ export interface CredentialsRepo {
 }
 
 export interface UsersRepo {
-  /** A live user of the branch by id, else by externalId. */
-  find(branchId: number, key: string): Promise<UserRow | undefined>;
+  /** A live user of the branch by id, else by externalId: the columns an answer shows. */
+  find(branchId: number, key: string): Promise<UserView | undefined>;
   /**
    * Inserts a user and, in the same transaction, the invitation announcing them: a crash
    * leaves both or neither, so a committed user is always invited.

@@ -100,11 +100,39 @@ export interface ListFilter {
   offset: number;
 }
 
-export function toRecord(r: UserRow): UserRecord {
-  const profile: UserRecord['profile'] = {};
-  for (const [field, column] of Object.entries(PROFILE_COLUMNS)) {
-    profile[field as ProfileField] = r[column] as string | null;
-  }
+/**
+ * The columns a representation reads (`toRecord`): a read that only answers selects these, not
+ * the norms, hashes and keys a write needs. Each column read is a string or number built per
+ * row, so the narrower read is measurably cheaper on the hottest path (GET by id).
+ */
+export const VIEW_COLUMNS = [
+  'id',
+  'status',
+  'role',
+  'created_at',
+  'updated_at',
+  'activated_at',
+  'external_id',
+  'email',
+  'user_name',
+  'locale',
+  'gender',
+  'first_name',
+  'last_name',
+  'public_email',
+  'phone',
+  'position',
+  'department',
+  'location',
+  'avatar',
+  'custom',
+] as const satisfies readonly (keyof UserRow)[];
+
+/** A user as a read for an answer gives it (see VIEW_COLUMNS); a full `UserRow` is one too. */
+export type UserView = Pick<UserRow, (typeof VIEW_COLUMNS)[number]>;
+
+export function toRecord(r: UserView): UserRecord {
+  // Field by field rather than a loop over PROFILE_COLUMNS: this runs for every user answered.
   return {
     id: r.id,
     status: r.status,
@@ -117,7 +145,15 @@ export function toRecord(r: UserRow): UserRecord {
     userName: r.user_name,
     locale: r.locale,
     gender: r.gender,
-    profile,
+    profile: {
+      firstName: r.first_name,
+      lastName: r.last_name,
+      publicEmailAddress: r.public_email,
+      phoneNumber: r.phone,
+      position: r.position,
+      department: r.department,
+      location: r.location,
+    } satisfies Record<ProfileField, string | null>,
     avatar: r.avatar === null ? null : (JSON.parse(r.avatar) as Avatar),
     custom: JSON.parse(r.custom) as Record<string, string>,
   };

@@ -11,7 +11,13 @@ import { UniqueViolationError } from '../../src/store/errors.js';
 import { newObjectId } from '../../src/store/ids.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
-import type { NewMediumRow, NewUserRow, Tenant } from '../../src/store/types.js';
+import {
+  type NewMediumRow,
+  type NewUserRow,
+  type Tenant,
+  toRecord,
+  VIEW_COLUMNS,
+} from '../../src/store/types.js';
 import { BACKEND, openTestStore } from '../helpers/database.js';
 
 let store: Store;
@@ -148,12 +154,24 @@ describe(`the store contract on ${BACKEND}`, () => {
     }
   });
 
+  test('users: a find gives the columns an answer shows, never a secret hash', async () => {
+    const b = await branch('users-view');
+    const a = await store.users.insert(
+      user({ branch_id: b.id, external_id: 'V-1', secret_hash: 'h', recovery_hash: 'r' }),
+    );
+    for (const key of [a.id, 'V-1']) {
+      const found = await store.users.find(b.id, key);
+      expect(Object.keys(found!).sort()).toEqual([...VIEW_COLUMNS].sort());
+      expect(toRecord(found!)).toEqual(toRecord(a));
+    }
+  });
+
   test('users: found by id or externalId, unique keys name their field', async () => {
     const b = await branch('users-keys');
     const a = await store.users.insert(
       user({ branch_id: b.id, external_id: 'E-1', email: 'A@x.io', email_norm: 'a@x.io' }),
     );
-    expect((await store.users.find(b.id, a.id))?.rowid).toBe(a.rowid);
+    expect((await store.users.find(b.id, a.id))?.id).toBe(a.id);
     expect((await store.users.find(b.id, 'E-1'))?.id).toBe(a.id);
     expect(await store.users.find(branchId, 'E-1')).toBeUndefined();
     await expect(

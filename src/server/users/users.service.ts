@@ -12,6 +12,7 @@ import {
   toRecord,
   type UserColumns,
   type UserRow,
+  type UserView,
 } from '../../store/types.js';
 import { AppError } from '../errors.js';
 import type { RequestScope } from '../http/state.js';
@@ -115,7 +116,7 @@ function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {
 export function usersService(store: Store, invited: () => void) {
   const notFound = (scope: RequestScope, key: string) =>
     new AppError('notFound', `user '${key}' does not exist in branch '${scope.branch.name}'`);
-  const find = async (scope: RequestScope, key: string): Promise<UserRow> => {
+  const find = async (scope: RequestScope, key: string): Promise<UserView> => {
     const row = await store.users.find(scope.branch.id, key);
     if (!row) throw notFound(scope, key);
     return row;

@@ -1,9 +1,16 @@
 /** Every SQL statement on users, for PostgreSQL; the same answers as ../sqlite/users.repo.ts. */
+import type pg from 'pg';
 import type { SortKey } from '../../contract/user.js';
 import { OBJECT_ID } from '../ids.js';
 import { searchWords } from '../search.js';
 import type { UsersRepo } from '../store.js';
-import type { NewUserRow, OutboxMessage, UserRow } from '../types.js';
+import {
+  type NewUserRow,
+  type OutboxMessage,
+  type UserRow,
+  type UserView,
+  VIEW_COLUMNS,
+} from '../types.js';
 import { type Pool, type Queryable, query, transaction } from './db.js';
 import { enqueue } from './outbox.repo.js';
 
@@ -25,25 +32,38 @@ const USER_COLUMNS = `rowid, id, tenant_id, branch_id, status, role, external_id
 
 const quote = (column: string) => `"${column.replace(/"/g, '')}"`;
 
-/** A live user of the branch by id, else by externalId (`FOR UPDATE` inside a transaction). */
-async function findUser(db: Queryable, branchId: number, key: string, lock = false) {
-  const forUpdate = lock ? ' FOR UPDATE' : '';
+/** A live user of the branch by id, else by externalId: `columns` of it, then `suffix`. */
+async function live<T>(
+  db: Queryable,
+  columns: string,
+  suffix: string,
+  branchId: number,
+  key: string,
+) {
   // Only an objectId-shaped key can be an id; an externalId may look like one too.
   if (OBJECT_ID.test(key)) {
-    const { rows } = await query<UserRow>(
+    const { rows } = await query<T & pg.QueryResultRow>(
       db,
-      `SELECT ${USER_COLUMNS} FROM users WHERE branch_id = $1 AND id = $2 AND status <> 'deleted'${forUpdate}`,
+      `SELECT ${columns} FROM users WHERE branch_id = $1 AND id = $2 AND status <> 'deleted'${suffix}`,
       [branchId, key],
     );
     if (rows[0]) return rows[0];
   }
-  const { rows } = await query<UserRow>(
+  const { rows } = await query<T & pg.QueryResultRow>(
     db,
-    `SELECT ${USER_COLUMNS} FROM users WHERE branch_id = $1 AND external_id = $2 AND status <> 'deleted'${forUpdate}`,
+    `SELECT ${columns} FROM users WHERE branch_id = $1 AND external_id = $2 AND status <> 'deleted'${suffix}`,
     [branchId, key],
   );
   return rows[0];
 }
+
+/** The columns an answer shows (see VIEW_COLUMNS). */
+const findUser = (db: Queryable, branchId: number, key: string) =>
+  live<UserView>(db, VIEW_COLUMNS.join(', '), '', branchId, key);
+
+/** Every column, locked for the rest of the transaction: for a write's decision. */
+const lockUser = (db: Queryable, branchId: number, key: string) =>
+  live<UserRow>(db, USER_COLUMNS, ' FOR UPDATE', branchId, key);
 
 export function usersRepo(pool: Pool): UsersRepo {
   return {
@@ -64,7 +84,7 @@ export function usersRepo(pool: Pool): UsersRepo {
 
     update: (branchId, key, decide) =>
       transaction(pool, async (client) => {
-        const row = await findUser(client, branchId, key, true);
+        const row = await lockUser(client, branchId, key);
         if (!row) return undefined;
         const changes = decide(row);
         const cols = Object.keys(changes).sort();

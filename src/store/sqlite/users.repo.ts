@@ -2,7 +2,15 @@
 import type { SortKey } from '../../contract/user.js';
 import { OBJECT_ID } from '../ids.js';
 import { searchWords } from '../search.js';
-import type { ListFilter, NewUserRow, OutboxMessage, UserColumns, UserRow } from '../types.js';
+import {
+  type ListFilter,
+  type NewUserRow,
+  type OutboxMessage,
+  type UserColumns,
+  type UserRow,
+  type UserView,
+  VIEW_COLUMNS,
+} from '../types.js';
 import type { Db } from './db.js';
 import { rethrowUnique } from './errors.js';
 import type { outboxRepo } from './outbox.repo.js';
@@ -27,12 +35,16 @@ export function ftsExpression(query: string): string | null {
 }
 
 export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
-  const byId = db.prepare<[number, string], UserRow>(
-    "SELECT * FROM users WHERE branch_id = ? AND id = ? AND status <> 'deleted'",
-  );
-  const byExternalId = db.prepare<[number, string], UserRow>(
-    "SELECT * FROM users WHERE branch_id = ? AND external_id = ? AND status <> 'deleted'",
-  );
+  // A live user by id or by externalId: every column (for a write's decision), or only those an
+  // answer shows.
+  const live = (key: 'id' | 'external_id', columns: string) =>
+    db.prepare<[number, string], UserRow>(
+      `SELECT ${columns} FROM users WHERE branch_id = ? AND ${key} = ? AND status <> 'deleted'`,
+    );
+  const rowById = live('id', '*');
+  const rowByExternalId = live('external_id', '*');
+  const viewById = live('id', VIEW_COLUMNS.join(', '));
+  const viewByExternalId = live('external_id', VIEW_COLUMNS.join(', '));
   const byRowid = db.prepare<[number], UserRow>('SELECT * FROM users WHERE rowid = ?');
   const statements = new Map<string, ReturnType<Db['prepare']>>();
   const cached = (sql: string) => {
@@ -45,8 +57,12 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
   };
 
   // Only an objectId-shaped key can be an id; an externalId may look like one too.
-  const find = (branchId: number, key: string): UserRow | undefined =>
-    (OBJECT_ID.test(key) ? byId.get(branchId, key) : undefined) ?? byExternalId.get(branchId, key);
+  const findRow = (branchId: number, key: string): UserRow | undefined =>
+    (OBJECT_ID.test(key) ? rowById.get(branchId, key) : undefined) ??
+    rowByExternalId.get(branchId, key);
+  const find = (branchId: number, key: string): UserView | undefined =>
+    (OBJECT_ID.test(key) ? viewById.get(branchId, key) : undefined) ??
+    viewByExternalId.get(branchId, key);
 
   return {
     find,
@@ -76,7 +92,7 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
       try {
         return db
           .transaction(() => {
-            const row = find(branchId, key);
+            const row = findRow(branchId, key);
             if (!row) return undefined;
             const changes = decide(row);
             const cols = Object.keys(changes).sort();
