@@ -10,6 +10,7 @@ import {
   type UserRow,
   type UserView,
   VIEW_COLUMNS,
+  viewOf,
 } from '../types.js';
 import type { Db } from './db.js';
 import { rethrowUnique } from './errors.js';
@@ -36,15 +37,15 @@ export function ftsExpression(query: string): string | null {
 
 export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
   // A live user by id or by externalId: every column (for a write's decision), or only those an
-  // answer shows.
+  // answer shows, as raw values (see viewOf).
   const live = (key: 'id' | 'external_id', columns: string) =>
-    db.prepare<[number, string], UserRow>(
+    db.prepare<[number, string]>(
       `SELECT ${columns} FROM users WHERE branch_id = ? AND ${key} = ? AND status <> 'deleted'`,
     );
   const rowById = live('id', '*');
   const rowByExternalId = live('external_id', '*');
-  const viewById = live('id', VIEW_COLUMNS.join(', '));
-  const viewByExternalId = live('external_id', VIEW_COLUMNS.join(', '));
+  const viewById = live('id', VIEW_COLUMNS.join(', ')).raw();
+  const viewByExternalId = live('external_id', VIEW_COLUMNS.join(', ')).raw();
   const byRowid = db.prepare<[number], UserRow>('SELECT * FROM users WHERE rowid = ?');
   const statements = new Map<string, ReturnType<Db['prepare']>>();
   const cached = (sql: string) => {
@@ -57,12 +58,14 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
   };
 
   // Only an objectId-shaped key can be an id; an externalId may look like one too.
-  const findRow = (branchId: number, key: string): UserRow | undefined =>
-    (OBJECT_ID.test(key) ? rowById.get(branchId, key) : undefined) ??
-    rowByExternalId.get(branchId, key);
-  const find = (branchId: number, key: string): UserView | undefined =>
-    (OBJECT_ID.test(key) ? viewById.get(branchId, key) : undefined) ??
-    viewByExternalId.get(branchId, key);
+  const findRow = (branchId: number, key: string) =>
+    ((OBJECT_ID.test(key) ? rowById.get(branchId, key) : undefined) ??
+      rowByExternalId.get(branchId, key)) as UserRow | undefined;
+  const find = (branchId: number, key: string): UserView | undefined => {
+    const values = ((OBJECT_ID.test(key) ? viewById.get(branchId, key) : undefined) ??
+      viewByExternalId.get(branchId, key)) as unknown[] | undefined;
+    return values && viewOf(values);
+  };
 
   return {
     find,
