@@ -17,13 +17,14 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-test('every open sets WAL, synchronous=FULL and a busy timeout, also on reopen', () => {
+test('every open sets WAL, synchronous=FULL, a busy timeout and a 64 MiB page cache, also on reopen', () => {
   const dir = tempDir();
   for (let i = 0; i < 2; i++) {
     const db = openDatabase(dir);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('synchronous', { simple: true })).toBe(2);
     expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(db.pragma('cache_size', { simple: true })).toBe(-65536);
     expect(db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     db.close();
   }
