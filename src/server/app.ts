@@ -25,6 +25,7 @@ import { errorMiddleware } from './http/error.middleware.js';
 import { createMetrics } from './http/metrics.js';
 import { rateLimitMiddleware } from './http/rate-limit.js';
 import { requestIdOf } from './http/request-id.js';
+import { routeByPrefix } from './http/routing.js';
 import type { AppState } from './http/state.js';
 import { type OutboxDelivery, outboxDelivery } from './mail/delivery.js';
 import { emlTransport, type MailTransport, smtpTransport } from './mail/transports.js';
@@ -137,20 +138,17 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     signer: config.cdnTokenOnly ? undefined : signer,
   });
 
-  // The router answers OPTIONS on routes without their own handler with 200 and an empty
-  // text/plain body; like the explicit OPTIONS routes (the spec's) it says 204 with no body
-  // type, so an OpenAPI client expects no body.
-  app.use(async (ctx, next) => {
-    await next();
-    if (ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.body === '') {
-      ctx.body = null;
-      ctx.status = 204;
-    }
-  });
-  for (const router of [publicRouter, cdn, api]) {
-    app.use(router.routes());
-    app.use(router.allowedMethods());
-  }
+  // API paths meet the API router first: its routes are the hot ones, and a path it has no route
+  // for (`/api/openapi.json`) goes on to the public router.
+  app.use(
+    routeByPrefix({
+      prefixes: [
+        ['/api/', [api, publicRouter]],
+        ['/cdn/', [cdn]],
+      ],
+      rest: [publicRouter],
+    }),
+  );
 
   let server: Server | undefined;
   return {
