@@ -1,6 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, expect, test } from 'vitest';
 import { openDatabase } from '../../src/store/sqlite/db.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
@@ -75,4 +76,62 @@ test('a fresh data dir is made 0700 with a 0600 database, and nothing to warn ab
     expect(statSync(join(dir, f)).mode & 0o777, f).toBe(0o600);
   }
   store.close();
+});
+
+test('migration 6 moves every user into the scoped search index, and searches keep their answers', async () => {
+  const dir = tempDir();
+  // A database as the roster before migration 6 left it, with users of two branches.
+  const old = new Database(join(dir, 'roster.db'));
+  for (const [v, sql] of MIGRATIONS.slice(0, 5).entries()) {
+    old.exec(sql);
+    old.pragma(`user_version = ${v + 1}`);
+  }
+  old.exec(`INSERT INTO tenants (host, created_at) VALUES ('*', 'now')`);
+  old.exec(
+    `INSERT INTO branches (tenant_id, name, created_at) VALUES (1, 'main', 'now'), (1, 'b', 'now')`,
+  );
+  const insert = old.prepare(
+    `INSERT INTO users (id, tenant_id, branch_id, status, first_name, last_name, custom, created_at, updated_at)
+     VALUES (?, 1, ?, ?, ?, ?, '{}', 'now', 'now')`,
+  );
+  const people = [
+    [1, 'activated', 'Anna', 'Müller'],
+    [1, 'activated', 'Ben', 'Meyer'],
+    [1, 'pending', 'Mia', 'Schmidt'],
+    [1, 'deleted', 'Max', 'Mustermann'],
+    [2, 'activated', 'Marta', 'Moser'],
+  ] as const;
+  for (const [i, [branch, status, first, last]] of people.entries()) {
+    insert.run(String(i).padStart(24, '0'), branch, status, first, last);
+  }
+  old.close();
+
+  const store = openStore(dir);
+  try {
+    const list = async (query: string, statuses: ('activated' | 'pending')[], branchId = 1) => {
+      const page = await store.users.list({
+        branchId,
+        statuses,
+        query,
+        sort: [{ key: 'lastName', dir: 'ASC' }],
+        limit: 10,
+        offset: 0,
+      });
+      return [page.total, page.rows.map((r) => r.first_name)];
+    };
+    expect(await list('m', ['activated'])).toEqual([2, ['Ben', 'Anna']]);
+    expect(await list('m', ['activated', 'pending'])).toEqual([3, ['Ben', 'Anna', 'Mia']]);
+    expect(await list('m', ['activated'], 2)).toEqual([1, ['Marta']]);
+    expect(await list('muller', ['activated'])).toEqual([1, ['Anna']]);
+    // The scope token is not a word of the user: searching for it finds nobody.
+    expect(await list('b1activated', ['activated'])).toEqual([0, []]);
+    // A change of status or of a name moves the user's entry with it.
+    const ben = '000000000000000000000001';
+    await store.users.update(1, ben, () => ({ status: 'pending', last_name: 'Becker' }));
+    expect(await list('m', ['activated'])).toEqual([1, ['Anna']]);
+    expect(await list('becker', ['pending'])).toEqual([1, ['Ben']]);
+    expect(await list('meyer', ['activated', 'pending'])).toEqual([0, []]);
+  } finally {
+    await store.close();
+  }
 });

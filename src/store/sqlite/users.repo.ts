@@ -35,6 +35,9 @@ export function ftsExpression(query: string): string | null {
   return words.map((w) => `"${w}"*`).join(' ');
 }
 
+/** A user's branch and status as one token of its full-text entry (see migration 6). */
+const scopeToken = (branchId: number, status: string) => `b${branchId}${status}`;
+
 export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
   // A live user by id or by externalId: every column (for a write's decision), or only those an
   // answer shows, as raw values (see viewOf).
@@ -48,14 +51,18 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
   const viewByExternalId = live('external_id', VIEW_COLUMNS.join(', ')).raw();
   const byRowid = db.prepare<[number], UserRow>('SELECT * FROM users WHERE rowid = ?');
   const statements = new Map<string, ReturnType<Db['prepare']>>();
-  const cached = (sql: string) => {
-    let stmt = statements.get(sql);
+  const cached = (sql: string, raw = false) => {
+    const key = raw ? `raw:${sql}` : sql;
+    let stmt = statements.get(key);
     if (!stmt) {
       stmt = db.prepare(sql);
-      statements.set(sql, stmt);
+      if (raw) stmt.raw();
+      statements.set(key, stmt);
     }
     return stmt;
   };
+  /** The same, giving rows as arrays of values (see viewOf). */
+  const cachedRaw = (sql: string) => cached(sql, true);
 
   // Only an objectId-shaped key can be an id; an externalId may look like one too.
   const findRow = (branchId: number, key: string) =>
@@ -109,9 +116,14 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
         rethrowUnique(err);
       }
     },
-    list(f: ListFilter): { total: number; rows: UserRow[] } {
-      const match = f.query === undefined ? undefined : ftsExpression(f.query);
-      if (match === null) return { total: 0, rows: [] };
+    list(f: ListFilter): { total: number; rows: UserView[] } {
+      const words = f.query === undefined ? undefined : ftsExpression(f.query);
+      if (words === null) return { total: 0, rows: [] };
+      // The words in the user's fields, and the branch and status in the entry's scope token
+      // (migration 6): FTS5 alone answers which users of the branch match.
+      const match =
+        words &&
+        `(- {scope} : (${words})) AND scope : (${f.statuses.map((s) => `"${scopeToken(f.branchId, s)}"`).join(' OR ')})`;
       const where = [
         'branch_id = @branchId',
         `status IN (${f.statuses.map((_, i) => `@s${i}`).join(', ')})`,
@@ -128,18 +140,20 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
         params[`s${i}`] = s;
       });
       if (!match) delete params.match;
-      const { total } = cached(`SELECT count(*) AS total FROM users WHERE ${where}`).get(
-        params,
-      ) as {
-        total: number;
-      };
+      const { total } = (
+        match
+          ? cached('SELECT count(*) AS total FROM users_fts WHERE users_fts MATCH @match').get({
+              match,
+            })
+          : cached(`SELECT count(*) AS total FROM users WHERE ${where}`).get(params)
+      ) as { total: number };
       // Deferred join: pick the page's rowids (index-only where an index fits), then read rows.
       const page = `SELECT rowid FROM users WHERE ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`;
-      const rows = cached(`SELECT * FROM users WHERE rowid IN (${page}) ORDER BY ${order}`).all({
-        ...params,
-        limit: f.limit,
-        offset: f.offset,
-      }) as UserRow[];
+      const rows = (
+        cachedRaw(
+          `SELECT ${VIEW_COLUMNS.join(', ')} FROM users WHERE rowid IN (${page}) ORDER BY ${order}`,
+        ).all({ ...params, limit: f.limit, offset: f.offset }) as unknown[][]
+      ).map(viewOf);
       return { total, rows };
     },
   };
