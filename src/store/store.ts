@@ -88,7 +88,7 @@ export interface UsersRepo {
     key: string,
     decide: (row: UserRow) => Partial<UserColumns>,
   ): Promise<UserRow | undefined>;
-  list(filter: ListFilter): Promise<{ total: number; rows: UserRow[] }>;
+  list(filter: ListFilter): Promise<{ total: number; rows: UserView[] }>;
 }
 
 export interface MediaRepo {

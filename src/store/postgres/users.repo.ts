@@ -122,22 +122,27 @@ export function usersRepo(pool: Pool): UsersRepo {
         'rowid',
       ].join(', ');
       const filter = where.join(' AND ');
-      const { rows: counted } = await query<{ total: number }>(
-        pool,
-        `SELECT count(*) AS total FROM users WHERE ${filter}`,
-        values,
-      );
       const n = values.length;
-      // Deferred join: the page's rowids from an index where one fits, then only their rows.
-      const { rows } = await query<UserRow>(
-        pool,
-        `SELECT ${USER_COLUMNS} FROM users JOIN (
-           SELECT rowid AS page_rowid FROM users WHERE ${filter}
-           ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}
-         ) AS page ON page.page_rowid = users.rowid
-         ORDER BY ${order}`,
-        [...values, f.limit, f.offset],
-      );
+      // The count and the page each read every match; on two pool connections at once they take
+      // as long as the slower, not both (query=M at 100,000 users: 17 + 18 ms one after the other).
+      // Separate statements either way, so no snapshot is shared that this would give up.
+      const [{ rows: counted }, { rows }] = await Promise.all([
+        query<{ total: number }>(
+          pool,
+          `SELECT count(*) AS total FROM users WHERE ${filter}`,
+          values,
+        ),
+        // Deferred join: the page's rowids from an index where one fits, then only their rows.
+        query<UserView>(
+          pool,
+          `SELECT ${VIEW_COLUMNS.join(', ')} FROM users JOIN (
+             SELECT rowid AS page_rowid FROM users WHERE ${filter}
+             ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}
+           ) AS page ON page.page_rowid = users.rowid
+           ORDER BY ${order}`,
+          [...values, f.limit, f.offset],
+        ),
+      ]);
       return { total: counted[0]!.total, rows };
     },
   };
