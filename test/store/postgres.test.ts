@@ -122,6 +122,31 @@ describe('start-up refuses a database it cannot use, with one line and no passwo
   });
 });
 
+test('resolves at once of a kept token share their credentials-epoch reads', async () => {
+  const { url, drop } = await freshDatabase();
+  drops.push(drop);
+  const store = (await open(url)) as Store & { pool: pg.Pool };
+  try {
+    await store.bootstrap();
+    const tenant = (await store.tenants.byHost('*'))!;
+    const main = (await store.branches.byName(tenant.id, 'main'))!;
+    const { secret } = await store.tokens.create(main.id, 'shared', ['users:read']);
+    await store.credentials.resolve('localhost', secret); // kept from here on
+    let statements = 0;
+    store.pool.on('acquire', () => {
+      statements++;
+    });
+    const all = await Promise.all(
+      Array.from({ length: 20 }, () => store.credentials.resolve('localhost', secret)),
+    );
+    expect(all.every((c) => c !== undefined)).toBe(true);
+    // One read sent at once, and one more for everyone who asked while it was out.
+    expect(statements).toBe(2);
+  } finally {
+    await store.close();
+  }
+});
+
 test('replicas starting at once on an empty database come up on one schema and one admin', async () => {
   const db = await freshDatabase();
   drops.push(db.drop);

@@ -154,6 +154,27 @@ describe(`the store contract on ${BACKEND}`, () => {
     }
   });
 
+  test('credentials: resolves at once, after a revocation elsewhere, all fail', async () => {
+    const other = await openStore({ dataDir, target: databaseTarget(database, dataDir) });
+    try {
+      const main = (await store.branches.byName(tenant.id, 'main'))!;
+      const { token, secret } = await store.tokens.create(main.id, 'burst', ['users:read']);
+      const burst = () =>
+        Promise.all(
+          Array.from({ length: 20 }, () => store.credentials.resolve('localhost', secret)),
+        );
+      expect((await burst()).every((c) => c?.token.id === token.id)).toBe(true);
+      // A burst on its way while the revocation commits may see either; one after it, none.
+      const during = burst();
+      expect(await other.tokens.revoke(token.id)).toBe(true);
+      const after = await burst();
+      await during;
+      expect(after).toEqual(Array.from({ length: 20 }, () => undefined));
+    } finally {
+      await other.close();
+    }
+  });
+
   test('users: a find gives the columns an answer shows, never a secret hash', async () => {
     const b = await branch('users-view');
     const a = await store.users.insert(

@@ -37,6 +37,7 @@ import {
   query,
   transaction,
 } from './db.js';
+import { freshRead } from './fresh-read.js';
 import { mediaRepo } from './media.repo.js';
 import { outboxRepo } from './outbox.repo.js';
 import { usersRepo } from './users.repo.js';
@@ -178,6 +179,10 @@ export async function openPostgresStore(
   };
   // Resolved credentials by (host, token string), each with the epoch it was read at.
   const credentialsCache = new Map<string, { credentials: Credentials; epoch: number }>();
+  const currentEpoch = freshRead(
+    async () =>
+      (await query<{ value: number }>(pool, 'SELECT value FROM credentials_epoch')).rows[0]?.value,
+  );
 
   return {
     engine: 'postgres',
@@ -272,12 +277,9 @@ export async function openPostgresStore(
         const cached = credentialsCache.get(key);
         if (cached) {
           // Exact on every request, whichever replica changed what: the epoch moves in the
-          // transaction of any change to tenants, branches or tokens (schema.ts).
-          const { rows } = await query<{ value: number }>(
-            pool,
-            'SELECT value FROM credentials_epoch',
-          );
-          if (rows[0]?.value === cached.epoch) return cached.credentials;
+          // transaction of any change to tenants, branches or tokens (schema.ts), and the read
+          // went out after this request came in (fresh-read.ts).
+          if ((await currentEpoch()) === cached.epoch) return cached.credentials;
           credentialsCache.delete(key);
         }
         const found = await lookupCredentials(host, parts);
