@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { freshRead } from '../../src/store/postgres/fresh-read.js';
+import { freshBatch, freshRead } from '../../src/store/postgres/fresh-read.js';
 
 /** A read whose answers the test gives by hand, in the order the reads were sent. */
 function controlledRead() {
@@ -53,8 +53,27 @@ describe('freshRead', () => {
     sent[1]!.resolve(7);
     expect(await b).toBe(7);
     const c = get();
+    await settle();
     expect(sent).toHaveLength(3);
     sent[2]!.resolve(8);
     expect(await c).toBe(8);
+  });
+});
+
+describe('freshBatch', () => {
+  test('keys asked while a read is out go together in the next read, each caller getting its own value', async () => {
+    const reads: { keys: string[]; resolve: (v: string[]) => void }[] = [];
+    const get = freshBatch<string, string>(
+      (keys) => new Promise((resolve) => reads.push({ keys, resolve })),
+    );
+    const a = get('a');
+    const rest = [get('b'), get('c'), get('b')];
+    expect(reads.map((r) => r.keys)).toEqual([['a']]);
+    reads[0]!.resolve(['A']);
+    expect(await a).toBe('A');
+    await settle();
+    expect(reads.map((r) => r.keys)).toEqual([['a'], ['b', 'c', 'b']]);
+    reads[1]!.resolve(['B', 'C', 'B2']);
+    expect(await Promise.all(rest)).toEqual(['B', 'C', 'B2']);
   });
 });

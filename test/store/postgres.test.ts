@@ -147,6 +147,74 @@ test('resolves at once of a kept token share their credentials-epoch reads', asy
   }
 });
 
+test('finds at once go in shared statements, each answered by its own key', async () => {
+  const { url, drop } = await freshDatabase();
+  drops.push(drop);
+  const store = (await open(url)) as Store & { pool: pg.Pool };
+  try {
+    await store.bootstrap();
+    const tenant = (await store.tenants.byHost('*'))!;
+    const main = (await store.branches.byName(tenant.id, 'main'))!;
+    const other = await store.branches.add(tenant.id, 'other');
+    const now = new Date().toISOString();
+    const insert = (branchId: number, id: string, externalId: string, status = 'activated') =>
+      store.users.insert({
+        id,
+        tenant_id: tenant.id,
+        branch_id: branchId,
+        status: status as 'activated',
+        role: null,
+        external_id: externalId,
+        email: null,
+        email_norm: null,
+        user_name: null,
+        user_name_norm: null,
+        secret_hash: null,
+        recovery_hash: null,
+        recovery_expires: null,
+        locale: null,
+        gender: null,
+        first_name: externalId,
+        last_name: null,
+        public_email: null,
+        phone: null,
+        position: null,
+        department: null,
+        location: null,
+        avatar: null,
+        custom: '{}',
+        created_at: now,
+        updated_at: now,
+        activated_at: null,
+      });
+    const ids = Array.from({ length: 10 }, (_, i) => `6b05${String(i).padStart(20, '0')}`);
+    for (const [i, id] of ids.entries()) await insert(main.id, id, `e-${i}`);
+    // An externalId shaped like another user's id: the id wins, as on SQLite.
+    await insert(main.id, '6b05ffffffffffffffffffff', ids[3]!);
+    await insert(main.id, '6b05eeeeeeeeeeeeeeeeeeee', 'gone', 'deleted');
+    await insert(other.id, '6b05dddddddddddddddddddd', 'elsewhere');
+
+    let statements = 0;
+    store.pool.on('acquire', () => {
+      statements++;
+    });
+    const keys = [...ids.map((_, i) => `e-${i}`), ids[3]!, 'gone', 'elsewhere', 'nobody', ids[7]!];
+    const found = await Promise.all(keys.map((k) => store.users.find(main.id, k)));
+    expect(found.map((u) => u?.first_name)).toEqual([
+      ...ids.map((_, i) => `e-${i}`),
+      'e-3',
+      undefined,
+      undefined,
+      undefined,
+      'e-7',
+    ]);
+    // One statement sent at once, and one more for every key asked while it was out.
+    expect(statements).toBe(2);
+  } finally {
+    await store.close();
+  }
+});
+
 test('replicas starting at once on an empty database come up on one schema and one admin', async () => {
   const db = await freshDatabase();
   drops.push(db.drop);
