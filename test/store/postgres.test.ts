@@ -15,6 +15,7 @@ import { MIGRATIONS } from '../../src/store/postgres/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { freshDatabase, sql, TEST_DATABASE } from '../helpers/database.js';
 import { startServer, USERS_V2, V3 } from '../helpers/server.js';
+import { userRow } from '../helpers/user-row.js';
 import { fixtures, uploadBody } from '../server/media/media-helpers.js';
 
 const dirs: string[] = [];
@@ -122,14 +123,20 @@ describe('start-up refuses a database it cannot use, with one line and no passwo
   });
 });
 
-test('resolves at once of a kept token share their credentials-epoch reads', async () => {
+/** A store on a database of its own, bootstrapped: its pool, default tenant and main branch. */
+async function freshStore() {
   const { url, drop } = await freshDatabase();
   drops.push(drop);
   const store = (await open(url)) as Store & { pool: pg.Pool };
+  await store.bootstrap();
+  const tenant = (await store.tenants.byHost('*'))!;
+  const main = (await store.branches.byName(tenant.id, 'main'))!;
+  return { store, tenant, main };
+}
+
+test('resolves at once of a kept token share their credentials-epoch reads', async () => {
+  const { store, main } = await freshStore();
   try {
-    await store.bootstrap();
-    const tenant = (await store.tenants.byHost('*'))!;
-    const main = (await store.branches.byName(tenant.id, 'main'))!;
     const { secret } = await store.tokens.create(main.id, 'shared', ['users:read']);
     await store.credentials.resolve('localhost', secret); // kept from here on
     let statements = 0;
@@ -148,45 +155,20 @@ test('resolves at once of a kept token share their credentials-epoch reads', asy
 });
 
 test('finds at once go in shared statements, each answered by its own key', async () => {
-  const { url, drop } = await freshDatabase();
-  drops.push(drop);
-  const store = (await open(url)) as Store & { pool: pg.Pool };
+  const { store, tenant, main } = await freshStore();
   try {
-    await store.bootstrap();
-    const tenant = (await store.tenants.byHost('*'))!;
-    const main = (await store.branches.byName(tenant.id, 'main'))!;
     const other = await store.branches.add(tenant.id, 'other');
-    const now = new Date().toISOString();
     const insert = (branchId: number, id: string, externalId: string, status = 'activated') =>
-      store.users.insert({
-        id,
-        tenant_id: tenant.id,
-        branch_id: branchId,
-        status: status as 'activated',
-        role: null,
-        external_id: externalId,
-        email: null,
-        email_norm: null,
-        user_name: null,
-        user_name_norm: null,
-        secret_hash: null,
-        recovery_hash: null,
-        recovery_expires: null,
-        locale: null,
-        gender: null,
-        first_name: externalId,
-        last_name: null,
-        public_email: null,
-        phone: null,
-        position: null,
-        department: null,
-        location: null,
-        avatar: null,
-        custom: '{}',
-        created_at: now,
-        updated_at: now,
-        activated_at: null,
-      });
+      store.users.insert(
+        userRow({
+          id,
+          tenant_id: tenant.id,
+          branch_id: branchId,
+          status: status as 'activated',
+          external_id: externalId,
+          first_name: externalId,
+        }),
+      );
     const ids = Array.from({ length: 10 }, (_, i) => `6b05${String(i).padStart(20, '0')}`);
     for (const [i, id] of ids.entries()) await insert(main.id, id, `e-${i}`);
     // An externalId shaped like another user's id: the id wins, as on SQLite.

@@ -19,6 +19,7 @@ import {
   VIEW_COLUMNS,
 } from '../../src/store/types.js';
 import { BACKEND, openTestStore } from '../helpers/database.js';
+import { userRow } from '../helpers/user-row.js';
 
 let store: Store;
 let database: string | undefined;
@@ -39,40 +40,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-let counter = 0;
-function user(overrides: Partial<NewUserRow> = {}): NewUserRow {
-  const now = new Date(Date.UTC(2026, 0, 1, 0, 0, counter++)).toISOString();
-  return {
-    id: newObjectId(),
-    tenant_id: tenant.id,
-    branch_id: branchId,
-    status: 'activated',
-    role: null,
-    external_id: null,
-    email: null,
-    email_norm: null,
-    user_name: null,
-    user_name_norm: null,
-    secret_hash: null,
-    recovery_hash: null,
-    recovery_expires: null,
-    locale: null,
-    gender: null,
-    first_name: null,
-    last_name: null,
-    public_email: null,
-    phone: null,
-    position: null,
-    department: null,
-    location: null,
-    avatar: null,
-    custom: '{}',
-    created_at: now,
-    updated_at: now,
-    activated_at: now,
-    ...overrides,
-  };
-}
+const user = (overrides: Partial<NewUserRow> = {}) =>
+  userRow({ tenant_id: tenant.id, branch_id: branchId, ...overrides });
 
 async function branch(name: string) {
   return store.branches.add(tenant.id, name);
