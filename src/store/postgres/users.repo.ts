@@ -1,5 +1,4 @@
 /** Every SQL statement on users, for PostgreSQL; the same answers as ../sqlite/users.repo.ts. */
-import type pg from 'pg';
 import type { SortKey } from '../../contract/user.js';
 import { OBJECT_ID } from '../ids.js';
 import { searchWords } from '../search.js';
@@ -33,36 +32,11 @@ const USER_COLUMNS = `rowid, id, tenant_id, branch_id, status, role, external_id
 
 const quote = (column: string) => `"${column.replace(/"/g, '')}"`;
 
-/** A live user of the branch by id, else by externalId: `columns` of it, then `suffix`. */
-async function live<T>(
-  db: Queryable,
-  columns: string,
-  suffix: string,
-  branchId: number,
-  key: string,
-) {
-  // Only an objectId-shaped key can be an id; an externalId may look like one too.
-  if (OBJECT_ID.test(key)) {
-    const { rows } = await query<T & pg.QueryResultRow>(
-      db,
-      `SELECT ${columns} FROM users WHERE branch_id = $1 AND id = $2 AND status <> 'deleted'${suffix}`,
-      [branchId, key],
-    );
-    if (rows[0]) return rows[0];
-  }
-  const { rows } = await query<T & pg.QueryResultRow>(
-    db,
-    `SELECT ${columns} FROM users WHERE branch_id = $1 AND external_id = $2 AND status <> 'deleted'${suffix}`,
-    [branchId, key],
-  );
-  return rows[0];
-}
-
 const VIEW = VIEW_COLUMNS.join(', ');
 
 /**
  * Live users by (branch, id or else externalId), many keys in one statement: each key's row, the
- * id match first, numbered by the key's place. Index lookups per key, as `live` makes them.
+ * id match first, numbered by the key's place: two index lookups per key at most.
  */
 const FIND_MANY = `SELECT k.i, ${VIEW_COLUMNS.map((c) => `u.${c}`).join(', ')}
   FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS k(branch_id, key, i)
@@ -91,9 +65,27 @@ function userFinder(pool: Pool) {
   return (branchId: number, key: string) => findMany({ branchId, key });
 }
 
-/** Every column, locked for the rest of the transaction: for a write's decision. */
-const lockUser = (db: Queryable, branchId: number, key: string) =>
-  live<UserRow>(db, USER_COLUMNS, ' FOR UPDATE', branchId, key);
+/**
+ * A live user of the branch by id, else by externalId, with every column and locked for the rest
+ * of the transaction: for a write's decision.
+ */
+async function lockUser(db: Queryable, branchId: number, key: string) {
+  // Only an objectId-shaped key can be an id; an externalId may look like one too.
+  if (OBJECT_ID.test(key)) {
+    const { rows } = await query<UserRow>(
+      db,
+      `SELECT ${USER_COLUMNS} FROM users WHERE branch_id = $1 AND id = $2 AND status <> 'deleted' FOR UPDATE`,
+      [branchId, key],
+    );
+    if (rows[0]) return rows[0];
+  }
+  const { rows } = await query<UserRow>(
+    db,
+    `SELECT ${USER_COLUMNS} FROM users WHERE branch_id = $1 AND external_id = $2 AND status <> 'deleted' FOR UPDATE`,
+    [branchId, key],
+  );
+  return rows[0];
+}
 
 export function usersRepo(pool: Pool): UsersRepo {
   return {
@@ -165,7 +157,7 @@ export function usersRepo(pool: Pool): UsersRepo {
         // Deferred join: the page's rowids from an index where one fits, then only their rows.
         query<UserView>(
           pool,
-          `SELECT ${VIEW_COLUMNS.join(', ')} FROM users JOIN (
+          `SELECT ${VIEW} FROM users JOIN (
              SELECT rowid AS page_rowid FROM users WHERE ${filter}
              ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}
            ) AS page ON page.page_rowid = users.rowid

@@ -35,6 +35,8 @@ export function ftsExpression(query: string): string | null {
   return words.map((w) => `"${w}"*`).join(' ');
 }
 
+const VIEW = VIEW_COLUMNS.join(', ');
+
 /** A user's branch and status as one token of its full-text entry (see migration 6). */
 const scopeToken = (branchId: number, status: string) => `b${branchId}${status}`;
 
@@ -47,8 +49,8 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
     );
   const rowById = live('id', '*');
   const rowByExternalId = live('external_id', '*');
-  const viewById = live('id', VIEW_COLUMNS.join(', ')).raw();
-  const viewByExternalId = live('external_id', VIEW_COLUMNS.join(', ')).raw();
+  const viewById = live('id', VIEW).raw();
+  const viewByExternalId = live('external_id', VIEW).raw();
   const byRowid = db.prepare<[number], UserRow>('SELECT * FROM users WHERE rowid = ?');
   const statements = new Map<string, ReturnType<Db['prepare']>>();
   const cached = (sql: string, raw = false) => {
@@ -150,9 +152,11 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
       // Deferred join: pick the page's rowids (index-only where an index fits), then read rows.
       const page = `SELECT rowid FROM users WHERE ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`;
       const rows = (
-        cachedRaw(
-          `SELECT ${VIEW_COLUMNS.join(', ')} FROM users WHERE rowid IN (${page}) ORDER BY ${order}`,
-        ).all({ ...params, limit: f.limit, offset: f.offset }) as unknown[][]
+        cachedRaw(`SELECT ${VIEW} FROM users WHERE rowid IN (${page}) ORDER BY ${order}`).all({
+          ...params,
+          limit: f.limit,
+          offset: f.offset,
+        }) as unknown[][]
       ).map(viewOf);
       return { total, rows };
     },
