@@ -132,7 +132,7 @@ async function seed(dataDir, database, count) {
     await store.pool.query('VACUUM ANALYZE users');
   }
   await store.close();
-  return (performance.now() - started) / 1000;
+  return { seconds: (performance.now() - started) / 1000, branchId: branch.id };
 }
 
 const V3 = 'application/vnd.service.accessors.user.v3+json';
@@ -172,7 +172,10 @@ async function runOn(backend, database) {
   const extra = database ? ['--database', database] : [];
   await (await serve(dataDir, configDir, extra)).stop(); // first run: tenant, branch, admin token
   const seeded = await seed(dataDir, database, USERS);
-  line('seed (search triggers on)', `${fmt(seeded, 2)} s (${fmt(USERS / seeded, 0)} rows/s)`);
+  line(
+    'seed (search triggers on)',
+    `${fmt(seeded.seconds, 2)} s (${fmt(USERS / seeded.seconds, 0)} rows/s)`,
+  );
   const server = await serve(dataDir, configDir, extra);
   const auth = { authorization: `Basic ${server.token}` };
 
@@ -193,6 +196,24 @@ async function runOn(backend, database) {
     pid: bare.child.pid,
   });
   await stop(bare.child);
+  // The same, making the two reads an exact GET by id needs (see bare-koa-reads.mjs).
+  const floor = await spawnUntil(
+    [
+      `${ROOT}bench/bare-koa-reads.mjs`,
+      userJson,
+      database ?? `sqlite:${dataDir}`,
+      String(seeded.branchId),
+    ],
+    /listening on (http:\/\/\S+)/,
+  );
+  const withReads = await warmLoad({
+    origin: floor.match[1],
+    connections: 16,
+    durationMs: SECONDS * 1000,
+    request: (i) => ({ path: `/emp-${(i * 7919) % USERS}`, method: 'GET' }),
+    pid: floor.child.pid,
+  });
+  await stop(floor.child);
   const byId = await warmLoad({
     origin: server.origin,
     connections: 16,
@@ -210,6 +231,10 @@ async function runOn(backend, database) {
     `${fmt(baseline.rps, 0)} req/s  p50 ${fmt(baseline.p50, 2)} ms  p99 ${fmt(baseline.p99, 2)} ms  ${cpu(baseline)}`,
   );
   line(
+    'bare Koa + the credentials check and the row read',
+    `${fmt(withReads.rps, 0)} req/s  p50 ${fmt(withReads.p50, 2)} ms  p99 ${fmt(withReads.p99, 2)} ms  ${cpu(withReads)}  errors ${withReads.errors}`,
+  );
+  line(
     'GET /api/users/{externalId} (16 connections)',
     `${fmt(byId.rps, 0)} req/s  p50 ${fmt(byId.p50, 2)} ms  p99 ${fmt(byId.p99, 2)} ms  ${cpu(byId)}  errors ${byId.errors}`,
   );
@@ -217,6 +242,7 @@ async function runOn(backend, database) {
     `ratio roster / bare Koa, req/s (goal >= ${database ? '0.3' : '0.5'})`,
     fmt(byId.rps / baseline.rps, 2),
   );
+  line('ratio bare Koa + the reads / bare Koa, req/s', fmt(withReads.rps / baseline.rps, 2));
   line(
     'ratio by server CPU per request (steadier)',
     fmt(baseline.cpuUsPerRequest / byId.cpuUsPerRequest, 2),
