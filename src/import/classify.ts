@@ -2,11 +2,13 @@
  * One row → one entry: its values, its match key, and what it leads to against the snapshot.
  * Both passes of the plan use this, so the second pass decides exactly as the first did.
  */
-import { type Layout, leaverOf } from './columns.js';
+import { IDENTITY_FIELDS } from '../contract/identity.js';
+import { customFieldsIssue } from '../contract/limits.js';
+import { CUSTOM_PREFIX, type Layout, leaverOf } from './columns.js';
 import { ImportError } from './errors.js';
 import { type Change, diff, rowValues, type Values, validate } from './fields.js';
 import type { CsvFile, CsvRecord } from './read.js';
-import { matchKey, type Snapshot, valuesOf } from './snapshot.js';
+import { holder, type KnownUser, type Snapshot, valuesOf } from './snapshot.js';
 import type { Action, MatchField } from './types.js';
 
 /** One row and what it leads to. */
@@ -46,6 +48,17 @@ function fieldCountError(rec: CsvRecord, width: number): string | undefined {
     return `has ${n} fields, the header has ${width} (a delimiter inside an unquoted value?)`;
   }
   return undefined;
+}
+
+/** A user's custom fields (`profile.<id>` values) as the service stores them. */
+function customOf(values: Values): Record<string, string> {
+  const custom: Record<string, string> = {};
+  for (const [field, value] of Object.entries(values)) {
+    if (field.startsWith(CUSTOM_PREFIX) && value !== null) {
+      custom[field.slice(CUSTOM_PREFIX.length)] = value;
+    }
+  }
+  return custom;
 }
 
 /** What both passes need to turn a row into an entry. */
@@ -98,7 +111,7 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
       }
       return { ...at, action: 'skip' };
     }
-    const known = snapshot.byKey.get(matchKey(match, key));
+    const known = holder(snapshot, match, key);
     if (leaver) {
       if (known && opts.sync && known.status !== 'deactivated') {
         return { ...at, action: 'deactivate', id: known.id };
@@ -107,6 +120,8 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
       const already = known.status === 'deactivated' ? { deactivated: true as const } : {};
       return { ...at, action: 'leaver', id: known.id, ...already };
     }
+    const refusal = taken(values, known) ?? customLimit(values, known);
+    if (refusal) return { ...at, action: 'error', error: refusal };
     if (!known) {
       if (!values.email && !values.userName) {
         return { ...at, action: 'error', error: 'a new user needs an email or a userName' };
@@ -119,6 +134,36 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
     }
     if (changes.length === 0) return { ...at, action: 'unchanged', id: known.id };
     return { ...at, action: 'update', id: known.id, values, changes };
+  };
+
+  /**
+   * A unique key the row would give its user (or a new one) that another user of the branch
+   * holds: the service would answer 409, so the plan says so, naming that user.
+   */
+  const taken = (values: Values, own: KnownUser | undefined): string | undefined => {
+    for (const field of IDENTITY_FIELDS) {
+      const value = values[field];
+      const other = value ? holder(snapshot, field, value) : undefined;
+      if (!other || other === own) continue;
+      const theirs = valuesOf(other)[match];
+      const named = theirs ? `${match} '${theirs}'` : `no ${match}`;
+      return `${nameOf(field)} '${value}' is already used by user ${other.id} (${named})`;
+    }
+    return undefined;
+  };
+
+  /** The service's bounds on custom fields, after the row's change (contract/limits). */
+  const customLimit = (values: Values, own: KnownUser | undefined): string | undefined => {
+    const before = own ? customOf(valuesOf(own)) : {};
+    const after = { ...before };
+    for (const [field, value] of Object.entries(values)) {
+      if (!field.startsWith(CUSTOM_PREFIX)) continue;
+      const id = field.slice(CUSTOM_PREFIX.length);
+      if (value === null) delete after[id];
+      else after[id] = value;
+    }
+    const issue = customFieldsIssue(before, after);
+    return issue ? `profile ${issue.message}` : undefined;
   };
 
   const check = (values: Values) =>

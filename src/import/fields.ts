@@ -3,6 +3,7 @@
  * schemas, compare with a user the service has, and turn into a v3 request body.
  */
 import { fromCsvCell } from '../contract/csv-cell.js';
+import { isIdentityField, sameIdentity } from '../contract/identity.js';
 import { fieldIssues, userBodySchemas } from '../contract/schemas.js';
 import { PROFILE_FIELDS, type UserV3 } from '../contract/user.js';
 import { CREATE_ONLY, CUSTOM_PREFIX, type Layout } from './columns.js';
@@ -92,11 +93,12 @@ export function currentValues(user: UserV3): Values {
   return values;
 }
 
-/** Equal for an import: padding aside, and emails without case (as the service compares them). */
+/** Equal for an import: padding aside, and unique keys as the service compares them. */
 function same(field: string, from: string | null, to: string | null): boolean {
   if (to === null || from === null) return to === from;
   const a = from.trim();
-  return field === 'email' ? a.toLowerCase() === to.toLowerCase() : from === to || a === to;
+  if (isIdentityField(field)) return sameIdentity(field, a, to);
+  return from === to || a === to;
 }
 
 /** The fields a row would change on a user; create-only fields never count. */

@@ -9,11 +9,12 @@
  * reads the file again and yields each row with what to send.
  */
 
+import { IDENTITY_FIELDS, identityKey } from '../contract/identity.js';
 import { classifier, type Entry, type PlanOptions } from './classify.js';
 import type { Layout } from './columns.js';
 import { ImportError } from './errors.js';
 import type { CsvFile } from './read.js';
-import { type KnownUser, matchKey, type Snapshot, valuesOf } from './snapshot.js';
+import { type KnownUser, type Snapshot, valuesOf } from './snapshot.js';
 import type { MatchField } from './types.js';
 
 export type { Entry, PlanOptions } from './classify.js';
@@ -55,13 +56,6 @@ export interface Plan {
   keys: (string | undefined)[];
 }
 
-/** The unique fields of a user, as the service compares them. */
-const UNIQUE: Record<string, (v: string) => string> = {
-  externalId: (v) => v,
-  email: (v) => v.toLowerCase(),
-  userName: (v) => v.toLowerCase(),
-};
-
 /** Pass one: reads every row and decides; keeps little per row. */
 export async function buildPlan(
   csv: CsvFile,
@@ -79,17 +73,15 @@ export async function buildPlan(
   const leavers: Entry[] = [];
   const mailed: number[] = [];
   const fileKeys = new Set<string>();
-  const firstSeen = Object.fromEntries(
-    Object.keys(UNIQUE).map((f) => [f, new Map<string, number>()]),
-  );
+  const firstSeen = Object.fromEntries(IDENTITY_FIELDS.map((f) => [f, new Map<string, number>()]));
   const duplicates = new Map<string, { field: string; value: string; at: number[] }>();
 
   for await (const rec of csv.records) {
     const at = actions.length;
     lines.push(rec.line);
     const { values, key, error, leaver } = read(rec);
-    for (const [field, norm] of Object.entries(UNIQUE)) {
-      const value = values[field] && norm(values[field]);
+    for (const field of IDENTITY_FIELDS) {
+      const value = values[field] && identityKey(field, values[field]);
       if (!value) continue;
       const first = firstSeen[field]!.get(value);
       if (first === undefined) firstSeen[field]!.set(value, at);
@@ -100,7 +92,7 @@ export async function buildPlan(
         duplicates.set(id, dup);
       }
     }
-    if (key) fileKeys.add(matchKey(match, key));
+    if (key) fileKeys.add(identityKey(match, key));
     keys.push(key);
     // A leaver's values are never sent: only its key has to be right.
     const problem = error ?? (leaver ? undefined : check(values));
@@ -142,7 +134,7 @@ export async function buildPlan(
   const deactivate = opts.sync
     ? live.filter((u) => {
         const value = valuesOf(u)[match];
-        const absent = !value || !fileKeys.has(matchKey(match, value));
+        const absent = !value || !fileKeys.has(identityKey(match, value));
         if (!absent || seen.has(u.id)) return false;
         seen.add(u.id);
         return true;

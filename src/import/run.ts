@@ -189,7 +189,7 @@ export async function importCsv(
   };
   const csv = await openCsv(opts.file, { ...read, onWarning: hooks.onWarning });
   const columns = layoutOf(csv, opts, preset, maps, hooks);
-  const snapshot: Snapshot = await takeSnapshot(client, match);
+  const snapshot: Snapshot = await takeSnapshot(client);
   const planOptions: PlanOptions = { match, emptyClears: opts.emptyClears, sync: opts.sync, done };
   const plan = await buildPlan(csv, columns, snapshot, planOptions);
   if (plan.rows === 0) hooks.onWarning?.(`${opts.file} has a header but no rows`);

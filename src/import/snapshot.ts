@@ -4,10 +4,11 @@
  * packed into one flat string, about half the memory of an object of strings: 100,000 users
  * take about 25 MB.
  */
+import { IDENTITY_FIELDS, type IdentityField, identityKey } from '../contract/identity.js';
 import { LISTABLE_STATUSES, type UserStatus } from '../contract/user.js';
 import { CREATE_ONLY, CUSTOM_PREFIX, FIELDS } from './columns.js';
 import { currentValues, type Values } from './fields.js';
-import type { ImportClient, MatchField } from './types.js';
+import type { ImportClient } from './types.js';
 
 export interface KnownUser {
   id: string;
@@ -18,8 +19,33 @@ export interface KnownUser {
 
 export interface Snapshot {
   users: KnownUser[];
-  /** Users by match key (emails lower-cased, as the service compares them). */
-  byKey: Map<string, KnownUser>;
+  /**
+   * Users by each key that is unique among them (contract/identity: the service's rule), so the
+   * plan finds a row's user by its match key and sees any other key the row would take from
+   * someone else.
+   */
+  by: Record<IdentityField, Map<string, KnownUser>>;
+}
+
+/** The user holding this value of a unique key, if any. */
+export const holder = (snapshot: Snapshot, field: IdentityField, value: string) =>
+  snapshot.by[field].get(identityKey(field, value));
+
+const emptyIndex = () =>
+  Object.fromEntries(IDENTITY_FIELDS.map((f) => [f, new Map()])) as Snapshot['by'];
+
+function index(by: Snapshot['by'], user: KnownUser, values: Values) {
+  for (const field of IDENTITY_FIELDS) {
+    const value = values[field];
+    if (value) by[field].set(identityKey(field, value), user);
+  }
+}
+
+/** A snapshot of these users (the tests' way in; takeSnapshot builds it while paging). */
+export function snapshotOf(users: KnownUser[]): Snapshot {
+  const by = emptyIndex();
+  for (const u of users) index(by, u, valuesOf(u));
+  return { users, by };
 }
 
 const NAMED = FIELDS.filter((f) => !CREATE_ONLY.has(f));
@@ -58,10 +84,6 @@ export function valuesOf(user: KnownUser): Values {
   return values;
 }
 
-/** The lookup key of a match-field value. */
-export const matchKey = (match: MatchField, value: string) =>
-  match === 'email' ? value.toLowerCase() : value;
-
 /**
  * The service's default order (last, first name, then row id) is indexed, so deep pages stay
  * fast (createdAt order is 2-3x slower at 100,000 users). A user created while paging may shift
@@ -70,16 +92,15 @@ export const matchKey = (match: MatchField, value: string) =>
  */
 const PAGE = 1000;
 
-export async function takeSnapshot(client: ImportClient, match: MatchField): Promise<Snapshot> {
+export async function takeSnapshot(client: ImportClient): Promise<Snapshot> {
   const users: KnownUser[] = [];
-  const byKey = new Map<string, KnownUser>();
+  const by = emptyIndex();
   const pages = client.iterateUsers({ status: [...LISTABLE_STATUSES] }, PAGE);
   for await (const user of pages) {
     const values = currentValues(user);
     const known: KnownUser = { id: user.id, status: user.status, packed: pack(values) };
     users.push(known);
-    const value = values[match];
-    if (value) byKey.set(matchKey(match, value), known);
+    index(by, known, values);
   }
-  return { users, byKey };
+  return { users, by };
 }

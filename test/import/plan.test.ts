@@ -3,22 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { resolveHeader } from '../../src/import/columns.js';
 import { buildPlan, type Entry, type PlanOptions, replayPlan } from '../../src/import/plan.js';
 import { openCsv } from '../../src/import/read.js';
-import { type KnownUser, pack, type Snapshot, valuesOf } from '../../src/import/snapshot.js';
+import { type KnownUser, pack, snapshotOf } from '../../src/import/snapshot.js';
 import { fixture, tempCsv } from './helpers.js';
-
-function snapshotOf(users: KnownUser[], match: 'externalId' | 'email' = 'externalId'): Snapshot {
-  const byKey = new Map<string, KnownUser>();
-  for (const u of users) {
-    const v = valuesOf(u)[match];
-    if (v) byKey.set(match === 'email' ? v.toLowerCase() : v, u);
-  }
-  return { users, byKey };
-}
 
 /** Both passes: the plan, and every row as the second pass yields it. */
 async function plan(path: string, users: KnownUser[] = [], opts: Partial<PlanOptions> = {}) {
   const options = { match: opts.match ?? 'externalId', ...opts } as PlanOptions;
-  const snapshot = snapshotOf(users, options.match);
+  const snapshot = snapshotOf(users);
   const csv = await openCsv(path);
   const columns = resolveHeader(csv.header, { file: path });
   const p = await buildPlan(csv, columns, snapshot, options);
@@ -110,6 +101,60 @@ describe('buildPlan', () => {
       },
     );
     expect(p.entries[0]).toMatchObject({ action: 'unchanged', id: 'u1' });
+  });
+
+  it('a key another user holds fails the row, naming that user and the key', async () => {
+    const users = [
+      known('u-ann', { email: 'ann@example.com' }), // invited by hand: no externalId
+      known('u-bob', { externalId: 'E-2', email: 'bob@example.com', userName: 'bob' }),
+      known('u-cem', { externalId: 'E-3', email: 'cem@example.com' }),
+    ];
+    const p = await plan(
+      tempCsv(
+        [
+          'externalId,email,userName',
+          'E-1,ANN@example.com,', // create: the email is Ann's, whatever its case
+          'E-3,bob@example.com,', // update: Cem would take Bob's email
+          'E-4,new@example.com,BOB', // create: Bob's userName, without case
+          'E-5,other@example.com,', // create: free keys
+        ].join('\n'),
+      ),
+      users,
+    );
+    expect(p.entries.map((e) => [e.line, e.action, e.error])).toEqual([
+      [2, 'error', "email 'ANN@example.com' is already used by user u-ann (no externalId)"],
+      [3, 'error', "email 'bob@example.com' is already used by user u-bob (externalId 'E-2')"],
+      [4, 'error', "userName 'BOB' is already used by user u-bob (externalId 'E-2')"],
+      [5, 'create', undefined],
+    ]);
+    expect(p.counts).toMatchObject({ create: 1, error: 3 });
+  });
+
+  it('compares keys in Unicode NFC: externalId with case, userName and email without', async () => {
+    const composed = 'Jos\u00e9';
+    const decomposed = 'Jose\u0301';
+    const users = [
+      known('u1', { externalId: composed, userName: composed, email: 'jose@example.com' }),
+    ];
+    const p = await plan(
+      tempCsv(
+        `externalId,userName,email\n${decomposed},${decomposed.toUpperCase()},JOSE@example.com\njosé,x,x@example.com\n`,
+      ),
+      users,
+    );
+    expect(p.entries.map((e) => [e.action, e.id])).toEqual([
+      ['unchanged', 'u1'], // its own keys, however they are encoded and cased
+      ['create', undefined], // externalIds are case-exact: 'josé' is somebody else
+    ]);
+  });
+
+  it('refuses custom fields past the service bounds, counting what the user has', async () => {
+    const held = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`profile.f${i}`, 'x']));
+    const p = await plan(tempCsv('externalId,profile.extra\nE-1,y\n'), [
+      known('u1', { externalId: 'E-1', ...held }),
+    ]);
+    expect(p.entries[0]).toMatchObject({ action: 'error' });
+    expect(p.entries[0]!.error).toMatch(/^profile may hold at most 100 custom fields/);
   });
 
   it('--sync lists live users absent from the file, protects rows with errors, reactivates', async () => {

@@ -108,7 +108,18 @@ describe('importCsv', () => {
   });
 
   it('partial failure: bad rows and rejected rows fail alone, with lines; the rest is applied', async () => {
-    await client.createUser({ email: 'taken@example.com', externalId: 'OTHER', sendMail: false });
+    // Taken in another branch: the plan cannot see it, the service refuses it (emails are
+    // unique in the tenant).
+    const elsewhere = createApiClient({
+      baseUrl: `${server.url}/api`,
+      token: await server.token({ branch: 'elsewhere' }),
+    });
+    await elsewhere.createUser({
+      email: 'taken@example.com',
+      externalId: 'OTHER',
+      sendMail: false,
+    });
+    await elsewhere.close();
     const csv =
       'externalId,email,firstName\nE-1,a@example.com,Ann\nE-2,not-an-email,Bob\nE-3,taken@example.com,Cem\nE-4,d@example.com,Dan\n';
     const report = tempCsv('', 'partial-report.csv');
@@ -143,7 +154,7 @@ describe('importCsv', () => {
     );
     const file = await openCsv(csv);
     const columns = resolveHeader(file.header, { file: csv });
-    const snapshot = await takeSnapshot(client, 'externalId');
+    const snapshot = await takeSnapshot(client);
     const plan = await buildPlan(file, columns, snapshot, { match: 'externalId' });
     // Someone (or a run killed after its POST) created them after the snapshot.
     await client.createUser({
@@ -171,6 +182,20 @@ describe('importCsv', () => {
       ['E-2', 'update', 'ok'],
     ]);
     expect((await users()).find((u) => u.externalId === 'E-2')!.profile.firstName).toBe('Bob');
+  });
+
+  it('the dry run sees the conflicts the run meets: a key held by a user invited by hand', async () => {
+    const ann = await client.createUser({ email: 'ann@example.com', sendMail: false });
+    const csv = 'externalId,email,firstName\nE1,ann@example.com,Ann\nE2,bob@example.com,Bob\n';
+    const file = tempCsv(csv);
+    const dry = await run({ dryRun: true, file });
+    const wet = await run({ file });
+    for (const result of [dry, wet]) {
+      expect(result.summary).toMatchObject({ created: 1, failed: 1 });
+      expect(result.failures.map((f) => [f.line, f.error])).toEqual([
+        [2, `email 'ann@example.com' is already used by user ${ann.user.id} (no externalId)`],
+      ]);
+    }
   });
 
   it('--match email, and secrets only on create', async () => {

@@ -188,6 +188,33 @@ export function usersRoutesSuite(start: StartServer) {
       }
     });
 
+    test('keys are compared in Unicode NFC (contract/identity): one person however encoded', async () => {
+      const composed = 'Jos\u00e9';
+      const decomposed = 'Jose\u0301';
+      const made = await create({
+        email: 'nfc@example.com',
+        externalId: composed,
+        userName: composed,
+      });
+      expect(made.status).toBe(201);
+      for (const [body, field] of [
+        [{ email: 'nfc2@example.com', externalId: decomposed }, 'externalId'],
+        [{ userName: decomposed.toUpperCase() }, 'userName'],
+      ] as const) {
+        const r = await create(body);
+        expect(r.status).toBe(409);
+        expect(r.json.details[0].field).toBe(field);
+      }
+      // externalId is case-exact: another case is another person.
+      expect(
+        (await create({ email: 'nfc3@example.com', externalId: 'josé'.toUpperCase() })).status,
+      ).toBe(201);
+      const got = await s.req('GET', `/api/users/${encodeURIComponent(decomposed)}`, {
+        headers: { accept: V3 },
+      });
+      expect([got.status, got.json.id]).toEqual([200, made.json.id]);
+    });
+
     test('SQL metacharacters are stored as plain text', async () => {
       const r = await create({
         email: 'sql@example.com',

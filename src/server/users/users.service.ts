@@ -1,4 +1,5 @@
 /** User rules: status on create and change, secrets, uniqueness answers, invitations. */
+import { identityKey } from '../../contract/identity.js';
 import { customFieldsIssue } from '../../contract/limits.js';
 import type { Page } from '../../contract/medium.js';
 import { DEFAULT_LIMIT, type UserListQuery } from '../../contract/schemas.js';
@@ -19,19 +20,20 @@ import type { RequestScope } from '../http/state.js';
 import { composeInvitation } from '../mail/invitation.js';
 import { hashSecret } from './secrets.js';
 
-const lower = (s: string | null | undefined) => (s == null ? s : s.toLowerCase());
-
 /** The columns an input sets directly (no rules, no hashing). */
 function plainColumns(input: UserInput): Partial<UserColumns> {
   const c: Partial<UserColumns> = {};
-  if (input.externalId !== undefined) c.external_id = input.externalId;
+  // externalId is its own index, so it is kept in the form it is compared in (NFC).
+  if (input.externalId !== undefined) {
+    c.external_id = input.externalId === null ? null : identityKey('externalId', input.externalId);
+  }
   if (input.email !== undefined) {
     c.email = input.email;
-    c.email_norm = lower(input.email);
+    c.email_norm = input.email === null ? null : identityKey('email', input.email);
   }
   if (input.userName !== undefined) {
     c.user_name = input.userName;
-    c.user_name_norm = lower(input.userName);
+    c.user_name_norm = input.userName === null ? null : identityKey('userName', input.userName);
   }
   if (input.role !== undefined) c.role = input.role;
   if (input.locale !== undefined) c.locale = input.locale;
@@ -109,6 +111,9 @@ function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {
   return { status: 'activated', activated_at: now };
 }
 
+/** A path's id or externalId, in the form externalIds are stored in (ids are ASCII). */
+const byKey = (key: string) => identityKey('externalId', key);
+
 /**
  * `invited` is told after a user and their invitation committed, so delivery starts at once
  * (it is in the outbox either way: see mail/delivery.ts).
@@ -117,7 +122,7 @@ export function usersService(store: Store, invited: () => void) {
   const notFound = (scope: RequestScope, key: string) =>
     new AppError('notFound', `user '${key}' does not exist in branch '${scope.branch.name}'`);
   const find = async (scope: RequestScope, key: string): Promise<UserView> => {
-    const row = await store.users.find(scope.branch.id, key);
+    const row = await store.users.find(scope.branch.id, byKey(key));
     if (!row) throw notFound(scope, key);
     return row;
   };
@@ -203,7 +208,7 @@ export function usersService(store: Store, invited: () => void) {
       let row: UserRow | undefined;
       try {
         // Read, decide and write as one store step: nothing else runs in between.
-        row = await store.users.update(scope.branch.id, key, (current) => {
+        row = await store.users.update(scope.branch.id, byKey(key), (current) => {
           const changes: Partial<UserColumns> = {
             ...plainColumns(input),
             ...secrets,
@@ -222,7 +227,7 @@ export function usersService(store: Store, invited: () => void) {
 
     async remove(scope: RequestScope, key: string): Promise<void> {
       const removed = await store.reserve.whenFull(() =>
-        store.users.update(scope.branch.id, key, () => ({
+        store.users.update(scope.branch.id, byKey(key), () => ({
           status: 'deleted',
           updated_at: new Date().toISOString(),
         })),

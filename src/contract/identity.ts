@@ -1,0 +1,32 @@
+/**
+ * Who a user is: the keys unique among a tenant's users that are not deleted, and how two values
+ * of one key are compared. The one rule for the server's uniqueness (the store's `*_norm`
+ * columns and lookups by key), the import's snapshot, plan and apply, and SCIM.
+ *
+ * Every key is compared in Unicode NFC, so "é" typed as one code point or as "e" + a combining
+ * accent is one value. externalId is otherwise case-exact (SCIM's `caseExact: true`: it is the
+ * identity provider's key, and "E1" and "e1" may be two people there); email and userName
+ * compare without case, as mail systems and logins do.
+ */
+
+export const IDENTITY_FIELDS = ['externalId', 'email', 'userName'] as const;
+export type IdentityField = (typeof IDENTITY_FIELDS)[number];
+
+const CASE_EXACT: Record<IdentityField, boolean> = {
+  externalId: true,
+  email: false,
+  userName: false,
+};
+
+export const isIdentityField = (field: string): field is IdentityField =>
+  (IDENTITY_FIELDS as readonly string[]).includes(field);
+
+/** The form in which a key's values are compared (and, for the server, indexed). */
+export function identityKey(field: IdentityField, value: string): string {
+  const nfc = value.normalize('NFC');
+  return CASE_EXACT[field] ? nfc : nfc.toLowerCase();
+}
+
+/** Two values of a key that name the same user. */
+export const sameIdentity = (field: IdentityField, a: string, b: string): boolean =>
+  identityKey(field, a) === identityKey(field, b);
