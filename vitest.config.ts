@@ -34,6 +34,7 @@ const POSTGRES_TESTS = [
   'test/e2e/media-api.test.ts',
   'test/e2e/users.test.ts',
   'test/e2e/import.test.ts',
+  'test/e2e/import-resume.test.ts',
   'test/e2e/import-presets.test.ts',
   'test/e2e/check.test.ts',
   'test/e2e/platform.test.ts',

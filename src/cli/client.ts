@@ -254,6 +254,14 @@ export const DEFAULT_TIMEOUT_S = 60;
 
 /** The client for this command's flags, environment and profile. */
 export async function apiClient(globals: GlobalOptions, deps: Deps): Promise<ApiClient> {
+  return (await apiSession(globals, deps)).client;
+}
+
+/** The client, and the settings it was made from (a command that records where it went). */
+export async function apiSession(
+  globals: GlobalOptions,
+  deps: Deps,
+): Promise<{ client: ApiClient; settings: ClientSettings }> {
   const settings = await resolveSettings(globals, deps.env);
   for (const w of settings.warnings ?? [])
     note(deps.io, paintErr(deps.io, 'yellow', `warning: ${w}`));
@@ -293,5 +301,5 @@ export async function apiClient(globals: GlobalOptions, deps: Deps): Promise<Api
       );
     }
   }
-  return clientFor(settings, globals, deps);
+  return { client: await clientFor(settings, globals, deps), settings };
 }

@@ -57,6 +57,8 @@ export interface ImportHooks {
    * column for, so the caller can see to what the service requires (role and locale).
    */
   beforeCreates?: (fields: string[]) => Promise<void>;
+  /** A real run, right before the first row is sent (after beforeCreates): record the run. */
+  beforeSending?: () => Promise<void> | void;
 }
 
 export interface ImportResult {
@@ -222,6 +224,7 @@ export async function importCsv(
     if (plan.counts.create > 0) {
       await hooks.beforeCreates?.(columns.fields.filter((f): f is string => f !== null));
     }
+    await hooks.beforeSending?.();
     // What is sent is counted as it completes; what the plan settled is counted already.
     Object.assign(summary, { created: 0, updated: 0, deactivated: 0 });
     const failures: Outcome[] = plan.errors.map(planned);

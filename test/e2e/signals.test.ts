@@ -6,6 +6,7 @@
 import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { holdProxy } from '../helpers/hold-proxy.js';
 import { type Served, serve } from './helpers/cli.js';
 import { inPty } from './helpers/pty.js';
 
@@ -25,35 +26,38 @@ const csv = (rows: number, prefix: string) => {
 
 describe('Ctrl-C on a terminal', () => {
   test('during an import: stops, flushes the report, names --resume, exits 130', async () => {
-    const file = csv(3000, 'sig');
+    const file = csv(200, 'sig');
     const report = join(srv.dataDir, 'sig-report.csv');
-    const run = inPty(
-      ['users', 'import', file, '--report', report, '--no-send-mail', '--concurrency', '2'],
-      srv.env,
+    // Ctrl-C lands while create #50 is held, so the run is stopped part-way on any machine.
+    const proxy = await holdProxy(
+      new URL(srv.baseUrl).origin,
+      (req) => req.method === 'POST' && req.url === '/api/users',
+      50,
     );
-    await run.waitFor(/\d+\/3000/);
-    run.type('\x03');
-    const { exitCode, screen } = await run.exited;
-    expect(exitCode, screen).toBe(130);
-    expect(screen).toContain(`--resume ${report}`);
-    const rows = readFileSync(report, 'utf8').trim().split('\n').length - 1;
-    expect(rows).toBeGreaterThan(0);
-    expect(rows).toBeLessThan(3000);
-    // What the report calls done is done: a resume completes the rest, nothing twice.
-    const resumed = await srv.run([
-      'users',
-      'import',
-      file,
-      '--resume',
-      report,
-      '--no-send-mail',
-      '-o',
-      'json',
-    ]);
-    expect(resumed.exitCode, resumed.stderr).toBe(0);
-    const summary = JSON.parse(resumed.stdout);
-    expect(summary.failed).toBe(0);
-    expect(summary.created + summary.unchanged + (summary.skipped ?? 0)).toBe(3000);
+    try {
+      const env = { ...srv.env, ROSTER_BASE_URL: `${proxy.url}/api`, ROSTER_TOKEN: srv.token };
+      const run = inPty(
+        ['users', 'import', file, '--report', report, '--no-send-mail', '--concurrency', '1'],
+        env,
+      );
+      await proxy.held;
+      run.type('\x03');
+      await run.waitFor('stopping:');
+      proxy.release();
+      const { exitCode, screen } = await run.exited;
+      expect(exitCode, screen).toBe(130);
+      expect(screen).toContain(`roster users import --resume ${report}`);
+      const rows = readFileSync(report, 'utf8').trim().split('\n').length - 1;
+      expect(rows).toBe(50); // one at a time: up to the held create, which finishes
+      // What the report calls done is done: a resume completes the rest, nothing twice.
+      const resumed = await srv.run(['users', 'import', '--resume', report, '-o', 'json'], { env });
+      expect(resumed.exitCode, resumed.stderr).toBe(0);
+      const summary = JSON.parse(resumed.stdout);
+      expect(summary.failed).toBe(0);
+      expect(summary.created + summary.unchanged + (summary.skipped ?? 0)).toBe(200);
+    } finally {
+      await proxy.close();
+    }
   });
 
   test('after a spinner ran (users list --all as a table): exits 130', async () => {

@@ -35,6 +35,8 @@ export interface ImportFlags {
   resume?: string;
   sync?: boolean;
   maxDeactivate?: DeactivateLimit;
+  /** The options given on the command line, by attribute name (not those at their default). */
+  explicit?: ReadonlySet<string>;
   globals: GlobalOptions;
 }
 
@@ -114,7 +116,10 @@ export function register(users: Command, deps: Deps, runFn = runImport) {
     .option('--send-mail', 'send new users with an email an invitation (default)')
     .option('--no-send-mail', 'create new users without sending invitations')
     .option('--report <file>', "write every row's outcome to this CSV as it completes")
-    .option('--resume <report>', 'skip rows this report marks done, and append to it')
+    .option(
+      '--resume <report>',
+      'continue the run this report records: its file and options, skipping rows done',
+    )
     .option(
       '--sync',
       'the file lists everyone: deactivate users it does not list, reactivate those it does',
@@ -125,44 +130,63 @@ export function register(users: Command, deps: Deps, runFn = runImport) {
       parseMaxDeactivate,
     )
     .addHelpText('after', COLUMNS_HELP)
-    .action((csv: string | undefined, opts: Omit<ImportFlags, 'globals'>, cmd: Command) =>
-      runFn(csv, { ...opts, globals: globalsOf(cmd) }, deps),
+    .action(
+      (csv: string | undefined, opts: Omit<ImportFlags, 'globals' | 'explicit'>, cmd: Command) => {
+        const explicit = new Set(
+          Object.keys(opts).filter((k) => cmd.getOptionValueSource(k) === 'cli'),
+        );
+        return runFn(csv, { ...opts, explicit, globals: globalsOf(cmd) }, deps);
+      },
     );
 }
 
-/** How to carry on after a run that stopped part-way. */
-const continueHint = (csv: string, report: string | undefined) =>
-  report
-    ? `The report ${report} has every row done so far; continue with: roster users import ${csv} --resume ${report}`
-    : `Rows already applied come out unchanged when you run the same import again (--report FILE lets a later run --resume)`;
-
-export async function runImport(given: string | undefined, opts: ImportFlags, deps: Deps) {
+export async function runImport(given: string | undefined, flags: ImportFlags, deps: Deps) {
   const { io } = deps;
-  // The file is read twice (plan, then apply): stdin is kept in a private temp file meanwhile.
-  const csv =
-    given === '-' ? await (await import('../../spool.js')).spoolStdin(deps, 'stdin.csv') : given;
-  if (opts.template) {
+  if (flags.template) {
     const { templateHeader } = await import('../../../import/export.js');
     io.stdout.write(templateHeader());
     return;
   }
-  if (!csv) throw usageError('users import needs a CSV file (or --template to start one)');
+  if (!given && !flags.resume) {
+    throw usageError('users import needs a CSV file (or --template to start one)');
+  }
+  const resume = await import('./import/resume.js');
+  // `--resume REPORT`: the run that report records, with the options it was started with.
+  const run = resume.whichRun(given, flags);
+  if (run.unrecorded) note(io, `warning: ${run.unrecorded}`);
+  if (!run.file) throw usageError('users import needs a CSV file (or --template to start one)');
+  const opts = { ...flags, ...run.options, map: run.options.maps, globals: run.globals };
   if (opts.maxDeactivate && !opts.sync) throw usageError('--max-deactivate works with --sync only');
   if ((opts.statusColumn === undefined) !== (opts.activeValues === undefined)) {
     throw usageError(
       '--status-column and --active-values go together: the column, and the values that mean active (e.g. --status-column Status --active-values Active)',
     );
   }
+  // The file is read twice (plan, then apply): stdin is kept in a private temp file meanwhile.
+  const csv =
+    run.file === '-'
+      ? await (await import('../../spool.js')).spoolStdin(deps, 'stdin.csv')
+      : run.file;
   (await import('../../memory.js')).importMemoryMode();
   const { resolveFormat } = await import('../../output/render.js');
   const format = resolveFormat(opts.globals.output, io);
-  const { apiClient } = await import('../../client.js');
+  const { apiSession } = await import('../../client.js');
   const { spinner } = await import('../../output/progress.js');
   const { importCsv } = await import('../../../import/run.js');
   const show = await import('./import/format.js');
   const { progress } = await import('../../output/progress-line.js');
 
-  const client = await apiClient(opts.globals, deps);
+  const { client, settings } = await apiSession(opts.globals, deps);
+  const report = opts.report ?? (opts.dryRun ? undefined : opts.resume);
+  // A run with a report is recorded beside it, and a resumed one checked against its record.
+  const recorded = report !== undefined && !opts.dryRun;
+  const input = recorded || run.record ? await resume.fingerprint(csv) : undefined;
+  const target =
+    recorded || run.record ? await resume.targetOf(client, settings.baseUrl) : undefined;
+  if (run.record && input && target) {
+    resume.checkResume(run, opts.resume!, input, target);
+    Object.assign(client.userDefaults, { ...run.record.defaults, ...client.userDefaults });
+  }
   const spin = await spinner(deps, `reading ${csv} and the branch's users…`);
   // Ctrl-C while rows are sent: no new rows, the ones in flight finish and reach the report.
   // (While reading and planning nothing has been sent: Ctrl-C ends the command at once.)
@@ -170,7 +194,7 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
   let stoppedBy: StopSignal | undefined;
   let stopListening = () => {};
   let applying = false;
-  const report = opts.report ?? (opts.dryRun ? undefined : opts.resume);
+  const hint = () => resume.continueHint(run, report);
   const result = await importCsv(
     client,
     {
@@ -190,6 +214,9 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
         const has = (f: string) => fields.includes(f);
         await ensureRequired(client, { role: has('role'), locale: has('locale') }, deps);
       },
+      beforeSending: () => {
+        if (recorded) resume.record(report, run, flags, input!, target!, client);
+      },
       onPlan: (plan) => {
         spin.stop();
         if (!opts.dryRun || format !== 'table') {
@@ -204,6 +231,7 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
         stopListening = onInterrupt((signal) => {
           stoppedBy = signal;
           controller.abort();
+          note(io, 'stopping: no further rows are sent; the rows in flight finish first…');
         });
         return bar;
       },
@@ -211,7 +239,7 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
   )
     .catch((err: unknown) => {
       // A lost connection or a revoked token mid-run: say how to carry on from where it stopped.
-      if (applying) note(io, continueHint(given === '-' ? '- (the same input)' : csv, report));
+      if (applying) note(io, hint());
       throw err;
     })
     .finally(() => {
@@ -234,10 +262,7 @@ export async function runImport(given: string | undefined, opts: ImportFlags, de
   if (!opts.dryRun) await show.renderSummary(io, format, result.summary);
   show.noteFailures(io, result.failures, report);
   if (result.interrupted && stoppedBy) {
-    throw new CliError(
-      `interrupted: no further rows were sent. ${continueHint(given === '-' ? '- (the same input)' : csv, report)}`,
-      exitCodeOf(stoppedBy),
-    );
+    throw new CliError(`interrupted: no further rows were sent. ${hint()}`, exitCodeOf(stoppedBy));
   }
   if (result.refusal) throw result.refusal;
   const { failed, rows } = result.summary;

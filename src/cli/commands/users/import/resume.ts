@@ -1,0 +1,185 @@
+/**
+ * What run an import command is: a new one from its flags, or (`--resume REPORT`) the run
+ * recorded beside that report, continued as it was started (import/run-record.ts). Also the
+ * hint printed when a run stops part-way: the shortest command that does exactly the rest.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import type { ApiClient } from '../../../../client/index.js';
+import {
+  type Connection,
+  checkInput,
+  checkTarget,
+  fingerprint,
+  flagsOf,
+  type InputPrint,
+  type RunRecord,
+  readRecord,
+  resumedOptions,
+  type Shaping,
+  writeRecord,
+} from '../../../../import/run-record.js';
+import type { GlobalOptions } from '../../../context.js';
+import { usageError } from '../../../errors.js';
+
+/** The import's flags that this module reads. */
+export interface RunFlags extends Omit<Shaping, 'sendMail' | 'maps'> {
+  map?: string[];
+  sendMail?: boolean;
+  resume?: string;
+  /** The options given on the command line (commander's attribute names). */
+  explicit?: ReadonlySet<string>;
+  globals: GlobalOptions;
+}
+
+const SHAPING_OF_FLAG: Record<string, keyof Shaping> = {
+  preset: 'preset',
+  match: 'match',
+  encoding: 'encoding',
+  delimiter: 'delimiter',
+  skipLines: 'skipLines',
+  map: 'maps',
+  ignoreUnknown: 'ignoreUnknown',
+  emptyClears: 'emptyClears',
+  statusColumn: 'statusColumn',
+  activeValues: 'activeValues',
+  sendMail: 'sendMail',
+  sync: 'sync',
+  maxDeactivate: 'maxDeactivate',
+};
+
+export const shapingOf = (f: RunFlags): Shaping => ({
+  preset: f.preset,
+  match: f.match,
+  encoding: f.encoding,
+  delimiter: f.delimiter,
+  skipLines: f.skipLines,
+  maps: f.map,
+  ignoreUnknown: f.ignoreUnknown,
+  emptyClears: f.emptyClears,
+  statusColumn: f.statusColumn,
+  activeValues: f.activeValues,
+  sendMail: f.sendMail ?? true,
+  sync: f.sync,
+  maxDeactivate: f.maxDeactivate,
+});
+
+const connectionOf = (g: GlobalOptions): Connection => ({
+  ...(g.profile !== undefined ? { profile: g.profile } : {}),
+  ...(g.baseUrl !== undefined ? { baseUrl: g.baseUrl } : {}),
+  ...(g.region !== undefined ? { region: g.region } : {}),
+});
+
+export interface TheRun {
+  /** The input as given (`-` for standard input), or the recorded one on a resume. */
+  file?: string;
+  options: Shaping;
+  globals: GlobalOptions;
+  /** The record this run continues (a `--resume` whose report has one). */
+  record?: RunRecord;
+  /** A --resume report without a record (an older Roster): what to warn about. */
+  unrecorded?: string;
+}
+
+/**
+ * The run these flags ask for. On `--resume`, the recorded options and connection flags, unless
+ * given again (the same value: fine; another one: refused, exit 2).
+ */
+export function whichRun(given: string | undefined, flags: RunFlags): TheRun {
+  const options = shapingOf(flags);
+  const record = flags.resume ? readRecord(flags.resume) : undefined;
+  if (!flags.resume || !record) {
+    const unrecorded = flags.resume
+      ? `${flags.resume} has no run record beside it (${flags.resume}.run.json; reports of Roster before 0.2 have none): the rest of the run uses the options of this command, so give the ones the run started with`
+      : undefined;
+    return { file: given, options, globals: flags.globals, unrecorded };
+  }
+  const explicit = new Set(
+    [...(flags.explicit ?? [])].flatMap((f) => (SHAPING_OF_FLAG[f] ? [SHAPING_OF_FLAG[f]] : [])),
+  );
+  const resumed = resumedOptions(record, flags.resume, options, explicit);
+  const stdin = record.input.path === '-';
+  if (stdin && given !== '-') {
+    throw usageError(
+      `the run in ${flags.resume} read standard input: pipe the same input again, as \`roster users import - --resume ${flags.resume}\``,
+    );
+  }
+  return {
+    file: given ?? record.input.path,
+    options: resumed,
+    globals: {
+      ...record.connection,
+      ...Object.fromEntries(Object.entries(flags.globals).filter(([, v]) => v !== undefined)),
+    },
+    record,
+  };
+}
+
+/** Where a run's rows go, as recorded: the base URL, its host (the tenant) and the branch. */
+export async function targetOf(client: ApiClient, baseUrl: string): Promise<RunRecord['target']> {
+  // A service without GET /api/branch (or a token that may not read it): the URL still tells.
+  const branch = await client.getBranch().then(
+    (b) => ({ id: b.id, name: b.name }),
+    () => undefined,
+  );
+  return { baseUrl, tenant: new URL(baseUrl).host, ...(branch ? { branch } : {}) };
+}
+
+/** Checks a resumed run's input and target against its record. */
+export function checkResume(
+  run: TheRun,
+  report: string,
+  input: InputPrint,
+  target: RunRecord['target'],
+) {
+  if (!run.record) return;
+  checkInput(run.record, report, run.file ?? '-', input);
+  checkTarget(run.record, report, target);
+}
+
+/** Writes the record beside `report` (a real run, right before its first row is sent). */
+export function record(
+  report: string,
+  run: TheRun,
+  flags: RunFlags,
+  input: InputPrint,
+  target: RunRecord['target'],
+  client: ApiClient,
+) {
+  const file = run.file ?? '-';
+  const { role, locale } = client.userDefaults;
+  writeRecord(report, {
+    kind: 'roster-import-run',
+    version: 1,
+    input: { path: file === '-' || isAbsolute(file) ? file : resolve(file), ...input },
+    target,
+    connection: { ...run.record?.connection, ...connectionOf(flags.globals) },
+    options: run.options,
+    defaults: { ...(role ? { role } : {}), ...(locale ? { locale } : {}) },
+  });
+}
+
+export { fingerprint };
+
+/** A word for a shell: quoted when it holds anything a shell would read. */
+const shellWord = (w: string) =>
+  /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * The shortest command that does exactly the rest of a run that stopped part-way: with a report
+ * (which has its record beside it), `--resume` alone; without one, the same import again, every
+ * option that shapes it spelled out (rows already applied then come out unchanged).
+ */
+export function continueHint(run: TheRun, report: string | undefined): string {
+  const file = run.file ?? '-';
+  if (report) {
+    const words = ['roster', 'users', 'import', ...(file === '-' ? ['-'] : []), '--resume', report];
+    const pipe = file === '-' ? ' (with the same input on standard input)' : '';
+    return `The report ${report} has every row done so far; continue with: ${words.map(shellWord).join(' ')}${pipe}`;
+  }
+  const connection = Object.entries(connectionOf(run.globals)).flatMap(([k, v]) => [
+    `--${k === 'baseUrl' ? 'base-url' : k}`,
+    String(v),
+  ]);
+  const words = ['roster', 'users', 'import', file, ...flagsOf(run.options), ...connection];
+  return `Rows already applied come out unchanged when you run the same import again: ${words.map(shellWord).join(' ')} (--report FILE lets a later run --resume)`;
+}

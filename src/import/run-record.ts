@@ -1,0 +1,202 @@
+/**
+ * The record of a run beside its report (`<report>.run.json`, mode 0600): everything that shapes
+ * what the run sends, where it sends it, and which input it reads. `--resume REPORT` continues
+ * exactly that run: an option given again with another value is refused, and so is an input
+ * that is no longer the same bytes. The report itself keeps its columns (spreadsheets open it).
+ *
+ * It holds no secrets: no token, and the input only as its size and SHA-256.
+ */
+import { createHash } from 'node:crypto';
+import {
+  createReadStream,
+  existsSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { ImportError, importUsageError } from './errors.js';
+import type { PresetName } from './presets.js';
+import type { DeactivateLimit } from './sync.js';
+import type { MatchField } from './types.js';
+
+/** The options that shape the data a run sends (not how fast, nor where it reports). */
+export interface Shaping {
+  preset?: PresetName;
+  match?: MatchField;
+  encoding?: string;
+  delimiter?: string;
+  skipLines?: number;
+  maps?: string[];
+  ignoreUnknown?: boolean;
+  emptyClears?: boolean;
+  statusColumn?: string;
+  activeValues?: string[];
+  sendMail: boolean;
+  sync?: boolean;
+  maxDeactivate?: DeactivateLimit;
+}
+
+/** Role and locale given to new users that have no column for them (profile or prompt). */
+export interface Defaults {
+  role?: string;
+  locale?: string;
+}
+
+/** The connection flags given on the command line (environment and profile stay as they are). */
+export interface Connection {
+  profile?: string;
+  baseUrl?: string;
+  region?: string;
+}
+
+export interface InputPrint {
+  size: number;
+  sha256: string;
+}
+
+export interface RunRecord {
+  kind: 'roster-import-run';
+  version: 1;
+  /** The input's absolute path, or `-` for standard input. */
+  input: InputPrint & { path: string };
+  /** Where the rows went: the base URL, the tenant (its host) and the token's branch. */
+  target: { baseUrl: string; tenant: string; branch?: { id: string; name: string } };
+  connection: Connection;
+  options: Shaping;
+  defaults: Defaults;
+}
+
+export const recordPath = (report: string) => `${report}.run.json`;
+
+/** Size and SHA-256 of a file, read as a stream (an HR export may be large). */
+export async function fingerprint(path: string): Promise<InputPrint> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of createReadStream(path)) {
+    hash.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return { size, sha256: hash.digest('hex') };
+}
+
+/** Written whole or not at all (temp file, then rename), readable by its owner only. */
+export function writeRecord(report: string, record: RunRecord) {
+  const path = recordPath(report);
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+    renameSync(temp, path);
+  } catch (err) {
+    rmSync(temp, { force: true });
+    throw new ImportError(`--report ${report}: cannot write ${path}: ${(err as Error).message}`);
+  }
+}
+
+/** The record beside a report, or undefined when there is none (a report of an older Roster). */
+export function readRecord(report: string): RunRecord | undefined {
+  const path = recordPath(report);
+  if (!existsSync(path)) return undefined;
+  let record: RunRecord;
+  try {
+    record = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ImportError(
+      `--resume ${report}: ${path} is not readable (${(err as Error).message})`,
+    );
+  }
+  if (record?.kind !== 'roster-import-run' || record.version !== 1 || !record.options) {
+    throw new ImportError(`--resume ${report}: ${path} is not a roster import run record`);
+  }
+  return record;
+}
+
+/** How each option is written on a command line, for messages and the resume hint. */
+export const FLAGS: { [K in keyof Shaping]-?: (value: NonNullable<Shaping[K]>) => string[] } = {
+  preset: (v) => ['--preset', v],
+  match: (v) => ['--match', v],
+  encoding: (v) => ['--encoding', v],
+  delimiter: (v) => ['--delimiter', v === '\t' ? 'tab' : v],
+  skipLines: (v) => ['--skip-lines', String(v)],
+  maps: (v) => v.flatMap((m) => ['--map', m]),
+  ignoreUnknown: (v) => (v ? ['--ignore-unknown'] : []),
+  emptyClears: (v) => (v ? ['--empty-clears'] : []),
+  statusColumn: (v) => ['--status-column', v],
+  activeValues: (v) => ['--active-values', v.join(',')],
+  sendMail: (v) => [v ? '--send-mail' : '--no-send-mail'],
+  sync: (v) => (v ? ['--sync'] : []),
+  maxDeactivate: (v) => ['--max-deactivate', 'count' in v ? String(v.count) : `${v.percent}%`],
+};
+
+/** One option as it would be typed (`--no-send-mail`, `--preset okta`), or "not given". */
+export function describeOption<K extends keyof Shaping>(key: K, value: Shaping[K]): string {
+  if (value === undefined || value === false || (Array.isArray(value) && value.length === 0)) {
+    return key === 'sendMail' ? '--no-send-mail' : 'not given';
+  }
+  const words = (FLAGS[key] as (v: Shaping[K]) => string[])(value);
+  return words.length > 0 ? words.join(' ') : 'not given';
+}
+
+/** The flags that give these options (those at their default are left out). */
+export function flagsOf(options: Shaping): string[] {
+  return (Object.keys(FLAGS) as (keyof Shaping)[]).flatMap((key) => {
+    const value = options[key];
+    if (value === undefined || (key === 'sendMail' && value === true)) return [];
+    return (FLAGS[key] as (v: unknown) => string[])(value);
+  });
+}
+
+/**
+ * The options of the run a `--resume` continues: the recorded ones. An option given now with
+ * another value is refused, naming both: it would make the rest of the run a different run.
+ */
+export function resumedOptions(
+  record: RunRecord,
+  report: string,
+  given: Shaping,
+  explicit: ReadonlySet<keyof Shaping>,
+): Shaping {
+  for (const key of explicit) {
+    const was = record.options[key];
+    const now = given[key];
+    const same =
+      isDeepStrictEqual(was, now) ||
+      ((was === undefined || was === false) && (now === undefined || now === false));
+    if (!same) {
+      throw importUsageError(
+        `${describeOption(key, now)}: the run in ${report} was started with ${describeOption(key, was)}, and --resume continues that run as it was started. Leave the option out to continue it, or start a new run (without --resume) to import with other options`,
+      );
+    }
+  }
+  return { ...record.options };
+}
+
+/** Refuses an input that is not the bytes the run started with, saying what differs. */
+export function checkInput(record: RunRecord, report: string, file: string, now: InputPrint) {
+  const was = record.input;
+  if (was.size === now.size && was.sha256 === now.sha256) return;
+  const what =
+    was.size !== now.size
+      ? `its size was ${was.size} bytes and is ${now.size} now`
+      : `its content changed (SHA-256 ${was.sha256.slice(0, 12)}… then, ${now.sha256.slice(0, 12)}… now; same size)`;
+  throw importUsageError(
+    `${file} is not the input the run in ${report} started with (${was.path}): ${what}. --resume continues a run on the same file; to import the new file, start a new run without --resume`,
+  );
+}
+
+/** Refuses to send the rest of a run to another service or branch than its start. */
+export function checkTarget(record: RunRecord, report: string, now: RunRecord['target']) {
+  const was = record.target;
+  const clash =
+    was.baseUrl !== now.baseUrl
+      ? `the base URL was ${was.baseUrl} and is ${now.baseUrl} now`
+      : was.branch && now.branch && was.branch.id !== now.branch.id
+        ? `the token's branch was '${was.branch.name}' (${was.branch.id}) and is '${now.branch.name}' (${now.branch.id}) now`
+        : undefined;
+  if (clash) {
+    throw importUsageError(
+      `the run in ${report} went to another place: ${clash}. Resume with the profile or --base-url the run started with`,
+    );
+  }
+}
