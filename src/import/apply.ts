@@ -23,6 +23,8 @@ export interface Outcome {
   status: 'ok' | 'failed';
   id?: string;
   error?: string;
+  /** A create that asked the service to send its invitation (queued there, not sent yet). */
+  invited?: true;
 }
 
 export interface ApplyOptions {
@@ -63,7 +65,7 @@ async function findByKey(client: ImportClient, match: MatchField, key: string) {
 /** One request's worth of work: who it is about, and how to send it. */
 interface Task {
   about: Omit<Outcome, 'status'>;
-  send(): Promise<{ action: Action; id: string }>;
+  send(): Promise<{ action: Action; id: string; invited?: true }>;
 }
 
 /**
@@ -91,7 +93,12 @@ export async function applyPlan(
   async function create(e: Entry) {
     try {
       const { user } = await client.createUser(createBody(e.values!, opts.sendMail));
-      return { action: 'create' as const, id: user.id };
+      const invited = opts.sendMail && Boolean(e.values!.email);
+      return {
+        action: 'create' as const,
+        id: user.id,
+        ...(invited ? { invited: true as const } : {}),
+      };
     } catch (err) {
       // The service names one violated unique field (whichever index fired first), so any 409
       // is checked against the match key.

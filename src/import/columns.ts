@@ -224,9 +224,16 @@ function statusRules(header: string[], opts: HeaderOptions): StatusRule[] {
   return rules;
 }
 
+/** Header names (normalised) of columns that say whether someone still works there. */
+const STATUS_LIKE =
+  /^(status|employ(ee|ment)status|accountstatus|active|isactive|enabled|accountenabled|state)$/;
+
+const shellWord = (w: string) => (/^[\w.-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`);
+
 /** Each header column's field and the status columns; throws listing unknown or duplicate columns. */
 export function resolveHeader(header: string[], opts: HeaderOptions): Layout {
   const unknown: string[] = [];
+  let statusLike: string | undefined;
   const seen = new Map<string, string[]>();
   const mapped = mapsByColumn(header, opts.maps ?? new Map(), opts.file);
   const status = statusRules(header, opts);
@@ -248,6 +255,7 @@ export function resolveHeader(header: string[], opts: HeaderOptions): Layout {
     else field = fieldOf(name);
     if (field === undefined) {
       unknown.push(name === '' ? `(column ${i + 1} has no name)` : `'${name}'`);
+      if (STATUS_LIKE.test(normalize(name))) statusLike ??= name;
       return null;
     }
     if (field !== null) seen.set(field, [...(seen.get(field) ?? []), name || `column ${i + 1}`]);
@@ -264,12 +272,18 @@ export function resolveHeader(header: string[], opts: HeaderOptions): Layout {
     const list = duplicates.map(([f, names]) => `${f} (${names.map((n) => `'${n}'`).join(', ')})`);
     throw new ImportError(
       `${opts.file}: several columns map to the same field: ${list.join('; ')}; remove one, or ignore it with --map "Header="`,
+      'usage',
     );
   }
   if (unknown.length > 0 && !opts.ignoreUnknown) {
+    // A column saying who is active is the one an HR export must not lose: name its flag.
+    const leavers = statusLike
+      ? ` '${statusLike}' looks like who is active: read it with --status-column ${shellWord(statusLike)} --active-values <values meaning active>, or leavers are imported like everyone else.`
+      : '';
     throw new ImportError(
       `${opts.file}: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}. ` +
-        `Known: ${FIELDS.join(', ')}, profile.<customFieldId>. Map one with --map "Header=field", or skip them with --ignore-unknown`,
+        `Known: ${FIELDS.join(', ')}, profile.<customFieldId>. Map one with --map "Header=field", or skip them with --ignore-unknown.${leavers}`,
+      'usage',
     );
   }
   const order = header.map((_, i) => i).sort((a, b) => rank[a]! - rank[b]! || a - b);

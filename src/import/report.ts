@@ -18,7 +18,19 @@ import { stringify } from 'csv-stringify/sync';
 import { ImportError } from './errors.js';
 import type { Action } from './types.js';
 
-export const REPORT_COLUMNS = ['row', 'line', 'key', 'action', 'id', 'status', 'error'] as const;
+export const REPORT_COLUMNS = [
+  'row',
+  'line',
+  'key',
+  'action',
+  'id',
+  'status',
+  'error',
+  'invitation',
+] as const;
+
+/** The columns of reports written before the invitation column: still resumed, and appended to. */
+const OLD_COLUMNS = REPORT_COLUMNS.slice(0, 7).join(',');
 
 export interface ReportLine {
   row?: number;
@@ -29,6 +41,8 @@ export interface ReportLine {
   /** ok / failed after a change was tried; `planned` in a --dry-run report. */
   status: 'ok' | 'failed' | 'planned';
   error?: string;
+  /** A create that asked the service to invite the new user (`queued`: not yet delivered). */
+  invited?: true;
 }
 
 /** A row an earlier run finished, as its report says. */
@@ -36,6 +50,12 @@ export interface DoneRow {
   key: string;
   action: Action;
   id: string;
+}
+
+function firstLine(fd: number): string {
+  const head = Buffer.alloc(256);
+  const n = readSync(fd, head, 0, head.length, 0);
+  return head.subarray(0, n).toString('utf8').split(/\r?\n/)[0]!.trim();
 }
 
 function endsWithNewline(fd: number, size: number): boolean {
@@ -48,6 +68,8 @@ export class ReportWriter {
   private constructor(
     private readonly fd: number,
     readonly path: string,
+    /** Appending to a report of the old columns: its lines keep them. */
+    private readonly old: boolean,
   ) {}
 
   /** Opens (append: continues an existing report) and writes the header when the file is new. */
@@ -59,18 +81,24 @@ export class ReportWriter {
       throw new ImportError(`--report ${path}: ${(err as Error).message}`);
     }
     const size = fstatSync(fd).size;
+    const old = size > 0 && firstLine(fd) === OLD_COLUMNS;
     if (size === 0) writeSync(fd, stringify([[...REPORT_COLUMNS]]));
     else if (!endsWithNewline(fd, size)) writeSync(fd, '\n'); // a line cut short by a kill
-    return new ReportWriter(fd, path);
+    return new ReportWriter(fd, path, old);
   }
 
   write(l: ReportLine) {
-    writeSync(
-      this.fd,
-      stringify([
-        [l.row ?? '', l.line ?? '', l.key ?? '', l.action, l.id ?? '', l.status, l.error ?? ''],
-      ]),
-    );
+    const cells = [
+      l.row ?? '',
+      l.line ?? '',
+      l.key ?? '',
+      l.action,
+      l.id ?? '',
+      l.status,
+      l.error ?? '',
+    ];
+    if (!this.old) cells.push(l.invited ? 'queued' : '');
+    writeSync(this.fd, stringify([cells]));
   }
 
   close() {
@@ -92,7 +120,7 @@ export function readDone(path: string): Map<number, DoneRow> {
     throw new ImportError(`--resume ${path}: not a readable report (${(err as Error).message})`);
   }
   const header = text.slice(0, text.indexOf('\n')).trim();
-  if (header !== REPORT_COLUMNS.join(',')) {
+  if (header !== REPORT_COLUMNS.join(',') && header !== OLD_COLUMNS) {
     throw new ImportError(
       `--resume ${path}: not a roster import report (its header should be ${REPORT_COLUMNS.join(',')})`,
     );

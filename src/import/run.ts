@@ -202,6 +202,7 @@ export async function importCsv(
   if (refusal && !opts.dryRun) throw refusal;
 
   const summary = plannedSummary(plan, done !== undefined);
+  summary.invitations = (opts.sendMail ?? true) ? plan.invitations : 0;
   const report = openReport(opts);
   const replay = async () =>
     replayPlan(plan, await reopen(csv, opts, read), columns, snapshot, planOptions);
@@ -226,7 +227,7 @@ export async function importCsv(
     }
     await hooks.beforeSending?.();
     // What is sent is counted as it completes; what the plan settled is counted already.
-    Object.assign(summary, { created: 0, updated: 0, deactivated: 0 });
+    Object.assign(summary, { created: 0, updated: 0, deactivated: 0, invitations: 0 });
     const failures: Outcome[] = plan.errors.map(planned);
     const appending = report !== undefined && report.path === opts.resume;
     const names = {
@@ -271,6 +272,7 @@ export async function importCsv(
             summary.failed++;
             failures.push(o);
           } else if (o.action in names) summary[names[o.action as keyof typeof names]]++;
+          if (o.invited) summary.invitations!++;
         },
       });
     } finally {

@@ -29,4 +29,9 @@ export interface Summary {
   leavers?: number;
   /** Rows a `--resume` report marked done (present only with --resume). */
   skipped?: number;
+  /**
+   * Invitations the service accepted to send (a run), or would be asked to (a dry run): one per
+   * new user with an email, unless --no-send-mail. Queued by the service, not yet delivered.
+   */
+  invitations?: number;
 }

@@ -103,7 +103,7 @@ describe.each(Object.keys(FORMATS) as PresetName[])('users import --preset %s', 
 
     // Without the preset: refused (its columns are not Roster's), with the preset suggested.
     const plain = run(['users', 'import', file, '--dry-run']);
-    expect(plain.code, plain.stderr).toBe(1);
+    expect(plain.code, plain.stderr).toBe(2); // usage: the file is fine, the options are not
     expect(plain.stderr).toMatch(
       new RegExp(`looks like an? ${literally(PRESETS[name].title)}: try --preset ${name}`),
     );
@@ -123,7 +123,7 @@ describe.each(Object.keys(FORMATS) as PresetName[])('users import --preset %s', 
     expect(dry.stdout).toContain('never created or invited');
     expect(dry.stdout).toMatch(new RegExp(`${leaverKey ?? leaver}\\s+│ .+│ left as is`, 'i'));
     expect(dry.stderr).toContain(
-      `${created.length} invitation${created.length === 1 ? '' : 's'} would be sent`,
+      `${created.length} invitation${created.length === 1 ? '' : 's'} would be queued`,
     );
 
     // The import: only --preset.
@@ -131,6 +131,7 @@ describe.each(Object.keys(FORMATS) as PresetName[])('users import --preset %s', 
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       created: created.length,
+      invitations: created.length,
       updated: expect.any(Number),
       unchanged: expect.any(Number),
       deactivated: 0,

@@ -92,9 +92,11 @@ describe('users import', () => {
     expect(dry.stdout).toContain('Plan for');
     expect(dry.stdout).toMatch(/│ create\s+│ update\s+│ unchanged/);
     expect(dry.stdout).toMatch(/│ 2\s+│ create │ D-0\s+│ email=d0@example.com, firstName=First0/);
-    expect(dry.stderr).toContain('5 invitations would be sent (one per new user with an email');
+    expect(dry.stderr).toContain(
+      '5 invitations would be queued by the service (one per new user with an email',
+    );
     const quiet = run(['users', 'import', csv, '--dry-run', '--no-send-mail']);
-    expect(quiet.stderr).toContain('no invitations would be sent (--no-send-mail; 5 new users');
+    expect(quiet.stderr).toContain('no invitations would be queued (--no-send-mail; 5 new users');
     expect(json(['users', 'import', csv, '--dry-run'])).toEqual({
       created: 5,
       updated: 0,
@@ -102,6 +104,7 @@ describe('users import', () => {
       deactivated: 0,
       failed: 0,
       rows: 5,
+      invitations: 5,
     });
     expect(users()).toEqual([]);
 
@@ -117,6 +120,7 @@ describe('users import', () => {
       deactivated: 0,
       failed: 0,
       rows: 5,
+      invitations: 0,
     });
 
     const moved = file(
@@ -152,6 +156,7 @@ describe('users import', () => {
       deactivated: 0,
       failed: 3,
       rows: 4,
+      invitations: 1,
     });
     expect(r.stderr).toContain("line 3 (P-2): email 'not-an-email' is not a valid email address");
     expect(r.stderr).toContain(
@@ -162,7 +167,7 @@ describe('users import', () => {
     );
     expect(users().map((u) => u.externalId)).toEqual(['P-3']);
     const lines = readFileSync(report, 'utf8').trim().split('\n');
-    expect(lines[0]).toBe('row,line,key,action,id,status,error');
+    expect(lines[0]).toBe('row,line,key,action,id,status,error,invitation');
     expect(
       lines
         .slice(1)
@@ -183,12 +188,12 @@ describe('users import', () => {
           'import',
           file('unknown.csv', 'externalId,email,Shoe Size\nU-1,u@example.com,42\n'),
         ],
-        1,
+        2,
         /unknown column 'Shoe Size'.*--ignore-unknown/,
       ],
       [
         ['users', 'import', file('dupcol.csv', 'externalId,Email,E-Mail\n')],
-        1,
+        2,
         /several columns map to the same field: email/,
       ],
       [
@@ -372,6 +377,7 @@ describe('users export', () => {
       deactivated: 0,
       failed: 0,
       rows: 2,
+      invitations: 0,
     });
     expect(json(['users', 'import', out, '--sync'])).toMatchObject({
       unchanged: 2,

@@ -68,6 +68,23 @@ describe('resolveHeader', () => {
     ]);
   });
 
+  it('unknown columns are a usage error, naming --status-column for a status column', () => {
+    const header = ['externalId', 'Status', 'Hire Date'];
+    let error: unknown;
+    try {
+      resolveHeader(header, { file });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toMatchObject({ kind: 'usage' });
+    expect((error as Error).message).toContain(
+      "'Status' looks like who is active: read it with --status-column Status --active-values <values meaning active>",
+    );
+    expect(() => resolveHeader(['externalId', 'Employment Status'], { file })).toThrow(
+      "--status-column 'Employment Status'",
+    );
+  });
+
   it('knows the common English and German headers of HR exports', () => {
     const header = [
       'Employee ID',

@@ -238,6 +238,7 @@ describe('presets', () => {
       deactivated: 0,
       failed: 0,
       rows: 5,
+      invitations: 0,
       leavers: 2,
     });
     const lines = readFileSync(report, 'utf8').trim().split('\n').slice(1);

@@ -51,6 +51,7 @@ describe('importCsv', () => {
       deactivated: 0,
       failed: 0,
       rows: 3,
+      invitations: 0,
     });
     expect((await users()).map((u) => u.externalId).sort()).toEqual(['E-1', 'E-2', 'E-3']);
 
@@ -131,6 +132,7 @@ describe('importCsv', () => {
       deactivated: 0,
       failed: 2,
       rows: 4,
+      invitations: 0,
     });
     expect(result.failures.map((f) => [f.line, f.key])).toEqual([
       [3, 'E-2'],
@@ -138,7 +140,7 @@ describe('importCsv', () => {
     ]);
     expect(result.failures[1]!.error).toMatch(/email 'taken@example.com' is already used.*\(409\)/);
     const lines = readFileSync(report, 'utf8').trim().split('\n');
-    expect(lines[0]).toBe('row,line,key,action,id,status,error');
+    expect(lines[0]).toBe('row,line,key,action,id,status,error,invitation');
     expect(lines.slice(1).sort()).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^2,3,E-2,error,,failed,/),
@@ -214,8 +216,18 @@ describe('importCsv', () => {
     const count = () =>
       existsSync(outbox) ? readdirSync(outbox).filter((f) => f.endsWith('.eml')).length : 0;
     const before = count();
-    await run({ sendMail: false }, 'externalId,email\nM-1,m1@example.com\n');
-    await run({ sendMail: true }, 'externalId,email\nM-2,m2@example.com\n');
+    const quiet = await run({ sendMail: false }, 'externalId,email\nM-1,m1@example.com\n');
+    const report = tempCsv('', 'invitations-report.csv');
+    const mailed = await run(
+      { sendMail: true, report },
+      'externalId,email,userName\nM-2,m2@example.com,\nM-3,,m3\n',
+    );
+    // Counted as what the service accepted to send: one per new user with an email.
+    expect([quiet.summary.invitations, mailed.summary.invitations]).toEqual([0, 1]);
+    expect(readFileSync(report, 'utf8').split('\n').slice(1, 3).sort()).toEqual([
+      expect.stringMatching(/^1,2,M-2,create,\w+,ok,,queued$/),
+      expect.stringMatching(/^2,3,M-3,create,\w+,ok,,$/),
+    ]);
     await eventually(
       async () => count() === before + 1 && (await server.store.outbox.pending()) === 0,
     );
@@ -249,6 +261,7 @@ describe('importCsv', () => {
       deactivated: 0,
       failed: 0,
       rows: 3,
+      invitations: 0,
       skipped: 1,
     });
     expect((await users()).map((u) => u.externalId).sort()).toEqual(['E-2', 'E-3']);

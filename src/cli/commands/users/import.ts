@@ -254,8 +254,8 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
       note(
         io,
         opts.sendMail === false
-          ? `no invitations would be sent (--no-send-mail; ${n} new users have an email)`
-          : `${n} invitation${n === 1 ? '' : 's'} would be sent (one per new user with an email; --no-send-mail to send none)`,
+          ? `no invitations would be queued (--no-send-mail; ${n} new users have an email)`
+          : `${n} invitation${n === 1 ? '' : 's'} would be queued by the service (one per new user with an email; --no-send-mail for none)`,
       );
     }
   }

@@ -143,7 +143,7 @@ export async function runInvite(options: InviteOptions, deps: Deps): Promise<voi
   const config = body.config as Body | undefined;
   await ensureRequired(client, { role: body.role != null, locale: config?.locale != null }, deps);
   const { user } = await client.createUser(body);
-  const mailed = user.email && opts.sendMail !== false ? '; invitation mail sent' : '';
+  const mailed = user.email && opts.sendMail !== false ? '; invitation queued' : '';
   note(deps.io, `created ${describeUser(user)} (${user.id}, ${user.status})${mailed}`);
   await renderRecord(deps.io, view, user);
 }

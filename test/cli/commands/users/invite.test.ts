@@ -82,7 +82,7 @@ describe('users invite: run', () => {
     });
     expect(JSON.parse(fake.out()).id).toBe(user().id);
     expect(fake.err()).toContain(
-      'created Ann Smith <ann@example.com> (65f000000000000000000001, pending); invitation mail sent',
+      'created Ann Smith <ann@example.com> (65f000000000000000000001, pending); invitation queued',
     );
     stub.assertAllUsed();
   });

@@ -25,6 +25,7 @@ const SUMMARY_KEYS = [
   'rows',
   'leavers',
   'skipped',
+  'invitations',
 ] as const;
 
 const short = (v: string | null) =>
