@@ -310,3 +310,31 @@ export class RequiredFieldsError extends ClientError {
     this.mediaType = init.mediaType;
   }
 }
+
+/** Connection failures before a request reached the service, and a service that stopped answering. */
+const SERVICE_UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/**
+ * Whether a failure in a run of many requests (import rows, ids of a batch, uploads) would fail
+ * every other request too, so the run stops rather than grind through them: the token refused,
+ * the service unreachable or not answering (after the client's retries), an answer that is not
+ * the API's, a field every create needs, or a bug. One item's own failure does not stop it:
+ * an error answer about that item (404, 409, 400, 413…), its connection reset mid-answer (the
+ * next request connects anew, and a service that has gone is then refused, which stops the
+ * run), a proxy's error page about that request (413, 5xx), its local file unreadable.
+ */
+export function stopsRun(err: unknown): boolean {
+  if (err instanceof ApiError) return err.status === 401 || err.status === 403;
+  if (err instanceof NetworkError) return SERVICE_UNREACHABLE.has(err.code ?? '');
+  if (err instanceof ResponseFormatError) return !(err.status === 413 || err.status >= 500);
+  if (err instanceof ClientError) return true;
+  const local = err as NodeJS.ErrnoException | undefined;
+  return !(local?.syscall && local.path);
+}

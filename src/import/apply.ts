@@ -6,7 +6,7 @@
  * and updated or left as it is. Auth and network failures stop the run; other answers fail
  * only their row.
  */
-import { ApiError } from '../client/index.js';
+import { ApiError, stopsRun } from '../client/index.js';
 import { LISTABLE_STATUSES } from '../contract/user.js';
 import { createBody, currentValues, diff, updateBody } from './fields.js';
 import type { Entry } from './plan.js';
@@ -40,10 +40,6 @@ export function reason(err: unknown): string {
   const extra = err.status === 400 && details ? `: ${details}` : '';
   return `${err.serverMessage}${extra} (${err.status})`;
 }
-
-/** Failures that would fail every other row too: stop rather than grind through the file. */
-const isFatal = (err: unknown) =>
-  !(err instanceof ApiError) || err.status === 401 || err.status === 403;
 
 async function findByKey(client: ImportClient, match: MatchField, key: string) {
   if (match === 'externalId') {
@@ -140,7 +136,7 @@ export async function applyPlan(
       try {
         outcome = { ...task.about, ...(await task.send()), status: 'ok' };
       } catch (err) {
-        if (isFatal(err)) {
+        if (stopsRun(err)) {
           fatal ??= err;
           return;
         }
