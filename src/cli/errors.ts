@@ -28,6 +28,5 @@ export class CliError extends Error {
 
 export const usageError = (message: string) => new CliError(message, EXIT.usage);
 
-/** An error's first line: what a per-item result shows (the hints below it are for a whole run). */
-export const firstLine = (err: unknown): string =>
-  (err as Error)?.message?.split('\n')[0] ?? String(err);
+/** A message's first line: what a per-item result shows (the hints below it are for a whole run). */
+export const firstLine = (message: string): string => message.split('\n')[0]!;

@@ -104,21 +104,20 @@ export async function reportError(err: unknown, deps: Deps, verbose: boolean): P
     note(io, 'interrupted');
     return EXIT.interrupted;
   }
-  // The client's errors carry their own actionable message; the status picks the code.
+  // The client's errors say what went wrong, the CLI's advice what to do; the status picks the code.
   const { ApiError, ClientError, MediaAuthError } = await import('../client/errors.js');
+  const { userMessage } = await import('./advice.js');
   if (err instanceof MediaAuthError) {
-    error(err.message);
+    error(userMessage(err));
     return EXIT.auth;
   }
   if (err instanceof ApiError) {
-    error(err.message);
-    if (err.status === 403)
-      note(io, 'Then save the new token with `roster login --token <token>`.');
+    error(userMessage(err));
     if (err.status === 401 || err.status === 403) return EXIT.auth;
     return err.status === 404 ? EXIT.notFound : EXIT.error;
   }
   if (err instanceof ClientError) {
-    error(err.message);
+    error(userMessage(err));
     // A field the service's request type requires: the person has to give it.
     if (err.name === 'RequiredFieldsError') return EXIT.usage;
     if (verbose && err.cause instanceof Error) note(io, `cause: ${err.cause.stack}`);

@@ -50,6 +50,7 @@ export async function runBatch(
   const { io } = deps;
   const format = resolveFormat(globals.output, io);
   const { ApiError, stopsRun } = await import('../../client/errors.js');
+  const { userMessage } = await import('../advice.js');
   const rows: BatchRow[] = [];
   const notFound: string[] = [];
   let stop: unknown;
@@ -62,7 +63,7 @@ export async function runBatch(
         break;
       }
       if (err instanceof ApiError && err.status === 404) notFound.push(id);
-      const error = err instanceof ApiError ? err.serverMessage : firstLine(err);
+      const error = err instanceof ApiError ? err.serverMessage : firstLine(userMessage(err));
       rows.push({ id, ok: false, error });
       if (format !== 'table') note(io, `${paintErr(io, 'red', 'failed')} ${id}: ${error}`);
     }

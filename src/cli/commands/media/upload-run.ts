@@ -42,6 +42,7 @@ export async function uploadAll(
   opts: UploadAllOptions,
 ): Promise<UploadRun> {
   const { ApiError, NetworkError, stopsRun } = await import('../../../client/errors.js');
+  const { userMessage } = await import('../../advice.js');
 
   /** What went wrong with one file, in one line. */
   const failure = (err: unknown, task: UploadTask): string => {
@@ -62,7 +63,7 @@ export async function uploadAll(
       const cause = err.cause as NodeJS.ErrnoException | undefined;
       if (cause?.syscall && cause.path) return `cannot read the file: ${cause.message}`;
     }
-    return firstLine(err);
+    return firstLine(userMessage(err));
   };
 
   const outcomes: (Outcome | undefined)[] = new Array(tasks.length);
