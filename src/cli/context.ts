@@ -50,19 +50,7 @@ export interface GlobalOptions {
 /** NO_COLOR counts when set to anything but the empty string (no-color.org). */
 export const noColorEnv = (env: NodeJS.ProcessEnv) => Boolean(env.NO_COLOR);
 
-/**
- * A reader that stopped reading (`roster users list | head`) is not a failure of ours: stop
- * quietly, as `head` means, instead of an unhandled EPIPE stack trace and exit 1.
- */
-function quietOnClosedPipe(stream: NodeJS.WriteStream) {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
-}
-
 export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
-  quietOnClosedPipe(process.stdout);
   const stdoutIsTTY = Boolean(process.stdout.isTTY);
   const stderrIsTTY = Boolean(process.stderr.isTTY);
   return {

@@ -27,3 +27,6 @@ export class CliError extends Error {
 }
 
 export const usageError = (message: string) => new CliError(message, EXIT.usage);
+
+/** A message's first line: what a per-item result shows (the hints below it are for a whole run). */
+export const firstLine = (message: string): string => message.split('\n')[0]!;

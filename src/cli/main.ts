@@ -104,21 +104,20 @@ export async function reportError(err: unknown, deps: Deps, verbose: boolean): P
     note(io, 'interrupted');
     return EXIT.interrupted;
   }
-  // The client's errors carry their own actionable message; the status picks the code.
+  // The client's errors say what went wrong, the CLI's advice what to do; the status picks the code.
   const { ApiError, ClientError, MediaAuthError } = await import('../client/errors.js');
+  const { userMessage } = await import('./advice.js');
   if (err instanceof MediaAuthError) {
-    error(err.message);
+    error(userMessage(err));
     return EXIT.auth;
   }
   if (err instanceof ApiError) {
-    error(err.message);
-    if (err.status === 403)
-      note(io, 'Then save the new token with `roster login --token <token>`.');
+    error(userMessage(err));
     if (err.status === 401 || err.status === 403) return EXIT.auth;
     return err.status === 404 ? EXIT.notFound : EXIT.error;
   }
   if (err instanceof ClientError) {
-    error(err.message);
+    error(userMessage(err));
     // A field the service's request type requires: the person has to give it.
     if (err.name === 'RequiredFieldsError') return EXIT.usage;
     if (verbose && err.cause instanceof Error) note(io, `cause: ${err.cause.stack}`);
@@ -154,12 +153,6 @@ export async function run(argv: string[], deps: Deps): Promise<ExitCode> {
     note(deps.io, 'interrupted');
     process.exit(exitCodeOf(signal));
   });
-  // `roster users list | head -1`: a closed pipe ends the output, not with a stack trace.
-  const onStdoutError = (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
-    throw err;
-  };
-  deps.io.stdout.on('error', onStdoutError);
   let code: ExitCode = EXIT.ok;
   try {
     const program = await buildProgram(deps, commandsFor(argv.slice(2)));
@@ -169,12 +162,32 @@ export async function run(argv: string[], deps: Deps): Promise<ExitCode> {
   } finally {
     await runCleanups(deps);
     removeSignals();
-    deps.io.stdout.off('error', onStdoutError);
   }
   return code;
 }
 
+/**
+ * `roster users list | head -1`: a reader that stopped reading is not a failure of ours, so a
+ * closed pipe on stdout ends the process quietly, as `head` means, instead of with an EPIPE stack
+ * trace. The exit code is the command's own when it has one (a failed command piped into
+ * `head` still fails), else 0. Listening for the life of the process, not only while the
+ * command runs: the last write's EPIPE can arrive after the command has returned.
+ */
+export function closedPipeHandler(
+  exit: (code: number) => void,
+  decided: () => number | string | null | undefined = () => process.exitCode,
+) {
+  return (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    exit(Number(decided() ?? EXIT.ok));
+  };
+}
+
 export async function main(argv: string[], deps: Deps = { io: processIO(), env: process.env }) {
+  deps.io.stdout.on(
+    'error',
+    closedPipeHandler((code) => process.exit(code)),
+  );
   const code = await run(argv, deps);
   process.exitCode = code;
   return code;

@@ -1,6 +1,11 @@
 /** Flag value parsers: each throws a usage error that names the flag and shows a valid value. */
 import { InvalidArgumentError } from 'commander';
-import { LISTABLE_STATUSES, type ListableStatus, SORT_KEYS } from '../contract/user.js';
+import {
+  LISTABLE_STATUSES,
+  type ListableStatus,
+  parseStatusList,
+  SORT_KEYS,
+} from '../contract/user.js';
 
 const UNITS: Record<string, number> = {
   '': 1,
@@ -67,22 +72,13 @@ export function parseNonNegativeInt(value: string): number {
 
 /** `--status`: `activated,pending`, or `all` for every live status (`users list` and `export`). */
 export function parseStatuses(value: string): ListableStatus[] {
-  if (value.trim() === 'all') return [...LISTABLE_STATUSES];
-  const parts = [
-    ...new Set(
-      value
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
-  ];
-  const bad = parts.filter((p) => !(LISTABLE_STATUSES as readonly string[]).includes(p));
-  if (parts.length === 0 || bad.length > 0) {
+  const statuses = parseStatusList(value, { all: true });
+  if (statuses === undefined) {
     throw new InvalidArgumentError(
       `expected ${LISTABLE_STATUSES.join(', ')} (comma-separated) or all, got '${value}'`,
     );
   }
-  return parts as ListableStatus[];
+  return statuses;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * What the client throws. Each message says what went wrong and what to do about it; the CLI
- * prints it as is and picks the exit code from the class and `status` (cli/main.ts).
+ * What the client throws. Each message says what went wrong; what to do about it in terms of
+ * the CLI's commands, flags and variables is the CLI's to add (cli/advice.ts), from the fields
+ * here. The CLI picks the exit code from the class and `status` (cli/main.ts).
  */
 import { STATUS_CODES } from 'node:http';
 import type { ErrorEnvelope, FieldIssue } from '../contract/errors.js';
@@ -22,47 +23,6 @@ export class ClientError extends Error {
     this.method = method;
     this.url = redactUrl(url);
   }
-}
-
-const HINTS: Record<number, string> = {
-  400: 'Fix the fields named above and try again.',
-  401: 'The token was rejected (missing, invalid, revoked or without the needed scope): run `roster login`, or check --profile / ROSTER_TOKEN.',
-  403: "The token may not do this on its branch: create a token with the needed scopes (`roster tokens create --scopes …`) on the service's side.",
-  404: 'Check the id, and that the token belongs to the right branch.',
-  406: 'The service offers none of the media types this client reads, even after stepping down: check the vendor word (`roster login --vendor WORD`), or update roster.',
-  413: 'The body is larger than the service accepts.',
-  415: 'The service does not accept this content type.',
-  429: 'The service is rate-limiting this token: wait a little, or lower --concurrency.',
-};
-
-const UNIQUE_FIELDS = ['externalId', 'email', 'userName', 'externalID'];
-
-/** What to do about an error: by status, refined by what it is about (the URL, the details). */
-function hintFor(status: number, url: string, details: FieldIssue[]): string {
-  const parsed = URL.canParse(url) ? new URL(url) : undefined;
-  const path = parsed?.pathname ?? url;
-  if (status === 404 && parsed && !/\/api(\/|$)/.test(path)) {
-    return `The base URL should end with /api: did you mean ${parsed.origin}/api?`;
-  }
-  if (status === 404 && /\/media(\/|$)/.test(path)) {
-    return 'Check the medium id (`roster media list`), and that the token belongs to the right branch.';
-  }
-  if (status === 404 && /\/users(\/|$)/.test(path)) {
-    return 'Check the id or externalId (`roster users list --status all`), and that the token belongs to the right branch.';
-  }
-  if (status === 409) {
-    const unique = details.find((d) => UNIQUE_FIELDS.includes(d.field));
-    if (unique) return `Another user of this tenant already has this ${unique.field}.`;
-    if (details.some((d) => d.field === 'status')) {
-      return 'A user who never signed up is activated by giving them a secret (one-time password): --set secret=… or users invite --secret.';
-    }
-    return '';
-  }
-  if (HINTS[status]) return HINTS[status];
-  if (status >= 500) {
-    return 'The service failed; try again later. If it persists, report it with the --verbose output.';
-  }
-  return '';
 }
 
 /**
@@ -97,11 +57,6 @@ export class ApiError extends ClientError {
       `${serverMessage} (${status}${envelope ? ` ${envelope.type}` : ''}, ${method} ${redactUrl(url)})`,
       ...details.map((d) => `  ${d.field}: ${d.message}`),
     ];
-    const hint = hintFor(status, url, details);
-    if (hint) lines.push(hint);
-    if (init.retryAfterMs !== undefined && status === 429) {
-      lines.push(`The service asked to retry after ${Math.ceil(init.retryAfterMs / 1000)} s.`);
-    }
     super(lines.join('\n'), method, url);
     this.status = status;
     this.identifier = envelope?.identifier;
@@ -131,9 +86,7 @@ export class ResponseFormatError extends ClientError {
     const what = init.problem ?? `${init.contentType ?? 'a body without a content type'}, not JSON`;
     const title = init.title ? ` ("${init.title}")` : '';
     super(
-      `${init.method} ${redactUrl(init.url)} answered ${init.status} with ${what}${title}. ` +
-        'This does not look like the Roster API: check the base URL (`--base-url` or the ' +
-        'profile); it must end with /api, e.g. https://tenant.example.com/api.',
+      `${init.method} ${redactUrl(init.url)} answered ${init.status} with ${what}${title}.`,
       init.method,
       init.url,
     );
@@ -182,7 +135,7 @@ function proxiedText(code: string | undefined, url: URL, via: ProxyUsed): string
 function describeNetwork(code: string | undefined, url: URL, timeoutMs: number): string {
   switch (code) {
     case 'ECONNREFUSED':
-      return `Could not connect to ${url.origin}: connection refused. Is the service running (\`roster serve\`), and is the base URL right?`;
+      return `Could not connect to ${url.origin}: connection refused.`;
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return `Could not resolve the host name ${url.hostname} (${code}). Check the base URL and your network or DNS.`;
@@ -193,7 +146,7 @@ function describeNetwork(code: string | undefined, url: URL, timeoutMs: number):
       return `${url.origin} speaks plain HTTP, not HTTPS: use ${url.href.replace(/^https:/, 'http:').replace(/\/users.*$|\/media.*$/, '')} as the base URL (or put TLS in front of the service).`;
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
-      return `No answer from ${url.origin}: no answer within ${timeoutMs / 1000} s (timeout). The service may be overloaded; try again later, or allow longer with --timeout SECONDS (ROSTER_TIMEOUT).`;
+      return `No answer from ${url.origin}: no answer within ${timeoutMs / 1000} s (timeout).`;
     case 'UND_ERR_SOCKET':
     case 'ECONNRESET':
     case 'EPIPE':
@@ -209,6 +162,10 @@ export class NetworkError extends ClientError {
   readonly code: string | undefined;
   /** How many attempts were made, retries included. */
   readonly attempts: number;
+  /** What happened, without the attempts and the request that end the message. */
+  readonly summary: string;
+  /** The proxy in between failed, not the service (so advice is about the proxy). */
+  readonly proxied: boolean;
 
   constructor(init: {
     method: string;
@@ -223,12 +180,13 @@ export class NetworkError extends ClientError {
     const tries = init.attempts > 1 ? ` (${init.attempts} attempts)` : '';
     const url = new URL(init.url);
     // Timeouts and resets past the proxy are the service's; the rest are the proxy's.
-    const own =
+    const own = Boolean(
       init.via &&
-      (init.via.status !== undefined ||
-        !/^UND_ERR_(HEADERS|BODY)_TIMEOUT$|^UND_ERR_SOCKET$|^ECONNRESET$|^EPIPE$/.test(
-          init.code ?? '',
-        ));
+        (init.via.status !== undefined ||
+          !/^UND_ERR_(HEADERS|BODY)_TIMEOUT$|^UND_ERR_SOCKET$|^ECONNRESET$|^EPIPE$/.test(
+            init.code ?? '',
+          )),
+    );
     const text = own
       ? describeProxied(init.code, url, init.via!)
       : describeNetwork(init.code, url, init.timeoutMs);
@@ -237,6 +195,8 @@ export class NetworkError extends ClientError {
     });
     this.code = init.code;
     this.attempts = init.attempts;
+    this.summary = text;
+    this.proxied = own;
   }
 }
 
@@ -248,6 +208,8 @@ export class MediaAuthError extends ClientError {
   readonly status: number;
   /** Whether the request carried the token. */
   readonly tokenSent: boolean;
+  /** Why the token was not sent, when it was not (see the constructor). */
+  readonly withheld: 'not-listed' | 'not-https' | 'redirect' | undefined;
 
   constructor(init: {
     status: number;
@@ -268,10 +230,7 @@ export class MediaAuthError extends ClientError {
     let text: string;
     switch (init.withheld) {
       case 'not-listed':
-        text =
-          `${head} Roster sends the API token to the API's origin (${init.apiOrigin}) only, not to ${host}. ` +
-          `If the platform serves its media from ${host} and you trust that host with the token, turn cdnAuth on for it: ` +
-          `\`roster profiles cdn-auth ${host}\` (or ROSTER_CDN_AUTH=${host}); see README "Authenticated media URLs".`;
+        text = `${head} Roster sends the API token to the API's origin (${init.apiOrigin}) only, not to ${host}.`;
         break;
       case 'not-https':
         text = `${head} cdnAuth allows ${host}, but this URL is plain http: the token goes to another origin than the API's only over https.`;
@@ -281,12 +240,13 @@ export class MediaAuthError extends ClientError {
         break;
       default: {
         const said = init.serverMessage ? `: ${init.serverMessage}` : '';
-        text = `${head} It refused the API token${said}. Check that the token may read media (the media:read scope: \`roster auth status\`) and that it belongs to this deployment.`;
+        text = `${head} It refused the API token${said}.`;
       }
     }
     super(text, 'GET', init.url, { cause: init.cause });
     this.status = init.status;
     this.tokenSent = init.withheld === undefined;
+    this.withheld = init.withheld;
   }
 }
 
@@ -302,11 +262,39 @@ export class RequiredFieldsError extends ClientError {
 
   constructor(init: { fields: string[]; mediaType: string; method: string; url: string }) {
     super(
-      `the service takes this request as ${init.mediaType}, which requires ${init.fields.join(' and ')}; give them, or set defaults for the profile (\`roster profiles set --role ROLE --locale xx_YY\`)`,
+      `the service takes this request as ${init.mediaType}, which requires ${init.fields.join(' and ')}`,
       init.method,
       init.url,
     );
     this.fields = init.fields;
     this.mediaType = init.mediaType;
   }
+}
+
+/** Connection failures before a request reached the service, and a service that stopped answering. */
+const SERVICE_UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/**
+ * Whether a failure in a run of many requests (import rows, ids of a batch, uploads) would fail
+ * every other request too, so the run stops rather than grind through them: the token refused,
+ * the service unreachable or not answering (after the client's retries), an answer that is not
+ * the API's, a field every create needs, or a bug. One item's own failure does not stop it:
+ * an error answer about that item (404, 409, 400, 413…), its connection reset mid-answer (the
+ * next request connects anew, and a service that has gone is then refused, which stops the
+ * run), a proxy's error page about that request (413, 5xx), its local file unreadable.
+ */
+export function stopsRun(err: unknown): boolean {
+  if (err instanceof ApiError) return err.status === 401 || err.status === 403;
+  if (err instanceof NetworkError) return SERVICE_UNREACHABLE.has(err.code ?? '');
+  if (err instanceof ResponseFormatError) return !(err.status === 413 || err.status >= 500);
+  if (err instanceof ClientError) return true;
+  const local = err as NodeJS.ErrnoException | undefined;
+  return !(local?.syscall && local.path);
 }

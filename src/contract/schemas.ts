@@ -13,7 +13,7 @@ import {
   MAX_CUSTOM_VALUE,
 } from './limits.js';
 import { MEDIUM_TYPES } from './medium.js';
-import { LISTABLE_STATUSES, PROFILE_FIELDS, ROLES, SORT_KEYS } from './user.js';
+import { LISTABLE_STATUSES, PROFILE_FIELDS, parseStatusList, ROLES, SORT_KEYS } from './user.js';
 
 export const MAX_TEXT = 256;
 export const MAX_LIMIT = 1000;
@@ -168,16 +168,15 @@ const sortSchema = z
   });
 
 const statusListSchema = z.string().transform((s, ctx) => {
-  const parts = [...new Set(s.split(',').map((p) => p.trim()))];
-  const bad = parts.filter((p) => !(LISTABLE_STATUSES as readonly string[]).includes(p));
-  if (bad.length > 0 || parts.length === 0) {
+  const statuses = parseStatusList(s);
+  if (statuses === undefined) {
     ctx.addIssue({
       code: 'custom',
       message: `must be one or more of ${LISTABLE_STATUSES.join(', ')}, comma-separated`,
     });
     return z.NEVER;
   }
-  return parts as (typeof LISTABLE_STATUSES)[number][];
+  return statuses;
 });
 
 const limitSchema = intParam('limit')

@@ -3,6 +3,7 @@
  * flat (v1, the "earlier flat representation"), v2 (nested, email/userName as strings) and
  * v3 (the current User of the spec). Every representation derives from `UserRecord` here.
  */
+import { splitList } from './list.js';
 
 export const USER_STATUSES = ['activated', 'pending', 'deactivated', 'deleted', 'contact'] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];
@@ -10,6 +11,24 @@ export type UserStatus = (typeof USER_STATUSES)[number];
 /** The statuses GET /users accepts as a filter. */
 export const LISTABLE_STATUSES = ['activated', 'pending', 'deactivated'] as const;
 export type ListableStatus = (typeof LISTABLE_STATUSES)[number];
+
+/**
+ * The `status` filter of GET /users (and the CLI's `--status`): one or more listable statuses,
+ * comma-separated, read with `splitList`'s tolerance. `all` means every listable status where
+ * the caller allows it: the CLI does, the service does not (the interface lists only the three
+ * values, and the CLI sends the expanded list, so it works against the real platform too).
+ * Undefined when the value names no status or one that is not listable.
+ */
+export function parseStatusList(
+  value: string,
+  { all = false }: { all?: boolean } = {},
+): ListableStatus[] | undefined {
+  if (all && value.trim() === 'all') return [...LISTABLE_STATUSES];
+  const parts = splitList(value);
+  const listable = LISTABLE_STATUSES as readonly string[];
+  if (parts.length === 0 || parts.some((p) => !listable.includes(p))) return undefined;
+  return parts as ListableStatus[];
+}
 
 export const ROLES = ['admin', 'editor', 'moderator', 'reader', 'restricted'] as const;
 export type Role = (typeof ROLES)[number];

@@ -3,10 +3,10 @@
  * through the client, which retries what is safe to retry. Each row is one request, so a row
  * is applied whole or not at all. A 409 on the match key when creating means the user is
  * already there (a request that succeeded before a crash, or someone else): it is read back
- * and updated or left as it is. Auth and network failures stop the run; other answers fail
- * only their row.
+ * and updated or left as it is. What would fail every other row too stops the run (the
+ * client's `stopsRun`: auth, an unreachable service); other answers fail only their row.
  */
-import { ApiError } from '../client/index.js';
+import { ApiError, stopsRun } from '../client/index.js';
 import { sameIdentity } from '../contract/identity.js';
 import { LISTABLE_STATUSES } from '../contract/user.js';
 import { createBody, currentValues, diff, updateBody } from './fields.js';
@@ -43,10 +43,6 @@ export function reason(err: unknown): string {
   const extra = err.status === 400 && details ? `: ${details}` : '';
   return `${err.serverMessage}${extra} (${err.status})`;
 }
-
-/** Failures that would fail every other row too: stop rather than grind through the file. */
-const isFatal = (err: unknown) =>
-  !(err instanceof ApiError) || err.status === 401 || err.status === 403;
 
 async function findByKey(client: ImportClient, match: MatchField, key: string) {
   if (match === 'externalId') {
@@ -148,7 +144,7 @@ export async function applyPlan(
       try {
         outcome = { ...task.about, ...(await task.send()), status: 'ok' };
       } catch (err) {
-        if (isFatal(err)) {
+        if (stopsRun(err)) {
           fatal ??= err;
           return;
         }

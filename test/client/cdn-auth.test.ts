@@ -3,6 +3,7 @@
  * 401/403 from a media URL says (MediaAuthError), against small real servers.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { userMessage } from '../../src/cli/advice.js';
 import { cdnAuthRefusal, parseCdnAuthHost, parseCdnAuthList } from '../../src/client/cdn-auth.js';
 import { createApiClient, MediaAuthError } from '../../src/client/index.js';
 import { sendJson, startServer } from './server.js';
@@ -94,8 +95,8 @@ describe('downloads', () => {
     expect(err.status).toBe(401);
     expect(err.tokenSent).toBe(false);
     expect(err.message).toContain('this media URL needs authentication');
-    expect(err.message).toContain(`roster profiles cdn-auth ${new URL(cdn.origin).host}`);
-    expect(err.message).not.toContain('does not look like the Roster API');
+    expect(userMessage(err)).toContain(`roster profiles cdn-auth ${new URL(cdn.origin).host}`);
+    expect(userMessage(err)).not.toContain('does not look like the Roster API');
     expect(cdn.seen.map((s) => s.headers.authorization)).toEqual([undefined]);
   });
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { afterEach, describe, expect, it } from 'vitest';
+import { userMessage } from '../../src/cli/advice.js';
 import { ApiError, NetworkError, ResponseFormatError, redactUrl } from '../../src/client/errors.js';
 import { createHttpClient, type HttpClient, type RetryInfo } from '../../src/client/http.js';
 import { deleteUser, getUser, listUsers, updateUser } from '../../src/client/users.js';
@@ -266,7 +267,7 @@ describe('error answers', () => {
     );
     const err = await rejection(getUser(client(server.baseUrl), 'u1'));
     expect(err).toMatchObject({ status: 401, identifier: 40102 });
-    expect((err as Error).message).toContain('roster login');
+    expect(userMessage(err)).toContain('roster login');
   });
 
   it('reports an HTML answer as a wrong base URL', async () => {
@@ -277,7 +278,7 @@ describe('error answers', () => {
     const err = await rejection(listUsers(client(server.baseUrl)));
     expect(err).toBeInstanceOf(ResponseFormatError);
     expect(err).toMatchObject({ status: 200, contentType: 'text/html; charset=utf-8' });
-    const message = (err as Error).message;
+    const message = userMessage(err);
     expect(message).toContain(`${server.baseUrl}/users`);
     expect(message).toContain('text/html');
     expect(message).toContain('Welcome to nginx!');
@@ -412,7 +413,7 @@ describe('hints that point at the real cause', () => {
       ),
     );
     const err = await rejection(updateUser(client(server.baseUrl), 'x', { status: 'activated' }));
-    const message = (err as Error).message;
+    const message = userMessage(err);
     expect(message).not.toContain('Another user');
     expect(message).toContain('secret');
   });
@@ -428,7 +429,7 @@ describe('hints that point at the real cause', () => {
       ),
     );
     const err = await rejection(updateUser(client(server.baseUrl), 'x', { email: 'a@x' }));
-    expect((err as Error).message).toContain('Another user of this tenant already has this email');
+    expect(userMessage(err)).toContain('Another user of this tenant already has this email');
   });
 
   it('a missing medium talks about media; a path without /api suggests the base URL', async () => {
@@ -437,11 +438,11 @@ describe('hints that point at the real cause', () => {
     );
     const { getMedium } = await import('../../src/client/media.js');
     const media = await rejection(getMedium(client(server.baseUrl), 'm1'));
-    expect((media as Error).message).toContain('roster media list');
-    expect((media as Error).message).not.toContain('externalId');
+    expect(userMessage(media)).toContain('roster media list');
+    expect(userMessage(media)).not.toContain('externalId');
     const origin = server.baseUrl.replace(/\/api$/, '');
     const bare = await rejection(getUser(client(origin), 'u1'));
-    expect((bare as Error).message).toContain(`did you mean ${origin}/api?`);
+    expect(userMessage(bare)).toContain(`did you mean ${origin}/api?`);
   });
 
   it('https:// against a plain-HTTP server says so, once, and suggests http://', async () => {

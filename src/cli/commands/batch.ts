@@ -1,7 +1,8 @@
 /**
  * Verbs over several ids (users activate/deactivate/remove, media delete): each id is tried in
- * turn and reported on its own. A rejected token or a lost connection stops the run (every other
- * id would fail the same way); a missing entity or a conflict is that id's failure only.
+ * turn and reported on its own. A rejected token or an unreachable service stops the run (every
+ * other id would fail the same way: the client's `stopsRun`); a missing entity, a conflict or a
+ * connection reset mid-answer is that id's failure only.
  *
  * Exit: 0 all done · 5 some failed · 4 none done, all not found · 1 none done otherwise ·
  * 3 the token was rejected (the remaining ids were not tried).
@@ -9,7 +10,7 @@
 import type { ApiClient } from '../../client/index.js';
 import type { Deps, GlobalOptions } from '../context.js';
 import { note } from '../context.js';
-import { CliError, EXIT } from '../errors.js';
+import { CliError, EXIT, firstLine } from '../errors.js';
 import { renderList, resolveFormat } from '../output/render.js';
 import { paintErr } from '../output/style.js';
 import { confirmOrRefuse } from './options.js';
@@ -48,7 +49,8 @@ export async function runBatch(
 ): Promise<void> {
   const { io } = deps;
   const format = resolveFormat(globals.output, io);
-  const { ApiError } = await import('../../client/errors.js');
+  const { ApiError, stopsRun } = await import('../../client/errors.js');
+  const { userMessage } = await import('../advice.js');
   const rows: BatchRow[] = [];
   const notFound: string[] = [];
   let stop: unknown;
@@ -56,14 +58,14 @@ export async function runBatch(
     try {
       rows.push({ id, ok: true, status: await action(id) });
     } catch (err) {
-      if (!(err instanceof ApiError) || err.status === 401 || err.status === 403) {
+      if (stopsRun(err)) {
         stop = err;
         break;
       }
-      if (err.status === 404) notFound.push(id);
-      rows.push({ id, ok: false, error: err.serverMessage });
-      if (format !== 'table')
-        note(io, `${paintErr(io, 'red', 'failed')} ${id}: ${err.serverMessage}`);
+      if (err instanceof ApiError && err.status === 404) notFound.push(id);
+      const error = err instanceof ApiError ? err.serverMessage : firstLine(userMessage(err));
+      rows.push({ id, ok: false, error });
+      if (format !== 'table') note(io, `${paintErr(io, 'red', 'failed')} ${id}: ${error}`);
     }
   }
   if (stop && rows.length === 0) throw stop;

@@ -7,6 +7,8 @@
 import type { ApiClient, HttpMethod, JsonResponse } from '../../client/index.js';
 import { ApiError, ClientError } from '../../client/index.js';
 import { type Endpoint, mediaTypeOf, type VersionEntry } from '../../contract/versions.js';
+import { userMessage } from '../advice.js';
+import { firstLine } from '../errors.js';
 
 export type Result = 'pass' | 'fail' | 'skip' | 'not offered';
 
@@ -55,7 +57,7 @@ export async function step(probe: Probe, name: string, fn: () => Promise<string>
     const detail =
       err instanceof ApiError
         ? `${err.status} ${err.type ?? ''} ${err.serverMessage}`.replace(/\s+/g, ' ')
-        : ((err as Error).message.split('\n')[0] ?? String(err));
+        : firstLine(userMessage(err));
     probe.steps.push({ name, result: 'fail', detail, ms: ms(), ...(auth ? { auth } : {}) });
     if (auth) probe.stopped = 'skipped: the token was rejected';
     else if (err instanceof ClientError && !(err instanceof ApiError)) {

@@ -1,3 +1,4 @@
+import { splitList } from '../../contract/list.js';
 import { isScope, type Scope } from '../../contract/scopes.js';
 import type { Deps } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
@@ -8,14 +9,7 @@ import { findBranch } from './tenancy.js';
 import type { CreateTokenOptions } from './tokens.js';
 
 export function parseScopes(list: string): Scope[] {
-  const scopes = [
-    ...new Set(
-      list
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
-  ];
+  const scopes = splitList(list);
   const bad = scopes.filter((s) => !isScope(s));
   if (bad.length > 0 || scopes.length === 0) {
     throw usageError(

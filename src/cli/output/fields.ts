@@ -3,19 +3,13 @@
  * column per path; JSON gets the same object cut down to those paths (same nesting), so a jq
  * filter written for the full object still works.
  */
+import { splitList } from '../../contract/list.js';
 import { usageError } from '../errors.js';
 import type { Column } from './render.js';
 
 /** Splits and checks `--fields`; `known` are the valid first segments, if the shape is fixed. */
 export function parseFields(value: string, known?: readonly string[]): string[] {
-  const fields = [
-    ...new Set(
-      value
-        .split(',')
-        .map((f) => f.trim())
-        .filter(Boolean),
-    ),
-  ];
+  const fields = splitList(value);
   if (fields.length === 0) throw usageError('--fields: name at least one field, e.g. id,email');
   for (const field of fields) {
     const parts = field.split('.');

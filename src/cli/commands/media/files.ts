@@ -1,5 +1,6 @@
 /** Local files: whether a path can be uploaded, and a safe local name for a download. */
 import { type FileHandle, open, stat } from 'node:fs/promises';
+import { safeFileName } from '../../../contract/file-name.js';
 
 export type FileCheck = { ok: true; size: number } | { ok: false; problem: string };
 
@@ -33,31 +34,11 @@ export async function checkFile(
   }
 }
 
-const MAX_BYTES = 255;
-/** Controls, bidi overrides, and characters Windows refuses in names. */
-const UNWANTED = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
-const RESERVED = /[<>:"|?*]/g;
-const WINDOWS_DEVICE = /^(con|prn|aux|nul|com\d|lpt\d)(\.|$)/i;
-
 /**
  * A name from the service made safe to create in a local directory: no directories, no
  * controls, no leading dot (hidden file, `..`), no characters or device names Windows refuses,
  * at most 255 UTF-8 bytes with the extension kept; `fallback` when nothing is left.
  */
 export function localFileName(name: string, fallback: string): string {
-  let n = name.normalize('NFC');
-  n = n.slice(Math.max(n.lastIndexOf('/'), n.lastIndexOf('\\')) + 1);
-  n = n.replace(UNWANTED, '').replace(RESERVED, '_').trim();
-  n = n.replace(/^[. ]+/, '').replace(/[. ]+$/, '');
-  if (n === '') return fallback;
-  if (WINDOWS_DEVICE.test(n)) n = `_${n}`;
-  if (Buffer.byteLength(n) <= MAX_BYTES) return n;
-  const dot = n.lastIndexOf('.');
-  const ext = dot > 0 && n.length - dot <= 16 ? n.slice(dot) : '';
-  let stem = '';
-  for (const ch of n.slice(0, n.length - ext.length)) {
-    if (Buffer.byteLength(stem + ch) + Buffer.byteLength(ext) > MAX_BYTES) break;
-    stem += ch;
-  }
-  return stem + ext;
+  return safeFileName(name, { fallback, local: true });
 }

@@ -1,11 +1,12 @@
 /**
  * Uploads files a few at a time, each streamed from disk with its own progress bar. A file's
  * failure is that file's alone; a rejected token or an unreachable service stops new uploads
- * (every other file would fail the same way); the abort signal (Ctrl-C) cancels the uploads in
+ * (every other file would fail the same way: the client's `stopsRun`); the abort signal (Ctrl-C) cancels the uploads in
  * flight, so the service drops their partial files.
  */
 import type { ApiClient } from '../../../client/index.js';
 import type { Medium, MediumType } from '../../../contract/medium.js';
+import { firstLine } from '../../errors.js';
 import type { TransferBars } from '../../output/transfer.js';
 import { formatBytes } from '../../output/transfer.js';
 
@@ -35,18 +36,13 @@ export interface UploadAllOptions {
   onOutcome: (outcome: Outcome) => void;
 }
 
-/** Connection failures that would hit every file alike. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
-
 export async function uploadAll(
   client: ApiClient,
   tasks: UploadTask[],
   opts: UploadAllOptions,
 ): Promise<UploadRun> {
-  const { ApiError, NetworkError } = await import('../../../client/errors.js');
-  const fatal = (err: unknown) =>
-    (err instanceof ApiError && (err.status === 401 || err.status === 403)) ||
-    (err instanceof NetworkError && UNREACHABLE.has(err.code ?? ''));
+  const { ApiError, NetworkError, stopsRun } = await import('../../../client/errors.js');
+  const { userMessage } = await import('../../advice.js');
 
   /** What went wrong with one file, in one line. */
   const failure = (err: unknown, task: UploadTask): string => {
@@ -67,7 +63,7 @@ export async function uploadAll(
       const cause = err.cause as NodeJS.ErrnoException | undefined;
       if (cause?.syscall && cause.path) return `cannot read the file: ${cause.message}`;
     }
-    return (err as Error)?.message?.split('\n')[0] ?? String(err);
+    return firstLine(userMessage(err));
   };
 
   const outcomes: (Outcome | undefined)[] = new Array(tasks.length);
@@ -90,7 +86,7 @@ export async function uploadAll(
       } catch (err) {
         bar.remove();
         if (opts.signal.aborted) return; // interrupted: not this file's failure
-        if (fatal(err)) stopped ??= err;
+        if (stopsRun(err)) stopped ??= err;
         outcome = { name: task.name, error: failure(err, task) };
       }
       bar.remove();

@@ -6,7 +6,7 @@ import { register, runUpload } from '../../../../src/cli/commands/media/upload.j
 import { uploadAll } from '../../../../src/cli/commands/media/upload-run.js';
 import { transferBars } from '../../../../src/cli/output/transfer.js';
 import type { UploadOptions as ClientUpload } from '../../../../src/client/index.js';
-import { ApiError } from '../../../../src/client/index.js';
+import { ApiError, NetworkError, ResponseFormatError } from '../../../../src/client/index.js';
 import { fakeIO, parseWith, stubClient, testDeps } from '../../helpers.js';
 import { rawMedium } from './helpers.js';
 
@@ -146,6 +146,38 @@ describe('media upload: run', () => {
     expect(err).toBe(denied);
     expect(stub.calls).toHaveLength(1);
     expect(fake.err()).toContain('0 uploaded, 1 failed, 2 not started');
+  });
+
+  it('a service that stops answering stops further uploads too', async () => {
+    const silent = new NetworkError({
+      method: 'POST',
+      url: 'http://api.test/api/media',
+      code: 'UND_ERR_HEADERS_TIMEOUT',
+      cause: null,
+      attempts: 1,
+      timeoutMs: 60_000,
+    });
+    const stub = stubClient({ uploadMedium: uploads({ 'a.png': silent }) });
+    const err = await runUpload(
+      { files: [at('a.png'), at('b.png')], concurrency: 1, globals: {} },
+      testDeps(fakeIO(), stub.client),
+    ).catch((e) => e);
+    expect(err).toBe(silent);
+    expect(stub.calls).toHaveLength(1);
+  });
+
+  it("a proxy's HTML error page about one file fails that file only", async () => {
+    const proxy413 = new ResponseFormatError({
+      status: 413,
+      method: 'POST',
+      url: 'http://api.test/api/media',
+      contentType: 'text/html',
+    });
+    const r = await upload([at('a.png'), at('b.png')], {
+      uploadMedium: uploads({ 'a.png': proxy413 }),
+    });
+    expect(r.err.exitCode).toBe(5);
+    expect(JSON.parse(r.out)).toHaveLength(1);
   });
 
   it('on a terminal: progress bars on stderr, a table of media on stdout', async () => {

@@ -6,7 +6,7 @@ import {
   runRemove,
 } from '../../../../src/cli/commands/users/remove.js';
 import { runSetStatus } from '../../../../src/cli/commands/users/set-status.js';
-import { ApiError, NetworkError } from '../../../../src/client/errors.js';
+import { ApiError, NetworkError, ResponseFormatError } from '../../../../src/client/errors.js';
 import { fakeIO, parseWith, scriptedPrompter, stubClient, testDeps, user } from '../../helpers.js';
 
 const apiError = (status: number, message = `m${status}`) =>
@@ -107,6 +107,38 @@ describe('several ids: per-id results and the exit code', () => {
     const r = await run(['a', 'b'], { a: lost });
     expect(r.err).toBe(lost);
     expect(r.out).toBe('');
+  });
+
+  it("a connection reset mid-answer is that id's failure; the next id is tried", async () => {
+    const reset = new NetworkError({
+      method: 'PUT',
+      url: 'http://x/api/users/a',
+      code: 'UND_ERR_SOCKET',
+      cause: null,
+      attempts: 1,
+      timeoutMs: 1,
+    });
+    const r = await run(['a', 'b'], { a: reset });
+    expect(r.err.exitCode).toBe(5);
+    expect(r.calls.map((c) => c.args[0])).toEqual(['a', 'b']);
+    expect(JSON.parse(r.out)[0]).toEqual({
+      id: 'a',
+      ok: false,
+      status: null,
+      error: reset.message.split('\n')[0],
+    });
+  });
+
+  it('an answer that is not the API (the base URL) stops at once', async () => {
+    const html = new ResponseFormatError({
+      status: 200,
+      method: 'PUT',
+      url: 'http://x/api/users/a',
+      contentType: 'text/html',
+    });
+    const r = await run(['a', 'b'], { a: html });
+    expect(r.err).toBe(html);
+    expect(r.calls).toHaveLength(1);
   });
 
   it('a table on a TTY carries the errors (no separate stderr lines)', async () => {

@@ -5,6 +5,7 @@
  */
 import { TextDecoder } from 'node:util';
 import { InvalidArgumentError } from 'commander';
+import { splitList } from '../../../../contract/list.js';
 import type { DeactivateLimit } from '../../../../import/sync.js';
 
 /** `,` `;` `|` …, or `tab` / `\t`. */
@@ -61,10 +62,7 @@ export function parseSkipLines(value: string): number {
 
 /** A comma-separated list of values (`--active-values Active,Onboarding`); padding trimmed. */
 export function parseValues(value: string): string[] {
-  const values = value
-    .split(',')
-    .map((v) => v.trim())
-    .filter((v) => v !== '');
+  const values = splitList(value);
   if (values.length === 0) {
     throw new InvalidArgumentError('expected one or more values, comma-separated');
   }

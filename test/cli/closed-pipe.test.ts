@@ -1,0 +1,47 @@
+/**
+ * The closed-pipe rule (`roster … | head -1`), in-process: a stream whose reader went away fails
+ * its writes with EPIPE, as process.stdout does; the handler main() installs decides the exit.
+ * test/e2e/closed-pipe.test.ts proves the wiring in a real process.
+ */
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { closedPipeHandler } from '../../src/cli/main.js';
+
+/** A stdout whose reader has gone: every write fails with `code`. */
+const closedStdout = (code = 'EPIPE') =>
+  new Writable({
+    write(_chunk, _encoding, callback) {
+      callback(Object.assign(new Error(`write ${code}`), { code, syscall: 'write' }));
+    },
+  });
+
+/** Writes to a closed stdout carrying the handler; resolves with the exit code it chose. */
+function exitOnWrite(decided: () => number | undefined, code?: string) {
+  return new Promise<number>((resolve, reject) => {
+    const stdout = closedStdout(code);
+    const handler = closedPipeHandler(resolve, decided);
+    stdout.on('error', (err) => {
+      try {
+        handler(err);
+      } catch (thrown) {
+        reject(thrown);
+      }
+    });
+    stdout.write('first line\n');
+  });
+}
+
+describe('a closed stdout', () => {
+  it('ends quietly with 0 while the command has not decided an exit code', async () => {
+    expect(await exitOnWrite(() => undefined)).toBe(0);
+  });
+
+  it("keeps the command's own exit code once it has one (a failed command stays failed)", async () => {
+    expect(await exitOnWrite(() => 5)).toBe(5);
+    expect(await exitOnWrite(() => 0)).toBe(0);
+  });
+
+  it('any other stream error is not swallowed', async () => {
+    await expect(exitOnWrite(() => undefined, 'EIO')).rejects.toMatchObject({ code: 'EIO' });
+  });
+});
