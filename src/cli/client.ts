@@ -10,12 +10,13 @@
  *   proxy:    https_proxy/HTTPS_PROXY, http_proxy/HTTP_PROXY, no_proxy/NO_PROXY (lower case first)
  *
  * The config file is opened only when a profile is needed, so a CI job with ROSTER_BASE_URL and
- * ROSTER_TOKEN never reads it. undici (and conf) load here, on first use, not at start-up.
+ * ROSTER_TOKEN never reads it. undici loads here, on first use, not at start-up; reading the
+ * config file loads no conf (config.ts).
  */
 import { setFlagsFromString } from 'node:v8';
 import { parseCdnAuthList } from '../client/cdn-auth.js';
 import type { ApiClient, ProxySettings, RetryInfo, UserDefaults } from '../client/index.js';
-import type { ConfigView, Profile } from './config-read.js';
+import type { ConfigView, Profile } from './config.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from './context.js';
 import { CliError, EXIT, usageError } from './errors.js';
 import { paintErr } from './output/style.js';
@@ -60,8 +61,7 @@ const loginHint = (explicit?: string) =>
 export async function resolveSettings(
   globals: GlobalOptions,
   env: NodeJS.ProcessEnv,
-  readConfig: () => Promise<ConfigView> = async () =>
-    (await import('./config-read.js')).readConfig(env),
+  readConfig: () => Promise<ConfigView> = async () => (await import('./config.js')).readConfig(env),
 ): Promise<ClientSettings> {
   const explicit = globals.profile ?? env.ROSTER_PROFILE;
   const needProfile =
