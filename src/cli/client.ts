@@ -13,12 +13,12 @@
  * ROSTER_TOKEN never reads it. undici loads here, on first use, not at start-up; reading the
  * config file loads no conf (config.ts).
  */
-import { setFlagsFromString } from 'node:v8';
 import { parseCdnAuthList } from '../client/cdn-auth.js';
 import type { ApiClient, ProxySettings, RetryInfo, UserDefaults } from '../client/index.js';
 import type { ConfigView, Profile } from './config.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from './context.js';
 import { CliError, EXIT, usageError } from './errors.js';
+import { clientMemoryMode } from './memory.js';
 import { paintErr } from './output/style.js';
 import { version } from './version.js';
 
@@ -225,10 +225,8 @@ export async function clientFor(
     onTrace: globals.verbose ? (line: string) => note(io, paintErr(io, 'dim', line)) : undefined,
     onRetry: (info: RetryInfo) => note(io, paintErr(io, 'yellow', retryNotice(info))),
   };
-  // A CLI process talks to one service for a few requests: V8's baseline code parses HTTP
-  // headers fast enough, and skipping TurboFan's background recompile of undici's WebAssembly
-  // parser saves ~40 ms and ~30 MB per command (see memory.ts; read on the first connection).
-  setFlagsFromString('--liftoff-only');
+  // Before the first connection compiles undici's WebAssembly parser (memory.ts).
+  clientMemoryMode();
   const connect = deps.connect ?? (await import('../client/index.js')).createApiClient;
   const client = await connect(options);
   onCleanup(deps, () => client.close());
