@@ -18,8 +18,9 @@
 // - zod, csv-parse, csv-stringify: required on first use through their CommonJS builds; bundled,
 //   their code would be compiled by every command that never validates or reads a CSV;
 // - conf, ora, @inquirer/prompts: ES modules, loaded through `import()` when a command needs them.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -62,38 +63,86 @@ const outside = {
  * Two requires made lazy, each needed only by what Roster never does: undici's HTTP/2 client
  * (Node's http2 with tls and crypto, ~5 ms of every command; used only when a server picks h2
  * and the Pool allows it, which ours does not) and commander's child_process (for executable
- * subcommands, which Roster has none of). Each rewrite must match exactly, so an upgrade that
- * moves the line fails the build instead of silently loading them again.
+ * subcommands, which Roster has none of). Each rewrite must match exactly once, and be made
+ * once per build, so an upgrade that moves the line or the file fails the build instead of
+ * silently loading them again.
  */
-const LAZY = [
+export const LAZY = [
   {
-    file: /\/undici\/lib\/dispatcher\/client\.js$/,
+    pkg: 'undici',
+    file: 'lib/dispatcher/client.js',
     from: "const connectH2 = require('./client-h2.js')",
     to: "const connectH2 = (...args) => require('./client-h2.js')(...args)",
   },
   {
-    file: /\/commander\/lib\/command\.js$/,
+    pkg: 'commander',
+    file: 'lib/command.js',
     from: "const childProcess = require('node:child_process');",
     to: "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };",
   },
 ];
 
-const lazy = {
-  name: 'lazy',
-  setup(b) {
-    b.onLoad({ filter: /\.js$/ }, async (args) => {
-      const rule = LAZY.find((r) => r.file.test(args.path.replaceAll('\\', '/')));
-      if (!rule) return undefined;
-      const source = await readFile(args.path, 'utf8');
-      if (source.split(rule.from).length !== 2) {
-        return { errors: [{ text: `${args.path}: expected exactly one \`${rule.from}\`` }] };
-      }
-      return { contents: source.replace(rule.from, rule.to), loader: 'js' };
-    });
-  },
-};
+/**
+ * The packages whose files are rewritten above, or deep-imported (client/undici-pool.ts,
+ * client/undici-proxy.ts: undici's lib/ paths, which are not its public API), must be the exact
+ * versions this was written for: package.json pins them, and the build stops when what is
+ * installed is not that version.
+ */
+export function checkPins(root = ROOT) {
+  const { dependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  for (const pkg of new Set(LAZY.map((r) => r.pkg))) {
+    const pinned = dependencies[pkg];
+    if (!/^\d+\.\d+\.\d+$/.test(pinned ?? '')) {
+      throw new Error(
+        `package.json: ${pkg} is '${pinned}', not an exact version; scripts/bundle-cli.mjs rewrites its source, so pin the version that was checked (npm install --save-exact ${pkg}@<version>)`,
+      );
+    }
+    const manifest = join(root, 'node_modules', pkg, 'package.json');
+    const { version } = JSON.parse(readFileSync(manifest, 'utf8'));
+    if (version !== pinned) {
+      throw new Error(
+        `${pkg} ${version} is installed, package.json pins ${pinned}: run npm ci, or check scripts/bundle-cli.mjs (LAZY) and client/undici-*.ts against ${version} and pin it`,
+      );
+    }
+  }
+}
+
+/** The rule for a file of node_modules, if any. */
+export const ruleFor = (path) =>
+  LAZY.find((r) => path.replaceAll('\\', '/').endsWith(`/node_modules/${r.pkg}/${r.file}`));
+
+/** `source` with the rule applied; throws unless its line is there exactly once. */
+export function rewrite(rule, source, path = `${rule.pkg}/${rule.file}`) {
+  if (source.split(rule.from).length !== 2) {
+    throw new Error(`${path}: expected exactly one \`${rule.from}\` (scripts/bundle-cli.mjs)`);
+  }
+  return source.replace(rule.from, rule.to);
+}
+
+function lazyPlugin(applied) {
+  return {
+    name: 'lazy',
+    setup(b) {
+      b.onLoad({ filter: /\.js$/ }, async (args) => {
+        const rule = ruleFor(args.path);
+        if (!rule) return undefined;
+        applied.set(rule, (applied.get(rule) ?? 0) + 1);
+        try {
+          return {
+            contents: rewrite(rule, await readFile(args.path, 'utf8'), args.path),
+            loader: 'js',
+          };
+        } catch (err) {
+          return { errors: [{ text: err.message }] };
+        }
+      });
+    },
+  };
+}
 
 export async function bundleCli() {
+  checkPins();
+  const applied = new Map();
   await build({
     entryPoints: [`${DIST}cli/main.js`],
     outfile: OUTFILE,
@@ -104,7 +153,7 @@ export async function bundleCli() {
     // version.ts reads ../../package.json next to itself; the bundle sits where it did.
     define: { 'import.meta.url': '__importMetaUrl' },
     banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-    plugins: [outside, lazy],
+    plugins: [outside, lazyPlugin(applied)],
     // Every command compiles the whole file first: whitespace and syntax minified it is ~30 %
     // smaller (names are kept). The source map, chained through tsc's, is read only with
     // --verbose (bin/roster.js), so that a stack names src/ files and lines.
@@ -113,6 +162,14 @@ export async function bundleCli() {
     sourcemap: 'linked',
     logLevel: 'warning',
   });
+  for (const rule of LAZY) {
+    const times = applied.get(rule) ?? 0;
+    if (times !== 1) {
+      throw new Error(
+        `scripts/bundle-cli.mjs: ${rule.pkg}/${rule.file} was rewritten ${times} times, not once: the file moved or is bundled twice`,
+      );
+    }
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await bundleCli();

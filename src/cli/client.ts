@@ -10,14 +10,15 @@
  *   proxy:    https_proxy/HTTPS_PROXY, http_proxy/HTTP_PROXY, no_proxy/NO_PROXY (lower case first)
  *
  * The config file is opened only when a profile is needed, so a CI job with ROSTER_BASE_URL and
- * ROSTER_TOKEN never reads it. undici (and conf) load here, on first use, not at start-up.
+ * ROSTER_TOKEN never reads it. undici loads here, on first use, not at start-up; reading the
+ * config file loads no conf (config.ts).
  */
-import { setFlagsFromString } from 'node:v8';
 import { parseCdnAuthList } from '../client/cdn-auth.js';
 import type { ApiClient, ProxySettings, RetryInfo, UserDefaults } from '../client/index.js';
-import type { ConfigView, Profile } from './config-read.js';
+import type { ConfigView, Profile } from './config.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from './context.js';
 import { CliError, EXIT, usageError } from './errors.js';
+import { clientMemoryMode } from './memory.js';
 import { paintErr } from './output/style.js';
 import { version } from './version.js';
 
@@ -60,8 +61,7 @@ const loginHint = (explicit?: string) =>
 export async function resolveSettings(
   globals: GlobalOptions,
   env: NodeJS.ProcessEnv,
-  readConfig: () => Promise<ConfigView> = async () =>
-    (await import('./config-read.js')).readConfig(env),
+  readConfig: () => Promise<ConfigView> = async () => (await import('./config.js')).readConfig(env),
 ): Promise<ClientSettings> {
   const explicit = globals.profile ?? env.ROSTER_PROFILE;
   const needProfile =
@@ -225,10 +225,8 @@ export async function clientFor(
     onTrace: globals.verbose ? (line: string) => note(io, paintErr(io, 'dim', line)) : undefined,
     onRetry: (info: RetryInfo) => note(io, paintErr(io, 'yellow', retryNotice(info))),
   };
-  // A CLI process talks to one service for a few requests: V8's baseline code parses HTTP
-  // headers fast enough, and skipping TurboFan's background recompile of undici's WebAssembly
-  // parser saves ~40 ms and ~30 MB per command (see memory.ts; read on the first connection).
-  setFlagsFromString('--liftoff-only');
+  // Before the first connection compiles undici's WebAssembly parser (memory.ts).
+  clientMemoryMode();
   const connect = deps.connect ?? (await import('../client/index.js')).createApiClient;
   const client = await connect(options);
   onCleanup(deps, () => client.close());

@@ -1,31 +1,102 @@
 /**
- * CLI profiles in a conf-backed JSON file, mode 0600 (it holds tokens). ROSTER_CONFIG_DIR moves
- * it, which tests and CI use. conf (and its JSON-schema validator) loads only here, when a
- * command writes the file: reading it needs none of it (config-read.ts).
+ * CLI profiles in one JSON file, mode 0600 (it holds tokens), where paths.ts says. Reading
+ * parses the file here, because loading conf (and its JSON-schema validator) costs a one-shot
+ * command more start-up time than its request; writing goes through conf, loaded only then.
  */
-import { chmodSync, existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import type Conf from 'conf';
-import {
-  type ConfigShape,
-  configPath,
-  DEFAULT_PROFILE,
-  type Profile,
-  unreadable,
-} from './config-read.js';
+import { CliError } from './errors.js';
+import { configDir, configPath } from './paths.js';
 
-export { type ConfigView, DEFAULT_PROFILE, type Profile, readConfig } from './config-read.js';
+export interface Profile {
+  baseUrl: string;
+  baseUrlDe?: string;
+  token: string;
+  vendor?: string;
+  /**
+   * Hosts besides the API's origin that media downloads may send the token to (cdnAuth;
+   * client/cdn-auth.ts). Absent: off.
+   */
+  cdnAuth?: string[];
+  /** Role of new users where the service requires one (the platform's user-invite.v2). */
+  role?: string;
+  /** Locale (xx_YY) of new users where the service requires one. */
+  locale?: string;
+}
 
+interface ConfigShape {
+  currentProfile?: string;
+  profiles: Record<string, Profile>;
+}
+
+export const DEFAULT_PROFILE = 'local';
+
+const unreadable = (path: string, why: string) =>
+  new CliError(
+    `the config file ${path} cannot be read (${why}); fix or delete it, then run \`roster login\``,
+  );
+
+/** What reading needs: the profiles and which one is current. */
+export interface ConfigView {
+  path: string;
+  profiles(): Record<string, Profile>;
+  profile(name: string): Profile | undefined;
+  currentProfile(): string;
+  /** Set when the file is readable or writable by others (it holds tokens). */
+  looseMode?: string;
+}
+
+function viewOf(path: string, data: ConfigShape): ConfigView {
+  return {
+    path,
+    profiles: () => data.profiles,
+    profile: (name) => (Object.hasOwn(data.profiles, name) ? data.profiles[name] : undefined),
+    currentProfile: () => data.currentProfile ?? DEFAULT_PROFILE,
+  };
+}
+
+/** The config file as it is on disk; a missing file is an empty config. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigView {
+  const path = configPath(env);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return viewOf(path, { profiles: {} });
+    throw unreadable(path, (err as Error).message);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw unreadable(path, (err as Error).message);
+  }
+  const shape = data as Partial<ConfigShape> | null;
+  if (typeof shape !== 'object' || shape === null || Array.isArray(shape)) {
+    throw unreadable(path, 'not a JSON object');
+  }
+  const profiles = shape.profiles ?? {};
+  if (typeof profiles !== 'object' || profiles === null) {
+    throw unreadable(path, '"profiles" is not an object');
+  }
+  const view = viewOf(path, { currentProfile: shape.currentProfile, profiles });
+  const mode = statSync(path).mode & 0o777;
+  if (mode & 0o077) view.looseMode = mode.toString(8).padStart(4, '0');
+  return view;
+}
+
+/** The config file for commands that change it: conf writes it (atomically, mode 0600). */
 export async function openConfig(env: NodeJS.ProcessEnv = process.env) {
   const { default: Conf } = await import('conf');
-  const dir = dirname(configPath(env));
+  const dir = configDir(env);
   const newDir = !existsSync(dir);
   let conf: Conf<ConfigShape>;
   try {
     conf = new Conf<ConfigShape>({
-      projectName: 'roster',
-      projectSuffix: '',
-      ...(env.ROSTER_CONFIG_DIR ? { cwd: env.ROSTER_CONFIG_DIR } : {}),
+      // The folder readConfig reads: conf would find the same one (env-paths), given to it so
+      // that there is one rule.
+      cwd: dir,
+      configName: 'config',
       configFileMode: 0o600,
       defaults: { profiles: {} },
       accessPropertiesByDotNotation: false,

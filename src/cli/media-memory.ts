@@ -7,7 +7,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { MediaTypeMemory, Remembered } from '../client/index.js';
-import { configPath } from './config-read.js';
+import { configPath } from './paths.js';
 
 /** Base URLs remembered at most; the least recently written go first. */
 const MAX_ENTRIES = 100;

@@ -1,18 +1,21 @@
-/** Where Roster keeps its files unless told otherwise. */
-import { homedir } from 'node:os';
+/**
+ * Where Roster keeps its files unless told otherwise: the platform's folders as conf finds them
+ * (env-paths, conf's own dependency, for the name 'roster' with no suffix): XDG on Linux,
+ * Library on macOS, APPDATA/LOCALAPPDATA on Windows. conf is handed the same folder, so the
+ * reads that skip conf (config.ts) and its writes name one file. env-paths reads XDG_* from
+ * process.env when called and the home directory once, when loaded.
+ */
 import { join } from 'node:path';
+import envPaths from 'env-paths';
 
-/** The platform's data dir: XDG on Linux, Application Support on macOS, LOCALAPPDATA on Windows. */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform) {
-  if (env.ROSTER_DATA_DIR) return env.ROSTER_DATA_DIR;
-  const home = homedir();
-  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'roster');
-  if (platform === 'win32') {
-    return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'roster', 'Data');
-  }
-  return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'roster');
-}
+const platformPaths = () => envPaths('roster', { suffix: '' });
 
-/** `--data DIR`, else ROSTER_DATA_DIR, else the platform default. */
+/** ROSTER_CONFIG_DIR, else the platform's config folder. */
+export const configDir = (env: NodeJS.ProcessEnv) =>
+  env.ROSTER_CONFIG_DIR || platformPaths().config;
+
+export const configPath = (env: NodeJS.ProcessEnv) => join(configDir(env), 'config.json');
+
+/** `--data DIR`, else ROSTER_DATA_DIR, else the platform's data folder. */
 export const dataDirOf = (flag: string | undefined, env: NodeJS.ProcessEnv = process.env) =>
-  flag ?? defaultDataDir(env);
+  flag ?? (env.ROSTER_DATA_DIR || platformPaths().data);

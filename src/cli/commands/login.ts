@@ -3,7 +3,7 @@
  * Asks for what is missing on a terminal; scripts pass flags (`--token -` reads stdin).
  */
 import type { Command } from 'commander';
-import type { Profile } from '../config-read.js';
+import type { Profile } from '../config.js';
 import { type Deps, type GlobalOptions, interactive, note } from '../context.js';
 import { CliError, EXIT, usageError } from '../errors.js';
 import { withSpinner } from '../output/progress.js';

@@ -128,7 +128,7 @@ export async function runSet(opts: ProfileSetOptions, deps: Deps): Promise<void>
 }
 
 export async function runList(opts: { globals: GlobalOptions }, deps: Deps): Promise<void> {
-  const { readConfig } = await import('../config-read.js');
+  const { readConfig } = await import('../config.js');
   const config = readConfig(deps.env);
   const current = deps.env.ROSTER_PROFILE ?? config.currentProfile();
   const rows: ProfileRow[] = Object.entries(config.profiles()).map(([name, p]) => ({

@@ -4,6 +4,11 @@
  * the same nested object a JSON body would be.
  */
 import type { IncomingMessage } from 'node:http';
+// busboy 1.x (also media/receive.ts), kept rather than @fastify/busboy, its maintained fork
+// (checked 2026-11 with 3.2.6): the fork grew from busboy 0.3's parser and passes control bytes
+// in a part's headers (a file name "bad\0.txt", a Content-Type) on to us, where 1.x refuses the
+// body as malformed (media-api.suite.ts: raw control bytes); we would have to re-check every
+// header value ourselves.
 import busboy from 'busboy';
 import type { Context } from 'koa';
 import { AppError } from '../errors.js';

@@ -51,7 +51,6 @@ function pick(medium: Medium, preview: boolean | undefined) {
 
 export async function runDownload(opts: DownloadOptions, deps: Deps): Promise<void> {
   const { io } = deps;
-  (await import('../../memory.js')).streamingMemoryMode();
   const { apiClient } = await import('../../client.js');
   const { localFileName } = await import('./files.js');
   const { saveStream, targetPath } = await import('./save.js');

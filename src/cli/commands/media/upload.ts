@@ -68,7 +68,6 @@ export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> 
   const { io } = deps;
   const format = resolveFormat(opts.globals.output, io);
   const files = await filesOf(opts.files);
-  (await import('../../memory.js')).streamingMemoryMode();
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   const { checkFile } = await import('./files.js');
