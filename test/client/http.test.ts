@@ -6,7 +6,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, NetworkError, ResponseFormatError, redactUrl } from '../../src/client/errors.js';
 import { createHttpClient, type HttpClient, type RetryInfo } from '../../src/client/http.js';
 import { deleteUser, getUser, listUsers, updateUser } from '../../src/client/users.js';
-import { closedPort, knownServer, sendJson, startServer, type TestServer } from './server.js';
+import {
+  closedPort,
+  type FakeServer,
+  knownServer,
+  sendJson,
+  startServer,
+} from '../helpers/fake-server.js';
 
 const TOKEN = 'dG9rZW4taWQ6c2VjcmV0LXNlY3JldA==';
 const FAST = { baseDelayMs: 5, maxDelayMs: 20, maxRetries: 3, maxTotalWaitMs: 5_000 };
@@ -17,7 +23,7 @@ afterEach(async () => {
   await Promise.all(cleanup.splice(0).map((f) => f()));
 });
 
-async function serve(handler: Parameters<typeof startServer>[0]): Promise<TestServer> {
+async function serve(handler: Parameters<typeof startServer>[0]): Promise<FakeServer> {
   const server = await startServer(handler);
   cleanup.push(server.close);
   return server;
