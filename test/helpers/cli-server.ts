@@ -6,7 +6,7 @@ import { execaSync } from 'execa';
 import type { ServerConfig } from '../../src/server/config.js';
 import { BIN, type Served, serve } from './e2e.js';
 
-export { BIN, spawnServe } from './e2e.js';
+export { BIN, profileToken, spawnServe } from './e2e.js';
 
 export interface CliServer extends Served {
   cli(

@@ -1,2 +1,10 @@
-/** The old path of the e2e harness, kept for the tests that still import it from here. */
-export { BIN, type Served, serve } from '../../helpers/e2e.js';
+/** The old path of the e2e harness (test/helpers/e2e.ts), kept for the tests that still import it. */
+export {
+  BIN,
+  type Env,
+  type RunResult,
+  roster,
+  type Served,
+  serve,
+} from '../../helpers/e2e.js';
+export { EMPTY_PAGE, sendJson } from '../../helpers/fake-server.js';
