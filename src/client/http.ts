@@ -310,7 +310,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
         delayMs,
         reason: failure.reason,
       });
-      await sleep(delayMs, spec.signal);
+      await (opts.sleep ?? sleep)(delayMs, spec.signal);
       waited += delayMs;
     }
   }

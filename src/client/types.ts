@@ -49,6 +49,8 @@ export interface HttpClientOptions {
   /** One line per request and per answer (--verbose). Never sees the token. */
   onTrace?: (line: string) => void;
   onRetry?: (info: RetryInfo) => void;
+  /** Waits between attempts (default: a timer that an abort cuts short); tests pass their own. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** A request body: replayable (bytes, or a factory opening a fresh stream) or a one-shot stream. */

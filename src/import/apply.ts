@@ -36,7 +36,7 @@ export interface ApplyOptions {
   signal?: AbortSignal;
 }
 
-/** What the service said, in one line (the client's message adds hints meant for commands). */
+/** What the service said, in one line (without the hints the CLI adds to a message). */
 export function reason(err: unknown): string {
   if (!(err instanceof ApiError)) return (err as Error).message ?? String(err);
   const details = err.details.map((d) => `${d.field} ${d.message}`).join('; ');

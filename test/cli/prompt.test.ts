@@ -10,11 +10,12 @@ describe('the real prompter (@inquirer/prompts on the given streams)', () => {
     const stdin = new PassThrough();
     fake.io.stdin = stdin;
     const prompter = prompterOf({ io: fake.io, env: {} });
+    // Typed ahead: stdin holds each answer until its prompt reads it.
     const answer = prompter.input({ message: 'Email address' });
-    setTimeout(() => stdin.write('ann@example.com\n'), 50);
+    stdin.write('ann@example.com\n');
     expect(await answer).toBe('ann@example.com');
     const confirmed = prompter.confirm({ message: 'Remove?', default: false });
-    setTimeout(() => stdin.write('y\n'), 50);
+    stdin.write('y\n');
     expect(await confirmed).toBe(true);
     expect(fake.err()).toContain('Email address');
     expect(fake.out()).toBe('');

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { userMessage } from '../../src/cli/advice.js';
 import { cdnAuthRefusal, parseCdnAuthHost, parseCdnAuthList } from '../../src/client/cdn-auth.js';
 import { createApiClient, MediaAuthError } from '../../src/client/index.js';
-import { sendJson, startServer } from './server.js';
+import { sendJson, startServer } from '../helpers/fake-server.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -7,7 +7,13 @@ import { userMessage } from '../../src/cli/advice.js';
 import { ApiError, NetworkError, ResponseFormatError, redactUrl } from '../../src/client/errors.js';
 import { createHttpClient, type HttpClient, type RetryInfo } from '../../src/client/http.js';
 import { deleteUser, getUser, listUsers, updateUser } from '../../src/client/users.js';
-import { closedPort, knownServer, sendJson, startServer, type TestServer } from './server.js';
+import {
+  closedPort,
+  type FakeServer,
+  knownServer,
+  sendJson,
+  startServer,
+} from '../helpers/fake-server.js';
 
 const TOKEN = 'dG9rZW4taWQ6c2VjcmV0LXNlY3JldA==';
 const FAST = { baseDelayMs: 5, maxDelayMs: 20, maxRetries: 3, maxTotalWaitMs: 5_000 };
@@ -18,7 +24,7 @@ afterEach(async () => {
   await Promise.all(cleanup.splice(0).map((f) => f()));
 });
 
-async function serve(handler: Parameters<typeof startServer>[0]): Promise<TestServer> {
+async function serve(handler: Parameters<typeof startServer>[0]): Promise<FakeServer> {
   const server = await startServer(handler);
   cleanup.push(server.close);
   return server;
@@ -91,13 +97,19 @@ describe('headers', () => {
 
 describe('retries', () => {
   it('waits Retry-After on 429, then succeeds', async () => {
-    const server = await serve((_req, res, n) =>
-      n === 1 ? sendJson(res, 429, {}, { 'retry-after': '1' }) : sendJson(res, 200, { id: 'u1' }),
-    );
+    const events: string[] = [];
+    const server = await serve((_req, res, n) => {
+      events.push(`request ${n}`);
+      if (n === 1) sendJson(res, 429, {}, { 'retry-after': '1' });
+      else sendJson(res, 200, { id: 'u1' });
+    });
     const retries: RetryInfo[] = [];
-    const started = Date.now();
-    const user = await getUser(client(server.baseUrl, { onRetry: (i) => retries.push(i) }), 'u1');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    const http = client(server.baseUrl, {
+      onRetry: (i) => retries.push(i),
+      sleep: async (ms) => void events.push(`sleep ${ms}`),
+    });
+    const user = await getUser(http, 'u1');
+    expect(events).toEqual(['request 1', 'sleep 1000', 'request 2']);
     expect(user).toEqual({ id: 'u1' });
     expect(server.seen).toHaveLength(2);
     expect(retries).toMatchObject([{ retry: 1, delayMs: 1_000, reason: '429 Too Many Requests' }]);
@@ -136,11 +148,13 @@ describe('retries', () => {
 
   it('gives up at once when Retry-After exceeds the total wait cap', async () => {
     const server = await serve((_req, res) => sendJson(res, 429, {}, { 'retry-after': '60' }));
-    const started = Date.now();
-    const err = await rejection(
-      getUser(client(server.baseUrl, { retry: { ...FAST, maxTotalWaitMs: 500 } }), 'x'),
-    );
-    expect(Date.now() - started).toBeLessThan(500);
+    const slept: number[] = [];
+    const http = client(server.baseUrl, {
+      retry: { ...FAST, maxTotalWaitMs: 500 },
+      sleep: async (ms) => void slept.push(ms),
+    });
+    const err = await rejection(getUser(http, 'x'));
+    expect(slept).toEqual([]);
     expect(err).toMatchObject({ status: 429, retryAfterMs: 60_000 });
     expect(server.seen).toHaveLength(1);
   });
@@ -149,9 +163,15 @@ describe('retries', () => {
     const server = await serve((_req, res) => sendJson(res, 503, {}));
     const retry = { baseDelayMs: 40, maxDelayMs: 40, maxRetries: 50, maxTotalWaitMs: 100 };
     const delays: number[] = [];
-    const http = client(server.baseUrl, { retry, onRetry: (i) => delays.push(i.delayMs) });
+    const slept: number[] = [];
+    const http = client(server.baseUrl, {
+      retry,
+      onRetry: (i) => delays.push(i.delayMs),
+      sleep: async (ms) => void slept.push(ms),
+    });
     await expect(getUser(http, 'x')).rejects.toBeInstanceOf(ApiError);
-    expect(delays.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(100);
+    expect(slept).toEqual(delays);
+    expect(slept.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(100);
     expect(server.seen.length).toBe(delays.length + 1);
     expect(server.seen.length).toBeLessThan(51);
   });

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/client/index.js';
 import type { Remembered } from '../../src/client/media-types.js';
 import { typesFromCatalog } from '../../src/client/media-types.js';
-import { sendJson, startServer } from './server.js';
+import { sendJson, startServer } from '../helpers/fake-server.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -7,7 +7,7 @@ import busboy from 'busboy';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/client/index.js';
 import { guessMediumType } from '../../src/client/media.js';
-import { sendJson, startServer } from './server.js';
+import { sendJson, startServer } from '../helpers/fake-server.js';
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 

@@ -17,7 +17,13 @@ import {
 } from '../../src/client/errors.js';
 import { createHttpClient } from '../../src/client/http.js';
 import { getUser } from '../../src/client/users.js';
-import { closedPort, knownServer, sendJson, startServer, type TestServer } from './server.js';
+import {
+  closedPort,
+  knownServer,
+  sendJson,
+  startServer,
+  type FakeServer as TestServer,
+} from '../helpers/fake-server.js';
 
 const FAST = { baseDelayMs: 1, maxDelayMs: 2, maxRetries: 1, maxTotalWaitMs: 1_000 };
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/client/index.js';
 import { paginate } from '../../src/client/users.js';
-import { knownServer, sendJson, startServer } from './server.js';
+import { knownServer, sendJson, startServer } from '../helpers/fake-server.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -1,6 +1,7 @@
 /** `roster auth status` / `roster whoami` against a real serve, and a service without /api/branch. */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { httpServer, roster, type Served, sendJson, serve } from './helpers/cli.js';
+import { roster, type Served, serve } from '../helpers/e2e.js';
+import { sendJson, startServer } from '../helpers/fake-server.js';
 
 let srv: Served;
 beforeAll(async () => {
@@ -16,7 +17,7 @@ test('the profile, base URL, branch and scopes, and that the token works', async
   expect(r.stdout).toMatch(/branch\s+main \(id \d+\)/);
   expect(r.stdout).toContain('scopes       users:read, users:write, media:read, media:write');
   expect(r.stdout).toContain('token works  yes');
-  expect(r.stdout).not.toContain(srv.token);
+  expect(r.stdout).not.toContain(srv.adminToken);
   const json = JSON.parse((await srv.run(['whoami'])).stdout);
   expect(json).toMatchObject({ profile: 'local', branch: { name: 'main' }, tokenWorks: true });
 });
@@ -30,7 +31,7 @@ test('a revoked token: token works no, exit 3', async () => {
 });
 
 test('a service without GET /api/branch: says so, and still checks the token', async () => {
-  const s = await httpServer((_n, req, res) =>
+  const s = await startServer((req, res) =>
     req.url?.startsWith('/api/users')
       ? sendJson(res, 200, { total: 0, limit: 1, offset: 0, data: [] })
       : sendJson(res, 404, {
@@ -42,7 +43,7 @@ test('a service without GET /api/branch: says so, and still checks the token', a
   );
   try {
     const r = await roster(['auth', 'status', '-o', 'table'], {
-      env: { ROSTER_BASE_URL: `${s.url}/api`, ROSTER_TOKEN: 'dA==' },
+      env: { ROSTER_BASE_URL: `${s.baseUrl}`, ROSTER_TOKEN: 'dA==' },
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain('does not offer GET /api/branch');

@@ -3,7 +3,7 @@ import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, expect, test } from 'vitest';
-import { profileToken, roster, spawnServe } from '../helpers/cli-server.js';
+import { profileToken, roster, spawnServe } from '../helpers/e2e.js';
 import { scratch } from '../helpers/scratch.js';
 import { requester, USERS_V2, V3 } from '../helpers/server.js';
 
@@ -27,10 +27,11 @@ test('a backup taken while serve writes is whole, 0600, and serves again as a da
   // Writes go on while the backup runs.
   const writing = Promise.all(Array.from({ length: 40 }, (_, i) => create(100 + i)));
   const file = join(out, 'roster-backup.db');
-  const r = roster(['backup', '--to', file, '--data', data, '--json'], {
-    ROSTER_CONFIG_DIR: config,
+  const backup = roster(['backup', '--to', file, '--data', data, '--json'], {
+    env: { ROSTER_CONFIG_DIR: config },
   });
   await writing;
+  const r = await backup;
   expect(r.exitCode, String(r.stderr)).toBe(0);
   const reported = JSON.parse(String(r.stdout));
   expect(reported.file).toBe(file);
@@ -60,16 +61,16 @@ test('a backup taken while serve writes is whole, 0600, and serves again as a da
   }
 });
 
-test('backup refuses to overwrite without --force, and a data dir that holds nothing', () => {
+test('backup refuses to overwrite without --force, and a data dir that holds nothing', async () => {
   const out = temp('roster-backup-out-');
   const file = join(out, 'exists.db');
   writeFileSync(file, 'keep me');
   const empty = temp('roster-backup-empty-');
-  const refused = roster(['backup', '--to', file, '--data', empty], {});
+  const refused = await roster(['backup', '--to', file, '--data', empty]);
   expect(refused.exitCode).toBe(2);
   expect(String(refused.stderr)).toContain('exists; give another file name, or --force');
   expect(readFileSync(file, 'utf8')).toBe('keep me');
-  const nothing = roster(['backup', '--to', join(out, 'new.db'), '--data', empty], {});
+  const nothing = await roster(['backup', '--to', join(out, 'new.db'), '--data', empty]);
   expect(nothing.exitCode).toBe(1);
   expect(String(nothing.stderr)).toContain(`no Roster data in ${empty}`);
 });

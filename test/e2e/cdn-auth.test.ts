@@ -9,8 +9,8 @@ import { createServer, type IncomingHttpHeaders, request, type Server } from 'no
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Served, serve } from '../helpers/e2e.js';
 import { scratch } from '../helpers/scratch.js';
-import { type Served, serve } from './helpers/cli.js';
 
 const { temp, defer, cleanup } = scratch();
 afterAll(cleanup);
@@ -68,7 +68,7 @@ beforeAll(async () => {
   const origin = () => new URL(srv.baseUrl).origin;
   cdn = await cdnServer(origin);
   other = await cdnServer(origin);
-  srv = await serve(['--cdn-token-only', '--cdn-url', `${cdn.origin}/cdn`]);
+  srv = await serve({ args: ['--cdn-token-only', '--cdn-url', `${cdn.origin}/cdn`] });
   defer(() => srv.close());
   writeFileSync(join(dir, 'notes.txt'), photo);
   const up = await srv.run(['-o', 'json', 'media', 'upload', join(dir, 'notes.txt')]);
@@ -109,7 +109,7 @@ describe('a media URL on another origin that needs the token', () => {
     const r = await download('on.txt');
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readFileSync(join(dir, 'on.txt')).equals(photo)).toBe(true);
-    expect(cdn.log.map((l) => l.authorization)).toEqual([`Basic ${srv.token}`]);
+    expect(cdn.log.map((l) => l.authorization)).toEqual([`Basic ${srv.adminToken}`]);
   });
 
   it('a redirect to another origin does not carry the token, even to an allowed host', async () => {
@@ -120,7 +120,7 @@ describe('a media URL on another origin that needs the token', () => {
       const r = await download('redirected.txt', { ROSTER_CDN_AUTH: `${cdn.host},${other.host}` });
       expect(r.exitCode).toBe(3);
       expect(r.stderr).toContain('reached through a redirect to another origin');
-      expect(cdn.log[0]?.authorization).toBe(`Basic ${srv.token}`);
+      expect(cdn.log[0]?.authorization).toBe(`Basic ${srv.adminToken}`);
       expect(other.log.length).toBeGreaterThan(0);
       expect(other.log.every((l) => l.authorization === undefined)).toBe(true);
       expect(existsSync(join(dir, 'redirected.txt'))).toBe(false);
@@ -138,7 +138,7 @@ describe('a media URL on another origin that needs the token', () => {
 });
 
 it('media URLs on the API’s own origin get the token as every API request does', async () => {
-  const own = await serve(['--cdn-token-only']);
+  const own = await serve({ args: ['--cdn-token-only'] });
   defer(() => own.close());
   writeFileSync(join(dir, 'own.txt'), photo);
   const up = await own.run(['-o', 'json', 'media', 'upload', join(dir, 'own.txt')]);

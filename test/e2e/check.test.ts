@@ -1,6 +1,6 @@
 /** `roster check` end to end: the CI gate against a real `roster serve`. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { roster, type Served, serve } from './helpers/cli.js';
+import { roster, type Served, serve } from '../helpers/e2e.js';
 
 let srv: Served;
 beforeAll(async () => {

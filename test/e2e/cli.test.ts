@@ -13,20 +13,13 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BIN,
-  EMPTY_PAGE,
-  httpServer,
-  roster,
-  type Served,
-  sendJson,
-  serve,
-} from './helpers/cli.js';
+import { BIN, roster, type Served, serve } from '../helpers/e2e.js';
+import { eventually } from '../helpers/eventually.js';
+import { closedPort, EMPTY_PAGE, sendJson, startServer } from '../helpers/fake-server.js';
 
 let srv: Served;
 beforeAll(async () => {
@@ -35,15 +28,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await srv?.close();
 });
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 describe('basics', () => {
   it('--version, --help, and usage errors (exit 2 with a hint)', async () => {
@@ -82,22 +66,22 @@ describe('configuration', () => {
   });
 
   it('precedence: --base-url > ROSTER_BASE_URL > profile; --profile > ROSTER_TOKEN', async () => {
-    const other = await httpServer((_n, _req, res) => sendJson(res, 200, EMPTY_PAGE));
+    const other = await startServer((_req, res) => sendJson(res, 200, EMPTY_PAGE));
     try {
-      const envUrl = `${other.url}/api`;
+      const envUrl = `${other.baseUrl}`;
       // env beats the profile
       const env = await srv.run(['users', 'list', '--verbose'], {
         env: { ROSTER_BASE_URL: envUrl },
       });
       expect(env.exitCode).toBe(0);
-      expect(other.hits()).toBe(1);
+      expect(other.seen.length).toBe(1);
       expect(env.stderr).toContain(`using ${envUrl} (ROSTER_BASE_URL), token from profile 'local'`);
       // the flag beats env
       const flag = await srv.run(['users', 'list', '--verbose', '--base-url', srv.baseUrl], {
         env: { ROSTER_BASE_URL: envUrl },
       });
       expect(flag.exitCode).toBe(0);
-      expect(other.hits()).toBe(1);
+      expect(other.seen.length).toBe(1);
       expect(flag.stderr).toContain(`using ${srv.baseUrl} (--base-url)`);
       // ROSTER_TOKEN beats the profile's token; --profile beats ROSTER_TOKEN
       const badToken = await srv.run(['users', 'list'], { env: { ROSTER_TOKEN: 'bm9wZTpub3Bl' } });
@@ -211,7 +195,7 @@ describe('configuration', () => {
     for (const format of ['json', 'table', 'csv', 'ndjson']) {
       const out = await srv.run(['profiles', 'list', '-o', format]);
       expect(out.stdout).not.toContain(token);
-      expect(out.stdout).not.toContain(srv.token);
+      expect(out.stdout).not.toContain(srv.adminToken);
     }
     expect((await srv.run(['users', 'list'])).exitCode).toBe(0);
     expect((await srv.run(['profiles', 'use', 'nope'])).exitCode).toBe(4);
@@ -231,7 +215,7 @@ describe('configuration', () => {
       '--base-url-de',
       srv.baseUrl,
       '--token',
-      srv.token,
+      srv.adminToken,
       '--profile',
       'local',
     ]);
@@ -244,9 +228,9 @@ describe('configuration', () => {
 
 describe('on the way to the service', () => {
   it('a server that never answers fails after --timeout (or ROSTER_TIMEOUT), naming it', async () => {
-    const s = await httpServer(() => undefined);
+    const s = await startServer(() => undefined);
     try {
-      const env = { ROSTER_TOKEN: 'dA==', ROSTER_BASE_URL: `${s.url}/api` };
+      const env = { ROSTER_TOKEN: 'dA==', ROSTER_BASE_URL: `${s.baseUrl}` };
       const flag = await roster(['users', 'show', 'x', '--timeout', '1'], { env });
       expect(flag.exitCode).toBe(1);
       expect(flag.stderr).toContain('no answer within 1 s');
@@ -277,7 +261,7 @@ describe('on the way to the service', () => {
       /→ GET http:\/\/127\.0\.0\.1:\d+\/api\/users\?status=activated%2Cpending\n← 200 OK \d+ ms/,
     );
     expect(r.stderr).toContain('(redacted)');
-    expect(r.stderr).not.toContain(srv.token);
+    expect(r.stderr).not.toContain(srv.adminToken);
   });
 
   it('an unreachable host: exit 1 naming the URL, after retries', async () => {
@@ -290,7 +274,7 @@ describe('on the way to the service', () => {
   });
 
   it('429 with Retry-After, then 200: waits as told and succeeds', async () => {
-    const s = await httpServer((n, _req, res) =>
+    const s = await startServer((_req, res, n) =>
       n === 1
         ? sendJson(
             res,
@@ -306,32 +290,31 @@ describe('on the way to the service', () => {
         : sendJson(res, 200, EMPTY_PAGE),
     );
     try {
-      const t0 = Date.now();
-      const r = await roster(['users', 'list', '--base-url', `${s.url}/api`], {
+      // The wait itself is proved in process (test/client/http.test.ts, with the sleep injected).
+      const r = await roster(['users', 'list', '--base-url', `${s.baseUrl}`], {
         env: { ROSTER_TOKEN: 'dA==' },
       });
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stdout).toBe('[]\n');
       expect(r.stderr).toContain('in 1.0 s (429 Too Many Requests; retry 1 of 4)');
-      expect(Date.now() - t0).toBeGreaterThanOrEqual(1000);
-      expect(s.hits()).toBe(2);
+      expect(s.seen.length).toBe(2);
     } finally {
       await s.close();
     }
   });
 
   it('a dropped connection is retried; one that always drops fails with a clear message', async () => {
-    const once = await httpServer((n, req, res) =>
-      n === 1 ? req.socket.destroy() : sendJson(res, 200, EMPTY_PAGE),
+    const once = await startServer((req, res, n) =>
+      n === 1 ? void req.socket.destroy() : sendJson(res, 200, EMPTY_PAGE),
     );
-    const always = await httpServer((_n, req) => req.socket.destroy());
+    const always = await startServer((req) => void req.socket.destroy());
     try {
-      const ok = await roster(['users', 'list', '--base-url', `${once.url}/api`], {
+      const ok = await roster(['users', 'list', '--base-url', `${once.baseUrl}`], {
         env: { ROSTER_TOKEN: 'dA==' },
       });
       expect(ok.exitCode, ok.stderr).toBe(0);
       expect(ok.stderr).toMatch(/retrying GET .* \((UND_ERR_SOCKET|ECONNRESET); retry 1 of 4\)/);
-      const bad = await roster(['users', 'list', '--base-url', `${always.url}/api`], {
+      const bad = await roster(['users', 'list', '--base-url', `${always.baseUrl}`], {
         env: { ROSTER_TOKEN: 'dA==' },
       });
       expect(bad.exitCode).toBe(1);
@@ -343,7 +326,7 @@ describe('on the way to the service', () => {
   });
 
   it('a 5xx is retried, then a clear error', async () => {
-    const s = await httpServer((_n, _req, res) =>
+    const s = await startServer((_req, res) =>
       sendJson(
         res,
         503,
@@ -352,11 +335,11 @@ describe('on the way to the service', () => {
       ),
     );
     try {
-      const r = await roster(['users', 'show', 'x', '--base-url', `${s.url}/api`], {
+      const r = await roster(['users', 'show', 'x', '--base-url', `${s.baseUrl}`], {
         env: { ROSTER_TOKEN: 'dA==' },
       });
       expect(r.exitCode).toBe(1);
-      expect(s.hits()).toBe(5);
+      expect(s.seen.length).toBe(5);
       expect(r.stderr).toContain('maintenance (503');
       expect(r.stderr).toContain('try again later');
     } finally {
@@ -365,12 +348,12 @@ describe('on the way to the service', () => {
   });
 
   it('a base URL that is not the API (an HTML page): exit 1 saying so', async () => {
-    const s = await httpServer((_n, _req, res) => {
+    const s = await startServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html><head><title>Welcome to nginx!</title></head></html>');
     });
     try {
-      const r = await roster(['users', 'list', '--base-url', s.url], {
+      const r = await roster(['users', 'list', '--base-url', s.origin], {
         env: { ROSTER_TOKEN: 'dA==' },
       });
       expect(r.exitCode).toBe(1);
@@ -382,14 +365,14 @@ describe('on the way to the service', () => {
   });
 
   it('Ctrl-C (SIGINT) while waiting: exit 130', async () => {
-    const s = await httpServer(() => {}); // never answers
+    const s = await startServer(() => {}); // never answers
     try {
-      const child = execa(process.execPath, [BIN, 'users', 'list', '--base-url', `${s.url}/api`], {
+      const child = execa(process.execPath, [BIN, 'users', 'list', '--base-url', `${s.baseUrl}`], {
         env: { PATH: process.env.PATH, ROSTER_TOKEN: 'dA==' },
         extendEnv: false,
         reject: false,
       });
-      while (s.hits() === 0) await new Promise((r) => setTimeout(r, 20));
+      await eventually(() => s.seen.length > 0, 15_000);
       child.kill('SIGINT');
       const r = await child;
       expect(r.exitCode).toBe(130);

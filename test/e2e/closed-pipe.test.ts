@@ -1,7 +1,7 @@
 /** `roster … | head`: a reader that stops reading ends the command quietly, not with a stack. */
 import { spawn } from 'node:child_process';
 import { expect, it } from 'vitest';
-import { BIN } from './helpers/cli.js';
+import { BIN } from '../helpers/e2e.js';
 
 it('help piped into a reader that closes after the first line exits 0 without an EPIPE trace', async () => {
   const child = spawn(process.execPath, [BIN, 'users', 'invite', '--help'], {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { type Served, serve } from './helpers/cli.js';
+import { type Served, serve } from '../helpers/e2e.js';
 
 let srv: Served;
 const HOSTILE = '\u001b]0;pwned\u0007\u001b[2JEve\u202eevil\u009b31m\u007f';

@@ -1,28 +1,14 @@
-/**
- * `roster serve --smtp-url` killed with -9 during a burst of invitations: after a restart, the
- * relay (a real SMTP server, smtp-server) receives every committed user's invitation, at least
- * once, recognisable by its Message-ID. (The .eml case is in invitations.test.ts.)
- */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
-import { spawnServe } from '../helpers/cli-server.js';
+import { profileToken, spawnServe } from '../helpers/e2e.js';
+import { scratch } from '../helpers/scratch.js';
 import { requester, V3 } from '../helpers/server.js';
 import { startSmtp } from '../helpers/smtp.js';
 
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanup.splice(0).reverse()) await c();
-});
-const temp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  cleanup.push(() => rmSync(d, { recursive: true, force: true }));
-  return d;
-};
-const tokenOf = (configDir: string) =>
-  JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.local.token as string;
+const scope = scratch();
+afterEach(scope.cleanup);
+const { temp } = scope;
+const tokenOf = (configDir: string) => profileToken(configDir)!;
 
 /** Fires `count` invitations at once and kills the server with -9 once `killAfter` are answered. */
 async function burstThenKill(data: string, config: string, args: string[], tag: string) {
@@ -63,13 +49,13 @@ describe('invitations survive kill -9', () => {
     const data = temp('roster-outbox-data-');
     const config = temp('roster-outbox-config-');
     const relay = await startSmtp();
-    cleanup.push(() => relay.close());
+    scope.defer(() => relay.close());
     const acknowledged = await burstThenKill(data, config, ['--smtp-url', relay.url], 'smtp');
 
     const users = await committedUsers(data);
     expect(users).toEqual(expect.arrayContaining(acknowledged));
     const second = await spawnServe(data, config, ['--smtp-url', relay.url]);
-    cleanup.push(async () => {
+    scope.defer(async () => {
       second.child.kill('SIGTERM');
       await second.child;
     });

@@ -8,16 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createApiClient } from '../../src/client/index.js';
-import { type CliServer, startCliServer } from '../helpers/cli-server.js';
+import { type Served, serve } from '../helpers/e2e.js';
 import { mediaApiSuite } from '../server/media/media-api.suite.js';
 
-mediaApiSuite(startCliServer);
+mediaApiSuite(serve);
 
 describe('the client against roster serve', () => {
-  let s: CliServer;
+  let s: Served;
   let dir: string;
   beforeAll(async () => {
-    [s, dir] = await Promise.all([startCliServer(), mkdtemp(join(tmpdir(), 'roster-media-e2e-'))]);
+    [s, dir] = await Promise.all([serve(), mkdtemp(join(tmpdir(), 'roster-media-e2e-'))]);
   });
   afterAll(async () => {
     await s.close();

@@ -4,7 +4,7 @@ import { truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Served, serve } from './helpers/cli.js';
+import { type Served, serve } from '../helpers/e2e.js';
 
 let srv: Served;
 let dir: string;
@@ -18,7 +18,7 @@ beforeAll(async () => {
     await writeFile(join(dir, name), '');
     await truncate(join(dir, name), size);
   }
-  srv = await serve(['--max-upload-size', '1MB']);
+  srv = await serve({ args: ['--max-upload-size', '1MB'] });
 });
 afterAll(async () => {
   await srv?.close();

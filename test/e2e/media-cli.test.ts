@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, type Served, serve } from './helpers/cli.js';
+import { BIN, type Served, serve } from '../helpers/e2e.js';
+import { eventually } from '../helpers/eventually.js';
 
 let srv: Served;
 let dir: string;
 const at = (name: string) => join(dir, name);
 const json = (text: string) => JSON.parse(text);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A one-page PDF (595×842 pt) with a filled box: enough for a preview. */
 function tinyPdf(): Buffer {
@@ -121,7 +121,7 @@ describe('media upload', () => {
         NO_COLOR: '1',
         HOME: dir,
         ROSTER_BASE_URL: srv.baseUrl,
-        ROSTER_TOKEN: srv.token,
+        ROSTER_TOKEN: srv.adminToken,
       },
       extendEnv: false,
       reject: false,
@@ -168,7 +168,7 @@ describe('media upload', () => {
       reject: false,
     });
     // Interrupt once the temp file is being written.
-    for (let i = 0; i < 200 && readdirSync(out).length === 0; i++) await sleep(10);
+    await eventually(() => readdirSync(out).length > 0, 10_000);
     child.kill('SIGINT');
     const d = await child;
     expect(d.exitCode, String(d.stderr)).toBe(130);
@@ -197,15 +197,15 @@ describe('media upload', () => {
         return false;
       }
     };
-    for (let i = 0; i < 100 && !receiving(); i++) await sleep(20);
+    await eventually(receiving, 10_000);
     child.kill('SIGINT');
     const r = await child;
     expect(r.exitCode, String(r.stderr)).toBe(130);
     expect(r.stderr).toContain('0 uploaded, 0 failed, 1 cancelled');
     expect(r.stderr).toContain('interrupted');
     expect(Object.keys(await mediaByName())).toHaveLength(before);
-    for (let i = 0; i < 50 && receiving(); i++) await sleep(20);
-    expect(receiving()).toBe(false);
+    // The service removes its scratch file once it has seen the client go.
+    await eventually(() => !receiving());
     rmSync(huge);
   });
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { type CliServer, startCliServer } from '../helpers/cli-server.js';
+import { type Served, serve } from '../helpers/e2e.js';
 import { scratch } from '../helpers/scratch.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -24,12 +24,12 @@ const OFFLINE = {
 };
 
 const tmp = scratch();
-let s: CliServer;
+let s: Served;
 let dir: string;
 let docFile: string;
 
 beforeAll(async () => {
-  s = await startCliServer();
+  s = await serve();
   dir = tmp.temp('roster-openapi-');
   docFile = join(dir, 'openapi.json');
   const doc = await s.req('GET', '/api/openapi.json', { token: null });

@@ -6,14 +6,14 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Env, type Served, serve } from '../helpers/e2e.js';
 import { scratch } from '../helpers/scratch.js';
-import { type Env, type Served, serve } from './helpers/cli.js';
 import { inPty } from './helpers/pty.js';
 
 const tmp = scratch();
 let srv: Served;
 beforeAll(async () => {
-  srv = await serve(['--like-platform', '--vendor', 'staffbase']);
+  srv = await serve({ args: ['--like-platform', '--vendor', 'staffbase'] });
 });
 afterAll(async () => {
   await srv?.close();
@@ -30,7 +30,7 @@ const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
 async function loggedIn(extra: string[] = []) {
   const env = freshConfig();
   const r = await srv.run(
-    ['login', '--base-url', srv.baseUrl, '--token', srv.token, '--profile', 'sb', ...extra],
+    ['login', '--base-url', srv.baseUrl, '--token', srv.adminToken, '--profile', 'sb', ...extra],
     { env },
   );
   expect(r.exitCode, r.stderr).toBe(0);
@@ -46,7 +46,7 @@ describe('the CLI against the real platform (serve --like-platform)', () => {
     // What the base URL accepted is kept apart from the profile, owner-only.
     const memory = JSON.parse(readFileSync(join(dir, 'media-types.json'), 'utf8'));
     expect(memory[srv.baseUrl]).toMatchObject({ vendor: 'staffbase', catalog: false });
-    expect(JSON.stringify(memory)).not.toContain(srv.token);
+    expect(JSON.stringify(memory)).not.toContain(srv.adminToken);
     expect(mode(join(dir, 'media-types.json'))).toBe('600');
     expect(mode(dir)).toBe('700');
   });
@@ -54,7 +54,7 @@ describe('the CLI against the real platform (serve --like-platform)', () => {
   it('--vendor is the override: a wrong one is corrected by the service and said so', async () => {
     const env = freshConfig();
     const r = await srv.run(
-      ['login', '--base-url', srv.baseUrl, '--token', srv.token, '--vendor', 'service'],
+      ['login', '--base-url', srv.baseUrl, '--token', srv.adminToken, '--vendor', 'service'],
       { env },
     );
     expect(r.exitCode, r.stderr).toBe(0);
@@ -62,7 +62,7 @@ describe('the CLI against the real platform (serve --like-platform)', () => {
   });
 
   it('env-only setups learn it too, remembered per base URL: no second step down', async () => {
-    const env = { ...freshConfig(), ROSTER_BASE_URL: srv.baseUrl, ROSTER_TOKEN: srv.token };
+    const env = { ...freshConfig(), ROSTER_BASE_URL: srv.baseUrl, ROSTER_TOKEN: srv.adminToken };
     const first = await srv.run(['--verbose', 'users', 'list'], { env });
     expect(first.exitCode, first.stderr).toBe(0);
     expect(first.stderr).toContain(

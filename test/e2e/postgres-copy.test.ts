@@ -4,8 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, test } from 'vitest';
-import { profileToken, roster, spawnServe } from '../helpers/cli-server.js';
 import { freshDatabase } from '../helpers/database.js';
+import { profileToken, roster, spawnServe } from '../helpers/e2e.js';
 import { scratch } from '../helpers/scratch.js';
 import { requester, USERS_V2, V3 } from '../helpers/server.js';
 import { fixtures, uploadBody } from '../server/media/media-helpers.js';
@@ -40,20 +40,20 @@ test('a data dir copied into PostgreSQL serves the same tokens, users and media'
     return tokenOf(config);
   })();
 
-  const copied = roster(['copy', '--data', data, '--to', db.url, '--json']);
+  const copied = await roster(['copy', '--data', data, '--to', db.url, '--json']);
   expect(copied.exitCode, String(copied.stderr)).toBe(0);
   const counts = JSON.parse(String(copied.stdout));
   expect(counts).toMatchObject({ tenants: 1, branches: 1, tokens: 1, users: 30, media: 1 });
   expect(String(copied.stderr)).not.toContain(new URL(db.url).password);
 
   // Changed since: a revoked token and a new user reach the database on the next run.
-  const extra = roster(['tokens', 'create', '--json', '--data', data]);
+  const extra = await roster(['tokens', 'create', '--json', '--data', data]);
   const { id: extraId } = JSON.parse(String(extra.stdout));
-  expect(roster(['tokens', 'revoke', extraId, '--data', data]).exitCode).toBe(0);
-  const again = roster(['copy', '--data', data, '--to', db.url, '--json']);
+  expect((await roster(['tokens', 'revoke', extraId, '--data', data])).exitCode).toBe(0);
+  const again = await roster(['copy', '--data', data, '--to', db.url, '--json']);
   expect(again.exitCode, String(again.stderr)).toBe(0);
   expect(JSON.parse(String(again.stdout))).toMatchObject({ tokens: 2, users: 30, media: 1 });
-  const listed = roster(['tokens', 'list', '-o', 'json', '--database', db.url]);
+  const listed = await roster(['tokens', 'list', '-o', 'json', '--database', db.url]);
   const tokens = JSON.parse(String(listed.stdout)) as { id: string; revokedAt: string | null }[];
   expect(tokens.find((t) => t.id === extraId)?.revokedAt).toBeTruthy();
 
@@ -97,10 +97,10 @@ test('copy refuses a database holding other Roster data, and a URL that is not P
   const mine = await spawnServe(data, temp('roster-copy-config-'));
   mine.child.kill('SIGTERM');
   await mine.child;
-  const refused = roster(['copy', '--data', data, '--to', db.url]);
+  const refused = await roster(['copy', '--data', data, '--to', db.url]);
   expect(refused.exitCode).toBe(1);
   expect(String(refused.stderr)).toContain('already holds other Roster data');
-  const notPg = roster(['copy', '--data', data, '--to', 'mysql://x@y/z']);
+  const notPg = await roster(['copy', '--data', data, '--to', 'mysql://x@y/z']);
   expect(notPg.exitCode).toBe(2);
   expect(String(notPg.stderr)).toContain('is not a PostgreSQL URL');
 });

@@ -84,14 +84,17 @@ test.runIf(hasHaproxy)(
     };
     const load = Promise.all(Array.from({ length: 6 }, (_, w) => worker(w)));
 
-    await new Promise((r) => setTimeout(r, 500));
+    // Every kind of request gets through before the first replica goes…
+    await eventually(() => kinds.every((k) => done[k] > 0), 10_000);
     for (const r of set.list) {
       await set.stop(r);
       await set.start(r);
       // Back in the pool (its health check passed twice) before the next one goes.
       await eventually(allUp, 10_000);
     }
-    await new Promise((r) => setTimeout(r, 500));
+    // …and again after the last one is back.
+    const restarted = { ...done };
+    await eventually(() => kinds.every((k) => done[k] > restarted[k]), 10_000);
     running = false;
     await load;
 

@@ -6,8 +6,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { profileToken, roster, spawnServe } from '../helpers/cli-server.js';
 import { freshDatabase } from '../helpers/database.js';
+import { profileToken, roster, spawnServe } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 import { scratch } from '../helpers/scratch.js';
 import { requester, V3 } from '../helpers/server.js';
@@ -67,12 +67,12 @@ test('replicas started at once share one schema, one admin token, and every revo
 
   // A token made and revoked with the local admin commands on the database alone.
   const env = { ROSTER_DATABASE_URL: url, ROSTER_DATA_DIR: temp('roster-admin-') };
-  const made = roster(['tokens', 'create', '--json', '--name', 'ci'], env);
+  const made = await roster(['tokens', 'create', '--json', '--name', 'ci'], { env });
   expect(made.exitCode, String(made.stderr)).toBe(0);
   const { id, token } = JSON.parse(String(made.stdout));
   expect((await requester(a.url, token)('GET', '/api/users')).status).toBe(200);
   expect((await requester(b.url, token)('GET', '/api/users')).status).toBe(200);
-  expect(roster(['tokens', 'revoke', id], env).exitCode).toBe(0);
+  expect((await roster(['tokens', 'revoke', id], { env })).exitCode).toBe(0);
   expect((await requester(a.url, token)('GET', '/api/users')).status).toBe(401);
   expect((await requester(b.url, token)('GET', '/api/users')).status).toBe(401);
 });

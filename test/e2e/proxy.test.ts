@@ -12,10 +12,10 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Served, serve } from '../helpers/e2e.js';
 import { engineAvailable } from '../helpers/engine.js';
 import { eventually } from '../helpers/eventually.js';
 import { scratch } from '../helpers/scratch.js';
-import { type Served, serve } from './helpers/cli.js';
 
 const TINYPROXY = ['/usr/bin/tinyproxy', '/usr/sbin/tinyproxy'].find((p) => existsSync(p));
 const OPENSSL = ['/usr/bin/openssl', '/bin/openssl'].find((p) => existsSync(p));
@@ -212,7 +212,7 @@ describe.runIf(hasProxy)('through tinyproxy', () => {
     expect(front.seen).toEqual([
       {
         line: `GET ${apiPath}/users?limit=1&status=activated%2Cpending`,
-        authorization: `Basic ${srv.token}`,
+        authorization: `Basic ${srv.adminToken}`,
       },
     ]);
   });

@@ -5,8 +5,8 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { afterEach, expect, test } from 'vitest';
-import { profileToken, roster, spawnServe } from '../helpers/cli-server.js';
 import { freshDatabase, testBlobs } from '../helpers/database.js';
+import { profileToken, roster, s3Env, spawnServe } from '../helpers/e2e.js';
 import { scratch } from '../helpers/scratch.js';
 import { requester } from '../helpers/server.js';
 import { fixtures, uploadBody } from '../server/media/media-helpers.js';
@@ -36,12 +36,15 @@ test('copy --blobs moves the media files into the bucket; a replica anywhere ser
   sqlite.child.kill('SIGTERM');
   await sqlite.child;
 
-  const copied = roster(['copy', '--data', data, '--to', db.url, '--blobs', bucket.url!, '--json']);
+  const copied = await roster(
+    ['copy', '--data', data, '--to', db.url, '--blobs', bucket.url!, '--json'],
+    { env: s3Env() },
+  );
   expect(copied.exitCode, String(copied.stderr)).toBe(0);
   // Two files and their two previews.
   expect(JSON.parse(String(copied.stdout))).toMatchObject({ media: 2, files: 4, filesSent: 4 });
-  const again = roster(['copy', '--data', data, '--to', db.url, '--json'], {
-    ROSTER_BLOBS_URL: bucket.url!,
+  const again = await roster(['copy', '--data', data, '--to', db.url, '--json'], {
+    env: { ROSTER_BLOBS_URL: bucket.url!, ...s3Env() },
   });
   expect(again.exitCode, String(again.stderr)).toBe(0);
   expect(JSON.parse(String(again.stdout))).toMatchObject({ media: 2, files: 4, filesSent: 0 });

@@ -1,37 +1,18 @@
 /** `roster serve` as a process: first run, profile, restart, drain on SIGTERM, kill -9, flags. */
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execaSync } from 'execa';
 import { afterEach, describe, expect, test } from 'vitest';
-import { BIN, spawnServe } from '../helpers/cli-server.js';
+import { type Env, roster, spawnServe } from '../helpers/e2e.js';
+import { eventually } from '../helpers/eventually.js';
+import { scratch } from '../helpers/scratch.js';
 import { requester, V3 } from '../helpers/server.js';
 
-const dirs: string[] = [];
-const temp = (prefix: string) => {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const scope = scratch();
+afterEach(scope.cleanup);
+const { temp } = scope;
 
-const cli = (args: string[], env: Record<string, string>) =>
-  execaSync(process.execPath, [BIN, ...args], {
-    env: { NO_COLOR: '1', ...env },
-    reject: false,
-    input: '',
-  });
+const cli = (args: string[], env: Env) => roster(args, { env });
 
 const profileOf = (configDir: string) =>
   JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.local as {
@@ -84,7 +65,7 @@ describe('roster serve', () => {
     served.child.kill('SIGTERM');
     await served.child;
     chmodSync(join(data, 'roster.db'), 0o644);
-    const tokens = cli(['tokens', 'list', '--data', data], { ROSTER_CONFIG_DIR: config });
+    const tokens = await cli(['tokens', 'list', '--data', data], { ROSTER_CONFIG_DIR: config });
     expect(tokens.exitCode).toBe(0);
     expect(tokens.stderr).toContain('roster.db was mode 0644; set to 0600');
   });
@@ -107,7 +88,9 @@ describe('roster serve', () => {
 
     const files = join(data, 'media', 'files');
     renameSync(files, `${files}.away`);
-    const refused = cli(['serve', '--port', '0', '--data', data], { ROSTER_CONFIG_DIR: config });
+    const refused = await cli(['serve', '--port', '0', '--data', data], {
+      ROSTER_CONFIG_DIR: config,
+    });
     expect(refused.exitCode).toBe(1);
     expect(String(refused.stderr).trim()).toBe(
       `error: the media files directory ${files} is missing, but 1 media rows name files in it: mount or restore it, then start again (nothing was changed)`,
@@ -126,7 +109,7 @@ describe('roster serve', () => {
   test('SIGTERM lets an in-flight request finish before exiting', async () => {
     const data = temp('roster-drain-data-');
     const config = temp('roster-drain-config-');
-    const { child, url } = await spawnServe(data, config);
+    const { child, url, logs } = await spawnServe(data, config);
     const { token } = profileOf(config);
     const body = JSON.stringify({ email: 'drain@example.com', externalId: 'drain' });
     const answer = new Promise<{ status: number; connection: string | undefined }>(
@@ -137,6 +120,8 @@ describe('roster serve', () => {
             authorization: `Basic ${token}`,
             'content-type': V3,
             'content-length': Buffer.byteLength(body),
+            // The server's 100 Continue says it has taken the request on: it is in flight.
+            expect: '100-continue',
           },
         });
         req.on('response', (res) => {
@@ -145,18 +130,19 @@ describe('roster serve', () => {
         });
         req.on('error', reject);
         // Half the body now, SIGTERM while the server waits for the rest, then the rest.
-        req.write(body.slice(0, 10));
-        setTimeout(() => {
+        req.on('continue', async () => {
+          req.write(body.slice(0, 10));
           child.kill('SIGTERM');
-          setTimeout(() => req.end(body.slice(10)), 300);
-        }, 200);
+          await eventually(() => logs.some((l) => l.includes('finishing in-flight requests')));
+          req.end(body.slice(10));
+        });
       },
     );
     const r = await answer;
     expect(r.status).toBe(201);
     expect(r.connection).toBe('close');
     expect((await child).exitCode).toBe(0);
-    const store = cli(['tokens', 'list', '-o', 'json', '--data', data], {
+    const store = await cli(['tokens', 'list', '-o', 'json', '--data', data], {
       ROSTER_CONFIG_DIR: config,
     });
     expect(store.exitCode).toBe(0);
@@ -209,7 +195,7 @@ describe('roster serve', () => {
       ['serve', '--rate-limit', 'fast', '--data', data],
       ['serve', '--bogus'],
     ]) {
-      const r = cli(args, env);
+      const r = await cli(args, env);
       expect(r.exitCode, args.join(' ')).toBe(2);
       expect(String(r.stderr), args.join(' ')).toMatch(/error|invalid/);
     }
@@ -218,7 +204,7 @@ describe('roster serve', () => {
     // A fresh data dir and a busy port: refused before anything is created.
     const fresh = join(temp('roster-flags-fresh-'), 'data');
     const otherConfig = temp('roster-flags-config2-');
-    const busy = cli(['serve', '--port', port, '--data', fresh], {
+    const busy = await cli(['serve', '--port', port, '--data', fresh], {
       ROSTER_CONFIG_DIR: otherConfig,
     });
     expect(busy.exitCode).toBe(2);
@@ -235,7 +221,9 @@ describe('roster serve', () => {
     const first = await spawnServe(data, config);
     const before = profileOf(config);
     for (const port of ['0', new URL(first.url).port]) {
-      const second = cli(['serve', '--port', port, '--data', data], { ROSTER_CONFIG_DIR: config });
+      const second = await cli(['serve', '--port', port, '--data', data], {
+        ROSTER_CONFIG_DIR: config,
+      });
       expect(second.exitCode, String(second.stderr)).toBe(2);
       expect(String(second.stderr)).toContain(
         `another roster serve (pid ${first.child.pid}, ${first.url}/api) uses the data dir ${data}`,
@@ -260,13 +248,13 @@ describe('local admin commands', () => {
     const data = temp('roster-admin-data-');
     const config = temp('roster-admin-config-');
     const env = { ROSTER_CONFIG_DIR: config, ROSTER_DATA_DIR: data };
-    const missing = cli(['tokens', 'list'], env);
+    const missing = await cli(['tokens', 'list'], env);
     expect(missing.exitCode).toBe(1);
     expect(String(missing.stderr)).toContain(`no Roster data in ${data}`);
 
     const served = await spawnServe(data, config);
     const { child } = served;
-    const created = cli(
+    const created = await cli(
       ['tokens', 'create', '--json', '--name', 'ci', '--scopes', 'users:read,media:read'],
       env,
     );
@@ -276,39 +264,39 @@ describe('local admin commands', () => {
     expect(token).toMatchObject({ branch: 'main', scopes: ['users:read', 'media:read'] });
     expect(Buffer.from(token.token, 'base64').toString()).toMatch(new RegExp(`^${token.id}:`));
 
-    const list = JSON.parse(String(cli(['tokens', 'list', '-o', 'json'], env).stdout));
+    const list = JSON.parse(String((await cli(['tokens', 'list', '-o', 'json'], env)).stdout));
     expect(list.map((t: { name: string }) => t.name)).toEqual(['admin', 'ci']);
     expect(JSON.stringify(list)).not.toContain(token.token);
 
-    expect(cli(['tokens', 'create', '--scopes', 'users:admin'], env).exitCode).toBe(2);
-    expect(cli(['tokens', 'create', '--branch', 'nope'], env).exitCode).toBe(4);
-    expect(cli(['tokens', 'revoke', 'ffffffffffffffffffffffff'], env).exitCode).toBe(4);
-    expect(cli(['tokens', 'revoke', token.id], env).exitCode).toBe(0);
-    expect(cli(['tokens', 'revoke', token.id], env).exitCode).toBe(4);
+    expect((await cli(['tokens', 'create', '--scopes', 'users:admin'], env)).exitCode).toBe(2);
+    expect((await cli(['tokens', 'create', '--branch', 'nope'], env)).exitCode).toBe(4);
+    expect((await cli(['tokens', 'revoke', 'ffffffffffffffffffffffff'], env)).exitCode).toBe(4);
+    expect((await cli(['tokens', 'revoke', token.id], env)).exitCode).toBe(0);
+    expect((await cli(['tokens', 'revoke', token.id], env)).exitCode).toBe(4);
 
-    expect(cli(['tenants', 'add', 'Acme.Example.com'], env).exitCode).toBe(0);
-    expect(cli(['tenants', 'add', 'acme.example.com'], env).exitCode).toBe(1);
-    expect(cli(['tenants', 'add', 'not a host'], env).exitCode).toBe(2);
-    const tenants = JSON.parse(String(cli(['tenants', 'list', '-o', 'json'], env).stdout));
+    expect((await cli(['tenants', 'add', 'Acme.Example.com'], env)).exitCode).toBe(0);
+    expect((await cli(['tenants', 'add', 'acme.example.com'], env)).exitCode).toBe(1);
+    expect((await cli(['tenants', 'add', 'not a host'], env)).exitCode).toBe(2);
+    const tenants = JSON.parse(String((await cli(['tenants', 'list', '-o', 'json'], env)).stdout));
     expect(tenants.map((t: { host: string }) => t.host)).toEqual(['*', 'acme.example.com']);
     const setUrl = ['tenants', 'set', 'acme.example.com', '--public-url', 'https://acme.example/'];
-    expect(cli(setUrl, env).exitCode).toBe(0);
-    expect(
-      cli(['tenants', 'set', 'nope.example.com', '--public-url', 'https://x.example'], env)
-        .exitCode,
-    ).toBe(4);
+    expect((await cli(setUrl, env)).exitCode).toBe(0);
+    const nope = ['tenants', 'set', 'nope.example.com', '--public-url', 'https://x.example'];
+    expect((await cli(nope, env)).exitCode).toBe(4);
     for (const bad of ['ftp://x.example', 'https://x.example/?q=1', 'not a url']) {
-      const r = cli(['tenants', 'set', 'acme.example.com', '--public-url', bad], env);
+      const r = await cli(['tenants', 'set', 'acme.example.com', '--public-url', bad], env);
       expect(r.exitCode, bad).toBe(2);
       expect(String(r.stderr), bad).toContain('--public-url');
     }
-    const withUrl = JSON.parse(String(cli(['tenants', 'list', '-o', 'json'], env).stdout));
+    const withUrl = JSON.parse(String((await cli(['tenants', 'list', '-o', 'json'], env)).stdout));
     expect(withUrl[1]).toMatchObject({
       host: 'acme.example.com',
       publicUrl: 'https://acme.example',
     });
     const acmeToken = JSON.parse(
-      String(cli(['tokens', 'create', '--json', '--tenant', 'acme.example.com'], env).stdout),
+      String(
+        (await cli(['tokens', 'create', '--json', '--tenant', 'acme.example.com'], env)).stdout,
+      ),
     ).token;
     const asAcme = requester(served.url, acmeToken);
     const made = await asAcme('POST', '/api/users', {
@@ -321,13 +309,17 @@ describe('local admin commands', () => {
       body: JSON.stringify({ email: 'url@example.com' }),
     });
     expect(ok.headers.location).toBe(`https://acme.example/api/users/${ok.json.id}`);
-    expect(cli(['tenants', 'set', 'acme.example.com', '--no-public-url'], env).exitCode).toBe(0);
-    const cleared = JSON.parse(String(cli(['tenants', 'list', '-o', 'json'], env).stdout));
+    expect(
+      (await cli(['tenants', 'set', 'acme.example.com', '--no-public-url'], env)).exitCode,
+    ).toBe(0);
+    const cleared = JSON.parse(String((await cli(['tenants', 'list', '-o', 'json'], env)).stdout));
     expect(cleared[1].publicUrl).toBeNull();
-    expect(cli(['branches', 'add', 'sales', '--tenant', 'acme.example.com'], env).exitCode).toBe(0);
-    expect(cli(['branches', 'add', '../x'], env).exitCode).toBe(2);
+    expect(
+      (await cli(['branches', 'add', 'sales', '--tenant', 'acme.example.com'], env)).exitCode,
+    ).toBe(0);
+    expect((await cli(['branches', 'add', '../x'], env)).exitCode).toBe(2);
     const csv = String(
-      cli(['branches', 'list', '--tenant', 'acme.example.com', '-o', 'csv'], env).stdout,
+      (await cli(['branches', 'list', '--tenant', 'acme.example.com', '-o', 'csv'], env)).stdout,
     );
     expect(csv.split('\n')[0]).toBe('name,tenant,created');
     expect(csv).toContain('sales,acme.example.com,');

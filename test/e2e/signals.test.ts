@@ -35,7 +35,7 @@ describe('Ctrl-C on a terminal', () => {
       50,
     );
     try {
-      const env = { ...srv.env, ROSTER_BASE_URL: `${proxy.url}/api`, ROSTER_TOKEN: srv.token };
+      const env = { ...srv.env, ROSTER_BASE_URL: `${proxy.url}/api`, ROSTER_TOKEN: srv.adminToken };
       const run = inPty(
         ['users', 'import', file, '--report', report, '--no-send-mail', '--concurrency', '1'],
         env,

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BIN, type Served, serve } from './helpers/cli.js';
+import { BIN, type Served, serve } from '../helpers/e2e.js';
 
 const BUNDLE = join(BIN, '..', '..', 'dist', 'cli', 'roster.cjs');
 

@@ -1,6 +1,6 @@
 /** `roster users …` end to end: the built CLI against a real `roster serve`. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Served, serve } from './helpers/cli.js';
+import { type Served, serve } from '../helpers/e2e.js';
 
 let srv: Served;
 let ann: any;

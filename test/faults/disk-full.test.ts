@@ -20,7 +20,7 @@ import Database from 'better-sqlite3';
 import { execaSync } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openSqliteStore as openStore } from '../../src/store/sqlite/store.js';
-import { BIN, spawnServe } from '../helpers/cli-server.js';
+import { BIN, spawnServe } from '../helpers/e2e.js';
 import { engineAvailable } from '../helpers/engine.js';
 import { requester, V3 } from '../helpers/server.js';
 import { uploadBody } from '../server/media/media-helpers.js';

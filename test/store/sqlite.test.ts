@@ -1,5 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, expect, test } from 'vitest';
@@ -7,16 +6,11 @@ import { openDatabase } from '../../src/store/sqlite/db.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { openSqliteStore as openStore } from '../../src/store/sqlite/store.js';
 import { ftsExpression } from '../../src/store/sqlite/users.repo.js';
+import { scratch } from '../helpers/scratch.js';
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'roster-db-'));
-  dirs.push(d);
-  return d;
-};
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+const scope = scratch();
+afterEach(scope.cleanup);
+const tempDir = () => scope.temp('roster-db-');
 
 test('every open sets WAL, synchronous=FULL, a busy timeout and a 64 MiB page cache, also on reopen', () => {
   const dir = tempDir();

@@ -376,7 +376,8 @@ export function usersRoutesSuite(start: StartServer) {
       const { json: u } = await create({ email: 'cycle@example.com', secret: 'first-pass-1' });
       const off = await s.req('PUT', `/api/users/${u.id}`, jsonBody({ status: 'deactivated' }));
       expect(off.json.status).toBe('deactivated');
-      await new Promise((r) => setTimeout(r, 5));
+      // Timestamps are to the millisecond: let one begin after the first activation's.
+      await eventually(() => new Date().toISOString() > u.activatedAt);
       const on = await s.req('PUT', `/api/users/${u.id}`, jsonBody({ status: 'activated' }));
       expect(on.json.status).toBe('activated');
       expect(on.json.activatedAt > u.activatedAt).toBe(true);

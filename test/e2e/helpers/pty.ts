@@ -4,7 +4,7 @@
  * stdin is typed at that terminal, so "\x03" is a real Ctrl-C from the line discipline.
  */
 import { execa } from 'execa';
-import { BIN, type Env } from './cli.js';
+import { BIN, type Env } from '../../helpers/e2e.js';
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 

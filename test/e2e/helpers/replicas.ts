@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { profileToken, spawnServe } from '../../helpers/cli-server.js';
+import { profileToken, spawnServe } from '../../helpers/e2e.js';
 import { engineAvailable } from '../../helpers/engine.js';
 import { eventually } from '../../helpers/eventually.js';
 

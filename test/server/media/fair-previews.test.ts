@@ -3,7 +3,7 @@
  * tenant's upload, and an upload whose client left before the commit point is not stored.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
@@ -21,6 +21,8 @@ let store: Store;
 let app: Awaited<ReturnType<typeof createApp>>;
 let dispose: () => Promise<void>;
 let url: string;
+/** The server's side of each connection, by the client's port. */
+const serverSockets = new Map<number, Socket>();
 let admin: string;
 let png: Buffer;
 /** Preview tasks of the token 'busy' wait here until the test lets them go. */
@@ -45,7 +47,8 @@ beforeAll(async () => {
       vendor: 'service',
       maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES,
       accessLog: true,
-      uploadIdleTimeoutMs: 100,
+      // Never reached here: the last test reads whether it is armed, not whether it fires.
+      uploadIdleTimeoutMs: 60_000,
     },
     log: (line) => logs.push(line),
     previewScheduler: (key, task) =>
@@ -58,7 +61,11 @@ beforeAll(async () => {
         return task();
       }),
   });
-  url = (await app.listen(0)).url;
+  const running = await app.listen(0);
+  running.server.on('connection', (socket: Socket) =>
+    serverSockets.set(socket.remotePort!, socket),
+  );
+  url = running.url;
 });
 afterAll(async () => {
   release();
@@ -126,12 +133,29 @@ test('time an upload waits for a preview slot is not idle time of its connection
     letGo = resolve;
   });
   const waiting = entered.length;
-  const answer = post(admin);
+  const { body, contentType } = uploadBody(png, 'slow.png');
+  const socket = connect(Number(new URL(url).port), '127.0.0.1');
+  let answer = '';
+  socket.on('data', (chunk) => {
+    answer += chunk;
+  });
+  const ended = new Promise((r) => socket.once('end', r));
+  await new Promise((r) => socket.once('connect', r));
+  const serverSide = () => serverSockets.get(socket.localPort!);
+  const half = Math.floor(body.length / 2);
+  socket.write(
+    `POST /api/media HTTP/1.1\r\nHost: x\r\nAuthorization: Basic ${admin}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+  );
+  socket.write(body.subarray(0, half));
+  // While the body arrives, a client that stops sending is cut after the idle timeout…
+  await eventually(() => serverSide()?.timeout === 60_000);
+  socket.write(body.subarray(half));
   await eventually(() => entered.length > waiting);
-  // Several idle timeouts (100 ms) pass while the server, not the client, is busy.
-  await new Promise((r) => setTimeout(r, 500));
+  // …and once it is in, the server's own wait for a preview slot does not count.
+  expect(serverSide()?.timeout).toBe(0);
   letGo();
-  const r = await answer;
-  expect(r.status).toBe(200);
-  expect(r.json.transformations.t_preview).toBeDefined();
+  await ended;
+  expect(answer).toMatch(/^HTTP\/1.1 200 /);
+  const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+  expect(json.transformations.t_preview).toBeDefined();
 });

@@ -58,9 +58,14 @@ describe('video previews (ffprobe + ffmpeg)', () => {
   });
 
   test('the deadline kills the tools', async () => {
-    const started = performance.now();
-    await expect(run(mp4(), s.out(), 1)).rejects.toThrow();
-    expect(performance.now() - started).toBeLessThan(1000);
+    // An ffprobe that never answers: only the deadline can end it.
+    const hang = join(s.dir, 'hanging-ffprobe');
+    const pidFile = join(s.dir, 'hanging-ffprobe.pid');
+    await writeFile(hang, `#!/bin/sh\necho $$ > '${pidFile}'\nexec sleep 600\n`, { mode: 0o755 });
+    process.env.FFPROBE_PATH = hang;
+    await expect(run(mp4(), s.out(), 500)).rejects.toThrow(/ffprobe failed/);
+    const pid = Number(await readFile(pidFile, 'utf8'));
+    expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
   });
 });
 

@@ -7,6 +7,7 @@ import { uploadAll } from '../../../../src/cli/commands/media/upload-run.js';
 import { transferBars } from '../../../../src/cli/output/transfer.js';
 import type { UploadOptions as ClientUpload } from '../../../../src/client/index.js';
 import { ApiError, NetworkError, ResponseFormatError } from '../../../../src/client/index.js';
+import { eventually } from '../../../helpers/eventually.js';
 import { fakeIO, parseWith, stubClient, testDeps } from '../../helpers.js';
 import { rawMedium } from './helpers.js';
 
@@ -218,40 +219,52 @@ describe('uploadAll: concurrency and cancelling', () => {
   it('keeps at most --concurrency files in flight', async () => {
     let inFlight = 0;
     let most = 0;
+    /** One per upload in flight: the test finishes uploads one at a time. */
+    const finish: (() => void)[] = [];
     const stub = stubClient({
       uploadMedium: async (o: ClientUpload) => {
         most = Math.max(most, ++inFlight);
-        await new Promise((r) => setTimeout(r, 5));
+        await new Promise<void>((r) => finish.push(r));
         inFlight--;
         return rawMedium('6b0000000000000000000001', o.filePath);
       },
     });
-    const run = await uploadAll(stub.client, tasks, {
+    const running = uploadAll(stub.client, tasks, {
       concurrency: 2,
       signal: new AbortController().signal,
       bars: transferBars(fakeIO().io),
       onOutcome: () => {},
     });
+    await eventually(() => finish.length === 2);
+    for (let done = 0; done < tasks.length; done++) {
+      await eventually(() => finish.length > 0);
+      finish.shift()!();
+    }
+    const run = await running;
     expect(most).toBe(2);
     expect(run.outcomes.map((o) => o?.name)).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
   it('an abort cancels the uploads in flight and starts no more', async () => {
     const controller = new AbortController();
+    let inFlight = 0;
     const stub = stubClient({
       uploadMedium: (o: ClientUpload) =>
         new Promise((_resolve, reject) => {
+          inFlight++;
           o.signal!.addEventListener('abort', () => reject(o.signal!.reason));
-          setTimeout(() => controller.abort(new Error('interrupted')), 5);
         }),
     });
     const outcomes: unknown[] = [];
-    const run = await uploadAll(stub.client, tasks, {
+    const running = uploadAll(stub.client, tasks, {
       concurrency: 2,
       signal: controller.signal,
       bars: transferBars(fakeIO().io),
       onOutcome: (o) => outcomes.push(o),
     });
+    await eventually(() => inFlight === 2);
+    controller.abort(new Error('interrupted'));
+    const run = await running;
     expect(run.started).toBe(2);
     expect(outcomes).toEqual([]);
     expect((run.stopped as Error).message).toBe('interrupted');

@@ -1,4 +1,7 @@
-/** Small real HTTP servers on 127.0.0.1 for the client tests. */
+/**
+ * Small real HTTP servers on 127.0.0.1 that answer as a test says (a misbehaving service, a CDN,
+ * a proxy's target): for the client tests and for the CLI end to end.
+ */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -9,7 +12,7 @@ export interface Seen {
   body: string;
 }
 
-export interface TestServer {
+export interface FakeServer {
   /** The base URL, ending with /api. */
   baseUrl: string;
   origin: string;
@@ -26,7 +29,10 @@ type Handler = (
   body: string,
 ) => void | Promise<void>;
 
-/** Starts a server; the handler gets the request number (1-based) and, unless raw, the body. */
+/**
+ * Starts a server; the handler gets the request number (1-based) and, unless raw, the body.
+ * `seen` lists the requests that arrived.
+ */
 export async function startServer(handler: Handler, opts: { raw?: boolean } = {}) {
   const seen: Seen[] = [];
   const server = createServer(async (req, res) => {
@@ -50,9 +56,10 @@ export async function startServer(handler: Handler, opts: { raw?: boolean } = {}
         server.closeAllConnections();
         server.close(() => resolve());
       }),
-  } satisfies TestServer;
+  } satisfies FakeServer;
 }
 
+/** A JSON answer as the service would send it. */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers = {}) {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -76,3 +83,6 @@ export const knownServer = {
   load: () => ({ catalog: false }),
   save: () => {},
 };
+
+/** An empty page of users, in the users.v2 list shape. */
+export const EMPTY_PAGE = { total: 0, limit: 100, offset: 0, data: [] };

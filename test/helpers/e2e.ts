@@ -1,0 +1,194 @@
+/**
+ * The e2e harness: the built CLI run as a child process, and `roster serve` spawned on a temp
+ * data dir and config dir (on PostgreSQL and S3 when the run is). A spawned server is also a
+ * TestServer (server.ts), so the HTTP suites run against it unchanged.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa, execaNode, type ResultPromise } from 'execa';
+import { SCOPES } from '../../src/contract/scopes.js';
+import type { ServerConfig } from '../../src/server/config.js';
+import { databaseTarget, openStore } from '../../src/store/open.js';
+import { testBlobs, testDatabase } from './database.js';
+import { scratch } from './scratch.js';
+import { requester, type TestServer } from './server.js';
+
+export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'roster.js');
+
+export type Env = Record<string, string | undefined>;
+
+export interface RunResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The S3 endpoint and keys of this run (none off S3): what a CLI needs to reach the bucket. */
+export const s3Env = (): Env =>
+  process.env.ROSTER_TEST_BLOBS
+    ? {
+        ROSTER_S3_ENDPOINT: process.env.ROSTER_S3_ENDPOINT,
+        AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID,
+        AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY,
+        AWS_REGION: process.env.AWS_REGION,
+      }
+    : {};
+
+/** Runs the built CLI with exactly `env` (nothing inherited but PATH), never rejecting. */
+export async function roster(
+  args: string[],
+  opts: { env?: Env; input?: string } = {},
+): Promise<RunResult> {
+  // A command whose test names no config dir gets a HOME of its own: the CLI writes what a base
+  // URL accepted into its config dir, which must never be the real one.
+  const own = opts.env?.HOME || opts.env?.ROSTER_CONFIG_DIR ? undefined : scratch();
+  try {
+    const r = await execa(process.execPath, [BIN, ...args], {
+      env: {
+        PATH: process.env.PATH,
+        NO_COLOR: '1',
+        ...(own ? { HOME: own.temp('roster-e2e-home-') } : {}),
+        ...opts.env,
+      },
+      extendEnv: false,
+      input: opts.input ?? '',
+      reject: false,
+      timeout: 30_000,
+      stripFinalNewline: false,
+    });
+    return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+  } finally {
+    await own?.cleanup();
+  }
+}
+
+/** Starts `roster serve --port 0 --access-log` and resolves once it listens. */
+export async function spawnServe(
+  dataDir: string,
+  configDir: string,
+  extraArgs: string[] = [],
+  env: Env = {},
+): Promise<{ child: ResultPromise; url: string; logs: string[] }> {
+  const child = execaNode(
+    BIN,
+    ['serve', '--port', '0', '--data', dataDir, '--access-log', ...extraArgs],
+    {
+      env: { ROSTER_CONFIG_DIR: configDir, NO_COLOR: '1', ...env },
+      stdin: 'ignore',
+      reject: false,
+    },
+  );
+  const logs: string[] = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        logs.push(line);
+        const m = /listening on (http:\/\/\S+)\/api/.exec(line);
+        if (m) resolve(m[1]!);
+      }
+    });
+    child.then((r) => reject(new Error(`serve exited early (${r.exitCode}): ${logs.join('\n')}`)));
+  });
+  return { child, url, logs };
+}
+
+/** The admin token `serve` saved as profile "local" in `configDir` (undefined: none saved). */
+export const profileToken = (configDir: string): string | undefined =>
+  JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles?.local?.token;
+
+export interface Served extends TestServer {
+  /** The API base URL (…/api). */
+  baseUrl: string;
+  configDir: string;
+  child: ResultPromise;
+  /** Env pointing the CLI at this server's config dir, data dir, database and bucket. */
+  env: Env;
+  /** `roster` with this server's env (plus `env`). */
+  run(args: string[], opts?: { env?: Env; input?: string }): Promise<RunResult>;
+  /** A fresh token via `roster tokens create --json`. */
+  newToken(scopes?: string): Promise<{ id: string; token: string }>;
+}
+
+export interface ServeOptions extends Partial<ServerConfig> {
+  /** More `roster serve` flags. */
+  args?: string[];
+}
+
+/** Starts `roster serve` on fresh temp dirs (and a fresh database and bucket when the run has them). */
+export async function serve({ args = [], ...config }: ServeOptions = {}): Promise<Served> {
+  const dirs = scratch();
+  const dataDir = dirs.temp('roster-e2e-data-');
+  const configDir = dirs.temp('roster-e2e-config-');
+  // On PostgreSQL (ROSTER_TEST_DATABASE), serve and the local admin commands share a fresh
+  // database through the environment, as an operator's would.
+  const database = await testDatabase();
+  dirs.defer(database.drop);
+  const blobs = await testBlobs();
+  dirs.defer(blobs.drop);
+  const env: Env = {
+    ...(blobs.url ? { ROSTER_BLOBS_URL: blobs.url, ...s3Env() } : {}),
+    ROSTER_CONFIG_DIR: configDir,
+    ROSTER_DATA_DIR: dataDir,
+    HOME: configDir,
+    ...(database.url ? { ROSTER_DATABASE_URL: database.url } : {}),
+  };
+  const { child, url, logs } = await spawnServe(
+    dataDir,
+    configDir,
+    [
+      ...(config.vendor ? ['--vendor', config.vendor] : []),
+      ...(config.likePlatform ? ['--like-platform'] : []),
+      ...(config.maxUploadBytes ? ['--max-upload-size', String(config.maxUploadBytes)] : []),
+      ...(config.rateLimit ? ['--rate-limit', `${config.rateLimit}/s`] : []),
+      ...args,
+    ],
+    env,
+  );
+  dirs.defer(async () => {
+    child.kill('SIGTERM');
+    await child;
+  });
+  // The suites look inside the store, as they do in process.
+  const store = await openStore({
+    dataDir,
+    target: databaseTarget(database.url, dataDir),
+    blobs: blobs.url,
+  });
+  dirs.defer(() => store.close());
+  const adminToken = profileToken(configDir)!;
+  const run: Served['run'] = (cliArgs, opts = {}) =>
+    roster(cliArgs, { ...opts, env: { ...env, ...opts.env } });
+  const created = async (cliArgs: string[]) => {
+    const r = await run(['tokens', 'create', '--json', ...cliArgs]);
+    if (r.exitCode !== 0) throw new Error(`tokens create failed: ${r.stderr}`);
+    return JSON.parse(r.stdout) as { id: string; token: string };
+  };
+  return {
+    url,
+    baseUrl: `${url}/api`,
+    dataDir,
+    configDir,
+    database: database.url,
+    child,
+    store,
+    adminToken,
+    logs,
+    env,
+    run,
+    newToken: (scopes) => created(scopes ? ['--scopes', scopes] : []),
+    async token({ scopes = [...SCOPES], branch = 'main', tenant = '*' } = {}) {
+      if (!(await store.tenants.byHost(tenant))) await run(['tenants', 'add', tenant]);
+      const t = (await store.tenants.byHost(tenant))!;
+      if (!(await store.branches.byName(t.id, branch)))
+        await run(['branches', 'add', branch, '--tenant', tenant]);
+      const args = ['--tenant', tenant, '--branch', branch, '--scopes', scopes.join(',')];
+      return (await created(args)).token;
+    },
+    req: requester(url, adminToken),
+    close: dirs.cleanup,
+  };
+}
