@@ -16,6 +16,7 @@ import {
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { ImportError } from './errors.js';
+import { changesText, type PlannedRow } from './planned.js';
 import type { Action } from './types.js';
 
 export const REPORT_COLUMNS = [
@@ -43,6 +44,8 @@ export interface ReportLine {
   error?: string;
   /** A create that asked the service to invite the new user (`queued`: not yet delivered). */
   invited?: true;
+  /** A dry run's report: what the row would change (its `changes` column). */
+  changes?: PlannedRow['changes'];
 }
 
 /** A row an earlier run finished, as its report says. */
@@ -70,10 +73,12 @@ export class ReportWriter {
     readonly path: string,
     /** Appending to a report of the old columns: its lines keep them. */
     private readonly old: boolean,
+    /** A dry run's plan: one more column, the changes each row would make. */
+    private readonly plan: boolean,
   ) {}
 
   /** Opens (append: continues an existing report) and writes the header when the file is new. */
-  static open(path: string, append = false): ReportWriter {
+  static open(path: string, append = false, plan = false): ReportWriter {
     let fd: number;
     try {
       fd = openSync(path, append ? 'a+' : 'w');
@@ -82,9 +87,9 @@ export class ReportWriter {
     }
     const size = fstatSync(fd).size;
     const old = size > 0 && firstLine(fd) === OLD_COLUMNS;
-    if (size === 0) writeSync(fd, stringify([[...REPORT_COLUMNS]]));
+    if (size === 0) writeSync(fd, stringify([[...REPORT_COLUMNS, ...(plan ? ['changes'] : [])]]));
     else if (!endsWithNewline(fd, size)) writeSync(fd, '\n'); // a line cut short by a kill
-    return new ReportWriter(fd, path, old);
+    return new ReportWriter(fd, path, old, plan);
   }
 
   write(l: ReportLine) {
@@ -98,6 +103,7 @@ export class ReportWriter {
       l.error ?? '',
     ];
     if (!this.old) cells.push(l.invited ? 'queued' : '');
+    if (this.plan) cells.push(changesText(l.changes));
     writeSync(this.fd, stringify([cells]));
   }
 

@@ -7,10 +7,11 @@ import { applyPlan, type Outcome } from './apply.js';
 import { type Layout, parseMaps, resolveHeader } from './columns.js';
 import { ImportError, importUsageError } from './errors.js';
 import { buildPlan, type Entry, type Plan, type PlanOptions, replayPlan } from './plan.js';
+import { type PlannedRow, plannedDeactivation, plannedRow } from './planned.js';
 import { detectPreset, PRESETS, type Preset, type PresetName } from './presets.js';
 import { type CsvFile, openCsv, type ReadOptions } from './read.js';
 import { type DoneRow, ReportWriter, readDone } from './report.js';
-import { type Snapshot, takeSnapshot, valuesOf } from './snapshot.js';
+import { type Snapshot, takeSnapshot } from './snapshot.js';
 import { DEFAULT_MAX_DEACTIVATE, type DeactivateLimit, syncRefusal } from './sync.js';
 import type { ImportClient, MatchField, Summary } from './types.js';
 
@@ -59,6 +60,8 @@ export interface ImportHooks {
   beforeCreates?: (fields: string[]) => Promise<void>;
   /** A real run, right before the first row is sent (after beforeCreates): record the run. */
   beforeSending?: () => Promise<void> | void;
+  /** A dry run: every row of the plan in file order, then the `--sync` deactivations. */
+  onPlannedRow?: (row: PlannedRow) => Promise<void> | void;
 }
 
 export interface ImportResult {
@@ -107,7 +110,7 @@ function openReport(opts: ImportOptions): ReportWriter | undefined {
       `--dry-run --report ${path} would overwrite the --resume report; name another file`,
     );
   }
-  return ReportWriter.open(path, !opts.dryRun && path === opts.resume);
+  return ReportWriter.open(path, !opts.dryRun && path === opts.resume, opts.dryRun);
 }
 
 /** The file again, for the second pass; its header must not have changed. */
@@ -208,15 +211,14 @@ export async function importCsv(
     replayPlan(plan, await reopen(csv, opts, read), columns, snapshot, planOptions);
   try {
     if (opts.dryRun) {
-      if (report) {
-        for await (const e of await replay()) report.write({ ...planned(e), status: 'planned' });
-        for (const u of plan.deactivate) {
-          report.write({
-            key: valuesOf(u)[match] ?? undefined,
-            action: 'deactivate',
-            id: u.id,
-            status: 'planned',
-          });
+      if (report || hooks.onPlannedRow) {
+        const rows = async function* (): AsyncGenerator<PlannedRow & { row?: number }> {
+          for await (const e of await replay()) yield { ...plannedRow(e), row: e.row };
+          for (const u of plan.deactivate) yield plannedDeactivation(u, match);
+        };
+        for await (const { row, ...r } of rows()) {
+          report?.write({ ...r, ...(row ? { row } : {}), status: 'planned' });
+          await hooks.onPlannedRow?.(r);
         }
       }
       return { plan, summary, failures: plan.errors.map(planned), refusal };

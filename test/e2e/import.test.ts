@@ -97,7 +97,7 @@ describe('users import', () => {
     );
     const quiet = run(['users', 'import', csv, '--dry-run', '--no-send-mail']);
     expect(quiet.stderr).toContain('no invitations would be queued (--no-send-mail; 5 new users');
-    expect(json(['users', 'import', csv, '--dry-run'])).toEqual({
+    expect(json(['users', 'import', csv, '--dry-run']).summary).toEqual({
       created: 5,
       updated: 0,
       unchanged: 0,

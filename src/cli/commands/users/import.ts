@@ -195,6 +195,10 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
   let stopListening = () => {};
   let applying = false;
   const hint = () => resume.continueHint(run, report);
+  // A dry run for programs: the whole plan, row by row (a person's table shows the first rows).
+  const planOut = opts.dryRun
+    ? await (await import('./import/plan-output.js')).planWriter(io, format)
+    : undefined;
   const result = await importCsv(
     client,
     {
@@ -214,6 +218,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
         const has = (f: string) => fields.includes(f);
         await ensureRequired(client, { role: has('role'), locale: has('locale') }, deps);
       },
+      onPlannedRow: planOut && ((row) => planOut.write(row)),
       beforeSending: () => {
         if (recorded) resume.record(report, run, flags, input!, target!, client);
       },
@@ -248,7 +253,8 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
     });
 
   if (opts.dryRun) {
-    await show.renderPlan(io, format, result.plan, result.summary, result.plan.match);
+    if (planOut) await planOut.end(result.summary);
+    else await show.renderPlan(io, format, result.plan, result.summary, result.plan.match);
     const n = result.plan.invitations;
     if (n > 0) {
       note(

@@ -1,0 +1,70 @@
+/**
+ * A dry run's plan for programs, whole: `-o ndjson` one object per row then `{"summary": …}`,
+ * `-o json` `{"rows": […], "summary": …}`, `-o csv` one line per change
+ * (`line,key,action,id,field,from,to,error`; a row that changes nothing is one line too).
+ */
+import type { PlannedRow } from '../../../../import/planned.js';
+import type { Summary } from '../../../../import/types.js';
+import type { IO } from '../../../context.js';
+import { type Format, listWriter } from '../../../output/render.js';
+import { safeJson } from '../../../output/text-safe.js';
+
+export interface PlanWriter {
+  write(row: PlannedRow): Promise<void>;
+  end(summary: Summary): Promise<void>;
+}
+
+/** One line of the CSV form: a row and one of its changes. */
+interface ChangeLine {
+  row: PlannedRow;
+  field?: string;
+}
+
+const CSV_COLUMNS = [
+  { header: 'line', value: (l: ChangeLine) => l.row.line },
+  { header: 'key', value: (l: ChangeLine) => l.row.key },
+  { header: 'action', value: (l: ChangeLine) => l.row.action },
+  { header: 'id', value: (l: ChangeLine) => l.row.id },
+  { header: 'field', value: (l: ChangeLine) => l.field },
+  { header: 'from', value: (l: ChangeLine) => (l.field ? l.row.changes![l.field]!.from : '') },
+  { header: 'to', value: (l: ChangeLine) => (l.field ? l.row.changes![l.field]!.to : '') },
+  { header: 'error', value: (l: ChangeLine) => l.row.error },
+];
+
+const print = (io: IO, value: unknown, indent?: number) =>
+  new Promise<void>((resolve) => {
+    if (io.stdout.write(`${safeJson(JSON.stringify(value, null, indent))}\n`)) resolve();
+    else io.stdout.once('drain', resolve);
+  });
+
+/** The writer for this format; undefined for a table (the person's view: format.ts). */
+export async function planWriter(io: IO, format: Format): Promise<PlanWriter | undefined> {
+  if (format === 'table') return undefined;
+  if (format === 'json') {
+    const rows: PlannedRow[] = [];
+    return {
+      write: async (row) => {
+        rows.push(row);
+      },
+      end: (summary) => print(io, { rows, summary }, 2),
+    };
+  }
+  if (format === 'ndjson') {
+    return { write: (row) => print(io, row), end: (summary) => print(io, { summary }) };
+  }
+  const out = await listWriter<ChangeLine>(io, {
+    format: 'csv',
+    columns: CSV_COLUMNS,
+    json: (l) => l,
+  });
+  return {
+    async write(row) {
+      const fields = Object.keys(row.changes ?? {});
+      if (fields.length === 0) await out.write({ row });
+      for (const field of fields) await out.write({ row, field });
+    },
+    end: async () => {
+      await out.end();
+    },
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * A dry run's plan, whole, for a program (issue "import you can trust", item 3): the CLI's
+ * `run()` in-process against a real server on a real port.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli/main.js';
+import { type ApiClient, createApiClient } from '../../src/client/index.js';
+import { fakeIO } from '../cli/helpers.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+import { tempCsv } from './helpers.js';
+
+let server: TestServer;
+let client: ApiClient;
+let robert: string;
+const dir = mkdtempSync(join(tmpdir(), 'roster-plan-out-'));
+beforeAll(async () => {
+  server = await startServer();
+  client = createApiClient({ baseUrl: `${server.url}/api`, token: server.adminToken });
+  robert = (
+    await client.createUser({
+      externalId: 'E-2',
+      email: 'bob@example.com',
+      profile: { firstName: 'Robert' },
+      sendMail: false,
+    })
+  ).user.id;
+});
+afterAll(async () => {
+  await client.close();
+  await server.close();
+});
+
+const FILE = tempCsv(
+  'externalId,email,firstName,secret\nE-1,ann@example.com,Ann,s3cret-pass\nE-2,bob@example.com,Bob,\nE-3,bad,Cem,\n',
+);
+
+async function dryRun(...args: string[]) {
+  const fake = fakeIO();
+  const code = await run(['node', 'roster', 'users', 'import', FILE, '--dry-run', ...args], {
+    io: fake.io,
+    env: {
+      ROSTER_BASE_URL: `${server.url}/api`,
+      ROSTER_TOKEN: server.adminToken,
+      ROSTER_CONFIG_DIR: join(dir, 'config'),
+    },
+  });
+  return { code, out: fake.out(), err: fake.err() };
+}
+
+const ROWS = () => [
+  {
+    line: 2,
+    key: 'E-1',
+    action: 'create',
+    changes: {
+      externalId: { from: null, to: 'E-1' },
+      email: { from: null, to: 'ann@example.com' },
+      firstName: { from: null, to: 'Ann' },
+      secret: { from: null, to: '***' }, // never a secret in the plan
+    },
+  },
+  {
+    line: 3,
+    key: 'E-2',
+    action: 'update',
+    id: robert,
+    changes: { firstName: { from: 'Robert', to: 'Bob' } },
+  },
+  { line: 4, key: 'E-3', action: 'error', error: "email 'bad' is not a valid email address" },
+];
+
+describe('a dry run for programs shows every row and every change', () => {
+  it('-o ndjson: one object per row, then the summary', async () => {
+    const { code, out } = await dryRun('-o', 'ndjson');
+    expect(code).toBe(5); // a row fails the checks
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.slice(0, 3)).toEqual(ROWS());
+    expect(lines[3]).toEqual({
+      summary: expect.objectContaining({ created: 1, updated: 1, failed: 1, rows: 3 }),
+    });
+  });
+
+  it('-o json: {rows, summary}', async () => {
+    const { out } = await dryRun('-o', 'json');
+    const plan = JSON.parse(out);
+    expect(plan.rows).toEqual(ROWS());
+    expect(plan.summary).toMatchObject({ created: 1, updated: 1, failed: 1, invitations: 1 });
+  });
+
+  it('-o csv: one line per change', async () => {
+    const { out } = await dryRun('-o', 'csv');
+    expect(out.trim().split('\n')).toEqual([
+      'line,key,action,id,field,from,to,error',
+      '2,E-1,create,,externalId,,E-1,',
+      '2,E-1,create,,email,,ann@example.com,',
+      '2,E-1,create,,firstName,,Ann,',
+      '2,E-1,create,,secret,,***,',
+      `3,E-2,update,${robert},firstName,Robert,Bob,`,
+      "4,E-3,error,,,,,email 'bad' is not a valid email address",
+    ]);
+  });
+
+  it('--report carries the changes', async () => {
+    const report = join(dir, 'plan.csv');
+    await dryRun('--report', report, '-o', 'json');
+    const lines = readFileSync(report, 'utf8').trim().split('\n');
+    expect(lines[0]).toBe('row,line,key,action,id,status,error,invitation,changes');
+    expect(lines[2]).toBe(`2,3,E-2,update,${robert},planned,,,firstName: Robert → Bob`);
+  });
+});
