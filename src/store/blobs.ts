@@ -6,7 +6,7 @@
  * it resolves, the file survives a crash or power loss.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -14,16 +14,16 @@ import type { Readable, Writable } from 'node:stream';
 export interface BlobStore {
   /** Whether other processes write here too (an object store replicas share; not a data dir). */
   readonly shared: boolean;
-  /** A fresh path in the temp area, to write an upload to (the directory exists after `init`). */
+  /** A fresh path in the temp area, to write a file to (the directory exists after `init`). */
   tempPath(): string;
-  /** Moves a finished temp file durably under `key` (fsync, rename, fsync of the directory). */
-  put(key: string, tempPath: string): Promise<void>;
   /**
-   * Starts storing `key` from bytes still arriving, for a store where sending them later would
-   * double the time an upload takes (an object store across a network). Absent where `put` of
-   * the finished temp file is a rename.
+   * Starts storing `key` from bytes still arriving: an object store gets them as they come (sent
+   * after the fact, a big upload would take twice as long), local disk writes them to a temp file
+   * it renames at `commit`. Either way the bytes are also in a local file (previews need one).
    */
-  putStream?(key: string): StreamingPut;
+  begin(key: string): BlobWrite;
+  /** Stores a finished temp file durably under `key`; the temp file is gone afterwards. */
+  put(key: string, tempPath: string): Promise<void>;
   /** The bytes of `key` (an inclusive range, or all); rejects when it does not exist. */
   get(key: string, range?: { start: number; end: number }): Promise<Readable>;
   stat(key: string): Promise<{ size: number } | undefined>;
@@ -43,22 +43,24 @@ export interface BlobStore {
   /** Creates the directories and removes every temp file (start-up only); returns how many. */
   sweepTemp(): Promise<number>;
   /**
-   * Abandons uploads into the store that a crashed process began and never finished and that
+   * Abandons writes into the store that a crashed process began and never finished and that
    * began before `before` (ms since the epoch): an object store keeps their parts, unseen and
-   * billed, until told. Returns how many. Absent where a crash leaves only temp files.
+   * billed, until told. Returns how many (none on local disk: a crash leaves only temp files).
    */
-  abortUnfinished?(before: number): Promise<number>;
+  abortUnfinished(before: number): Promise<number>;
   /** Lets go of connections (an object store's keep-alive sockets would keep the process up). */
-  close?(): void;
+  close(): Promise<void>;
 }
 
-/** A put under way: write the body to `sink` (with backpressure), end it, then `finish()`. */
-export interface StreamingPut {
+/** A write under way: write the body to `sink` (with backpressure), end it, then `commit()`. */
+export interface BlobWrite {
   /** Destroyed with the store's error when storing fails, so the writer stops at once. */
   sink: Writable;
+  /** The local, seekable copy of what went into `sink`, whole once the sink has finished. */
+  localPath: string;
   /** Makes the object appear under its key, once the whole body went into the ended sink. */
-  finish(): Promise<void>;
-  /** Gives up: nothing of it stays in the store (call instead of finish, or after it failed). */
+  commit(): Promise<void>;
+  /** Gives up: nothing stays, here or in the store (instead of commit, or after it failed). */
   abort(): Promise<void>;
 }
 
@@ -86,6 +88,13 @@ async function mkdirDurable(dir: string) {
   for (let d = dir; d !== dirname(first); d = dirname(d)) await fsyncPath(dirname(d));
 }
 
+/** Resolves once `file` has let go of its descriptor (it may still be opening it). */
+const closed = (file: WriteStream) =>
+  new Promise<void>((done) => {
+    if (file.closed) done();
+    else file.once('close', () => done());
+  });
+
 const missing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
 /**
@@ -94,9 +103,23 @@ const missing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOEN
  */
 export function localScratch(dataDir: string) {
   const temp = join(dataDir, 'media', 'tmp');
+  const tempPath = () => join(temp, `${randomBytes(12).toString('hex')}.part`);
   return {
-    tempPath: () => join(temp, `${randomBytes(12).toString('hex')}.part`),
+    tempPath,
     discardTemp: (path: string) => rm(path, { force: true }),
+    /** A new temp file to write to; `discard` closes it (even while opening) and removes it. */
+    create() {
+      const path = tempPath();
+      const file = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+      // Its errors reach whoever writes to it; unheard (after an abort), they must not crash.
+      file.on('error', () => {});
+      const discard = async () => {
+        file.destroy();
+        await closed(file);
+        await rm(path, { force: true });
+      };
+      return { path, file, closed: () => closed(file), discard };
+    },
     async sweepTemp() {
       await mkdirDurable(temp);
       const names = await readdir(temp);
@@ -116,17 +139,34 @@ export function localBlobStore(dataDir: string): BlobStore {
     return join(shardOf(key), key);
   };
 
+  const put = async (key: string, tempPath: string) => {
+    const target = pathOf(key);
+    await mkdirDurable(shardOf(key));
+    await fsyncPath(tempPath, 'r+');
+    await rename(tempPath, target);
+    await fsyncPath(shardOf(key));
+  };
+
   return {
     shared: false,
     tempPath: scratch.tempPath,
     discardTemp: scratch.discardTemp,
+    put,
 
-    async put(key, tempPath) {
-      const target = pathOf(key);
-      await mkdirDurable(shardOf(key));
-      await fsyncPath(tempPath, 'r+');
-      await rename(tempPath, target);
-      await fsyncPath(shardOf(key));
+    begin(key) {
+      pathOf(key); // refuses a bad key before anything is written
+      const temp = scratch.create();
+      return {
+        sink: temp.file,
+        localPath: temp.path,
+        // A rename: the bytes are written once, to the file that becomes the blob.
+        async commit() {
+          await temp.closed();
+          if (!temp.file.writableFinished) throw new Error(`blob '${key}' committed unfinished`);
+          await put(key, temp.path);
+        },
+        abort: temp.discard,
+      };
     },
 
     async get(key, range) {
@@ -192,5 +232,9 @@ export function localBlobStore(dataDir: string): BlobStore {
       await mkdirDurable(files);
       return scratch.sweepTemp();
     },
+
+    // Nothing to abandon or let go of: a crash leaves only temp files, swept by sweepTemp.
+    abortUnfinished: async () => 0,
+    close: async () => {},
   };
 }

@@ -145,8 +145,9 @@ async function sweepLocked(
 
   const tempFiles = await blobs.sweepTemp();
   // Without other writers (one server on its own store) every unfinished upload is a crash's.
-  const unfinishedUploads =
-    (await blobs.abortUnfinished?.(sharedFiles ? opts.now() - opts.graceMs : opts.now())) ?? 0;
+  const unfinishedUploads = await blobs.abortUnfinished(
+    sharedFiles ? opts.now() - opts.graceMs : opts.now(),
+  );
   for (const row of lostRows) {
     await store.media.remove(row.rowid);
     log(`sweep: medium ${row.id} had no file (${row.blob_key}); its row was removed`);

@@ -371,7 +371,7 @@ export async function openPostgresStore(
       await query(pool, 'SELECT 1');
     },
     async close() {
-      blobs.close?.();
+      await blobs.close();
       await pool.end();
     },
   };

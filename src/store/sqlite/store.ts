@@ -180,7 +180,7 @@ export function openSqliteStore(
     },
     async close() {
       db.close();
-      blobs.close?.();
+      await blobs.close();
     },
   };
 }
