@@ -3,9 +3,11 @@
  * `postgres://user:pass@host:port/db`. Each backend is loaded only when used, so a SQLite
  * deployment never loads `pg` and a one-shot admin command loads one driver.
  */
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { type BlobStore, localBlobStore } from './blobs.js';
 import { redactUrl } from './redact.js';
+import { DATABASE_FILE } from './sqlite/files.js';
 import type { Store } from './store.js';
 
 export type DatabaseTarget =
@@ -30,6 +32,15 @@ export function databaseTarget(database: string | undefined, dataDir: string): D
   throw new DatabaseUrlError(
     `'${redactUrl(value)}' is not a database URL Roster knows: use postgres://user:password@host:5432/db or sqlite:<dir>`,
   );
+}
+
+/**
+ * Where `target` has no Roster data, as far as can be seen without opening it (a SQLite dir
+ * without its database file): that place; else undefined (a database URL is taken as given).
+ */
+export function missingData(target: DatabaseTarget): string | undefined {
+  if (target.engine === 'sqlite' && !existsSync(join(target.dir, DATABASE_FILE))) return target.dir;
+  return undefined;
 }
 
 export interface OpenOptions {

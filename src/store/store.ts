@@ -145,10 +145,25 @@ export interface RateLimits {
   take(key: string, perSecond: number, now: number): Promise<number>;
 }
 
+export interface StorePolicy {
+  /**
+   * Other processes (replicas) use the same database at the same time: it is named by its URL,
+   * not a data dir, and rows may name files another replica keeps.
+   */
+  sharedDatabase: boolean;
+  /**
+   * Other processes write to the same blob store at the same time: a file without a row may be
+   * another replica's upload about to commit.
+   */
+  sharedBlobs: boolean;
+}
+
 export interface Store {
   readonly engine: 'sqlite' | 'postgres';
   /** Where the data is, for messages (never with a password). */
   readonly location: string;
+  /** What other processes may be doing here meanwhile: callers ask this, not which engine it is. */
+  readonly policy: StorePolicy;
   tenants: TenantsRepo;
   branches: BranchesRepo;
   tokens: TokensRepo;

@@ -7,7 +7,6 @@
  */
 import { SCOPES, type Scope } from '../../contract/scopes.js';
 import { type BlobStore, localBlobStore } from '../blobs.js';
-import type { OpenOptions } from '../open.js';
 import { secureDataDir } from '../permissions.js';
 import { redactUrl } from '../redact.js';
 import { diskReserve } from '../reserve.js';
@@ -32,6 +31,7 @@ import {
   type Client,
   createPool,
   type Pool,
+  type PoolOptions,
   prepareDatabase,
   type Queryable,
   query,
@@ -97,7 +97,7 @@ async function createToken(db: Queryable, branchId: number, name: string, scopes
 
 export async function openPostgresStore(
   url: string,
-  opts: OpenOptions,
+  opts: PoolOptions & { dataDir: string },
   blobs: BlobStore = localBlobStore(opts.dataDir),
 ): Promise<PostgresStore> {
   const permissionWarnings = secureDataDir(opts.dataDir);
@@ -187,6 +187,8 @@ export async function openPostgresStore(
   return {
     engine: 'postgres',
     location: redactUrl(url),
+    // Replicas share the database, and an object store if the blobs are in one.
+    policy: { sharedDatabase: true, sharedBlobs: blobs.shared },
     pool,
     tenants: {
       async resolve(host) {

@@ -9,7 +9,8 @@ import { secureDataDir, secureFiles } from '../permissions.js';
 import { diskReserve } from '../reserve.js';
 import type { Store } from '../store.js';
 import { type Credentials, DEFAULT_TENANT, ROOT_BRANCH } from '../types.js';
-import { DATABASE_FILE, type Db, openDatabase } from './db.js';
+import { type Db, openDatabase } from './db.js';
+import { DATABASE_FILES } from './files.js';
 import { mediaRepo } from './media.repo.js';
 import { metaRepo } from './meta.repo.js';
 import { outboxRepo } from './outbox.repo.js';
@@ -40,7 +41,7 @@ export function openSqliteStore(
   const permissionWarnings = [
     ...secureDataDir(dataDir),
     ...(dir === dataDir ? [] : secureDataDir(dir)),
-    ...secureFiles(dir, [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`]),
+    ...secureFiles(dir, DATABASE_FILES),
   ];
   const db = openDatabase(dir);
   let localWrites = 0;
@@ -85,6 +86,8 @@ export function openSqliteStore(
   return {
     engine: 'sqlite',
     location: dir,
+    // One process serves a data dir (store/lock.ts): nobody else writes rows or files meanwhile.
+    policy: { sharedDatabase: false, sharedBlobs: false },
     db,
     dataDir,
     tenants: {
