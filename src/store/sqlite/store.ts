@@ -8,18 +8,17 @@ import { type BlobStore, localBlobStore } from '../blobs.js';
 import { secureDataDir, secureFiles } from '../permissions.js';
 import { diskReserve } from '../reserve.js';
 import type { Store } from '../store.js';
-import { type Credentials, DEFAULT_TENANT, ROOT_BRANCH } from '../types.js';
+import { DEFAULT_TENANT, ROOT_BRANCH } from '../types.js';
+import { credentialsRepo, credentialsVersion } from './credentials.repo.js';
 import { type Db, openDatabase } from './db.js';
 import { DATABASE_FILES } from './files.js';
 import { mediaRepo } from './media.repo.js';
 import { metaRepo } from './meta.repo.js';
 import { outboxRepo } from './outbox.repo.js';
+import { rateLimits } from './rate-limits.repo.js';
 import { branchesRepo, tenantsRepo } from './tenants.repo.js';
 import { tokensRepo } from './tokens.repo.js';
 import { usersRepo } from './users.repo.js';
-
-/** Caps the credential cache; a flood of distinct valid tokens just empties it. */
-const MAX_CACHED_CREDENTIALS = 10_000;
 
 export interface SqliteStore extends Store {
   readonly engine: 'sqlite';
@@ -44,14 +43,8 @@ export function openSqliteStore(
     ...secureFiles(dir, DATABASE_FILES),
   ];
   const db = openDatabase(dir);
-  let localWrites = 0;
-  const onWrite = () => {
-    localWrites++;
-  };
-  // Changes whenever tenants, branches or tokens may have changed: through this connection, or
-  // by any other process committing to the database (`roster tokens revoke` while serving).
-  const dataVersion = db.prepare('PRAGMA data_version').pluck();
-  const credentialsVersion = () => `${dataVersion.get()}:${localWrites}`;
+  const version = credentialsVersion(db);
+  const { onWrite } = version;
   const reserve = diskReserve(dataDir);
   reserve.ensure();
   const outbox = outboxRepo(db);
@@ -69,18 +62,6 @@ export function openSqliteStore(
       return tenant;
     })();
 
-  const lookup = (host: string, tokenString: string): Credentials | undefined => {
-    const tenant = tenants.resolve(host);
-    const token = tokens.authenticate(tokenString);
-    const branch = token && branches.byId(token.branchId);
-    if (!tenant || !token || !branch || branch.tenantId !== tenant.id) return undefined;
-    return { tenant, branch, token };
-  };
-  // Successful lookups by (host, token), dropped whenever credentials may have changed.
-  const cache = new Map<string, Credentials>();
-  let cachedVersion = credentialsVersion();
-
-  const buckets = new Map<string, { tokens: number; at: number }>();
   const ping = db.prepare('SELECT 1');
 
   return {
@@ -110,22 +91,7 @@ export function openSqliteStore(
       authenticate: async (tokenString) => tokens.authenticate(tokenString),
       revoke: async (id) => tokens.revoke(id),
     },
-    credentials: {
-      async resolve(host, tokenString) {
-        const current = credentialsVersion();
-        if (current !== cachedVersion || cache.size >= MAX_CACHED_CREDENTIALS) {
-          cache.clear();
-          cachedVersion = current;
-        }
-        const key = `${host}\n${tokenString}`;
-        let found = cache.get(key);
-        if (!found) {
-          found = lookup(host, tokenString);
-          if (found) cache.set(key, found);
-        }
-        return found;
-      },
-    },
+    credentials: credentialsRepo(version.current, { tenants, branches, tokens }),
     users: {
       find: async (branchId, key) => users.find(branchId, key),
       insert: async (row, invitation) => users.insert(row, invitation),
@@ -152,18 +118,7 @@ export function openSqliteStore(
       failed: async (id, error, at) => outbox.failed(id, error, at),
       pending: async () => outbox.pending(),
     },
-    // One process serves a data dir (store/lock.ts), so its buckets can live in memory.
-    rateLimits: {
-      async take(key, perSecond, now) {
-        const bucket = buckets.get(key) ?? { tokens: perSecond, at: now };
-        bucket.tokens = Math.min(perSecond, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
-        bucket.at = now;
-        buckets.set(key, bucket);
-        if (bucket.tokens < 1) return Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
-        bucket.tokens -= 1;
-        return 0;
-      },
-    },
+    rateLimits: rateLimits(),
     blobs,
     reserve,
     permissionWarnings,
