@@ -10,7 +10,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
-import type { BlobStore } from './blobs.js';
+import type { BlobStore } from './blobs/blob-store.js';
 import type { PostgresStore } from './postgres/store.js';
 import type { SqliteStore } from './sqlite/store.js';
 

@@ -5,8 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type BlobStore, localBlobStore } from './blobs.js';
-import { redactUrl } from './redact.js';
+import type { BlobStore } from './blobs/blob-store.js';
+import { localBlobStore } from './blobs/local.js';
+import { redactUrl } from './common/redact.js';
 import { DATABASE_FILE } from './sqlite/files.js';
 import type { Store } from './store.js';
 
@@ -67,7 +68,7 @@ export async function openBlobs(opts: OpenOptions): Promise<BlobStore> {
     return localBlobStore(resolve(dir));
   }
   if (url.startsWith('s3://')) {
-    const { parseS3Url, s3BlobStore } = await import('./s3-blobs.js');
+    const { parseS3Url, s3BlobStore } = await import('./blobs/s3.js');
     try {
       return s3BlobStore(parseS3Url(url, opts.env ?? process.env), opts.dataDir);
     } catch (err) {

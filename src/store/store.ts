@@ -7,8 +7,8 @@
  * transaction and PostgreSQL under `SELECT … FOR UPDATE`: nothing interleaves on either. Slow
  * work (hashing, previews, file I/O) happens before a store call, never inside one.
  */
-import type { BlobStore } from './blobs.js';
-import type { DiskReserve } from './reserve.js';
+import type { BlobStore } from './blobs/blob-store.js';
+import type { DiskReserve } from './data-dir/reserve.js';
 import type {
   Branch,
   Credentials,
@@ -176,7 +176,7 @@ export interface Store {
   rateLimits: RateLimits;
   /** The media files. */
   blobs: BlobStore;
-  /** Room kept for deletes and revocations on a full disk (see reserve.ts). */
+  /** Room kept for deletes and revocations on a full disk (see data-dir/reserve.ts). */
   reserve: DiskReserve;
   /** What was looser than it should be when the store opened (and has been tightened). */
   permissionWarnings: string[];

@@ -4,7 +4,8 @@ import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { type BlobStore, localBlobStore } from '../../src/store/blobs.js';
+import type { BlobStore } from '../../src/store/blobs/blob-store.js';
+import { localBlobStore } from '../../src/store/blobs/local.js';
 
 let dataDir: string;
 let blobs: BlobStore;

@@ -11,8 +11,8 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { parseS3Url } from '../../src/store/s3-blobs.js';
-import { streamingMultipart } from '../../src/store/s3-multipart.js';
+import { parseS3Url } from '../../src/store/blobs/s3.js';
+import { streamingMultipart } from '../../src/store/blobs/s3-multipart.js';
 import { testBlobs } from '../helpers/database.js';
 
 const PART = 5 * 1024 * 1024;

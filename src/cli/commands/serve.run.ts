@@ -47,7 +47,7 @@ async function loadService() {
     import('../../server/config.js'),
     import('../../server/http/rate-limit.js'),
     import('../../server/media/sweep.js'),
-    import('../../store/lock.js'),
+    import('../../store/data-dir/lock.js'),
   ]);
   return { ...app, ...config, ...rateLimit, ...sweep, ...lock };
 }

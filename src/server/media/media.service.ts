@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import type { Medium, Page } from '../../contract/medium.js';
 import { DEFAULT_LIMIT } from '../../contract/schemas.js';
-import type { BlobStore } from '../../store/blobs.js';
+import type { BlobStore } from '../../store/blobs/blob-store.js';
 import { newObjectId } from '../../store/ids.js';
 import type { Store } from '../../store/store.js';
 import type { MediumRow } from '../../store/types.js';

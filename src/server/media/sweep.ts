@@ -16,7 +16,7 @@
  * be another replica's upload about to commit: only objects older than a grace period go
  * (`graceMs`), and one replica sweeps at a time (the store's sweep lock; the others skip it).
  */
-import type { BlobStore } from '../../store/blobs.js';
+import type { BlobStore } from '../../store/blobs/blob-store.js';
 import type { Store } from '../../store/store.js';
 
 export interface SweepResult {

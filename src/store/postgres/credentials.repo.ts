@@ -4,10 +4,10 @@
  * request: a token revoked through any replica or `roster tokens revoke` fails on the very next
  * request everywhere.
  */
-import { cachedCredentials } from '../credentials-cache.js';
-import { type TokenRow, tokenOf } from '../rows.js';
+import { cachedCredentials } from '../common/credentials-cache.js';
+import { type TokenRow, tokenOf } from '../common/rows.js';
+import { parseTokenString, secretMatches } from '../common/token-secret.js';
 import type { CredentialsRepo } from '../store.js';
-import { parseTokenString, secretMatches } from '../token-secret.js';
 import { DEFAULT_TENANT } from '../types.js';
 import { type Pool, query } from './db.js';
 import { freshRead } from './fresh-read.js';

@@ -3,10 +3,11 @@
  * step is one statement or one transaction; a read-decide-write locks its row (`FOR UPDATE`) so
  * nothing interleaves.
  */
-import { type BlobStore, localBlobStore } from '../blobs.js';
-import { secureDataDir } from '../permissions.js';
-import { redactUrl } from '../redact.js';
-import { diskReserve } from '../reserve.js';
+import type { BlobStore } from '../blobs/blob-store.js';
+import { localBlobStore } from '../blobs/local.js';
+import { redactUrl } from '../common/redact.js';
+import { secureDataDir } from '../data-dir/permissions.js';
+import { diskReserve } from '../data-dir/reserve.js';
 import type { Store } from '../store.js';
 import { credentialsRepo } from './credentials.repo.js';
 import { createPool, type Pool, type PoolOptions, prepareDatabase, query } from './db.js';

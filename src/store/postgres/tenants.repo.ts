@@ -1,5 +1,5 @@
 /** Tenants and their branches in PostgreSQL; the same answers as ../sqlite/tenants.repo.ts. */
-import { type BranchRow, branchOf, type TenantRow, tenantOf } from '../rows.js';
+import { type BranchRow, branchOf, type TenantRow, tenantOf } from '../common/rows.js';
 import type { BranchesRepo, TenantsRepo } from '../store.js';
 import { DEFAULT_TENANT, ROOT_BRANCH, type Tenant } from '../types.js';
 import { type Client, type Pool, type Queryable, query, transaction } from './db.js';

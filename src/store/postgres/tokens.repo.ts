@@ -1,8 +1,8 @@
-/** API tokens in PostgreSQL (the token string format lives in ../token-secret.ts). */
+/** API tokens in PostgreSQL (the token string format lives in ../common/token-secret.ts). */
 import type { Scope } from '../../contract/scopes.js';
-import { type TokenRow, tokenOf } from '../rows.js';
+import { type TokenRow, tokenOf } from '../common/rows.js';
+import { newToken, parseTokenString, secretMatches } from '../common/token-secret.js';
 import type { TokensRepo } from '../store.js';
-import { newToken, parseTokenString, secretMatches } from '../token-secret.js';
 import type { Token } from '../types.js';
 import { type Pool, type Queryable, query } from './db.js';
 

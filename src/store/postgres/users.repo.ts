@@ -1,7 +1,7 @@
 /** Every SQL statement on users, for PostgreSQL; the same answers as ../sqlite/users.repo.ts. */
 import type { SortKey } from '../../contract/user.js';
+import { searchWords } from '../common/search.js';
 import { OBJECT_ID } from '../ids.js';
-import { searchWords } from '../search.js';
 import type { UsersRepo } from '../store.js';
 import {
   type NewUserRow,

@@ -4,7 +4,7 @@
  * branches or tokens through this connection, and with any other process's commit
  * (`PRAGMA data_version`, e.g. `roster tokens revoke` while serving).
  */
-import { cachedCredentials } from '../credentials-cache.js';
+import { cachedCredentials } from '../common/credentials-cache.js';
 import type { CredentialsRepo } from '../store.js';
 import type { Db } from './db.js';
 import type { branchesRepo, tenantsRepo } from './tenants.repo.js';

@@ -1,4 +1,4 @@
-/** Rate-limit buckets for SQLite: one process serves a data dir (store/lock.ts), so in memory. */
+/** Rate-limit buckets for SQLite, in memory: one process serves a data dir (data-dir/lock.ts). */
 import type { RateLimits } from '../store.js';
 
 export function rateLimits(): RateLimits {

@@ -4,9 +4,10 @@
  * database; the async interface only wraps the result.
  */
 import { SCOPES } from '../../contract/scopes.js';
-import { type BlobStore, localBlobStore } from '../blobs.js';
-import { secureDataDir, secureFiles } from '../permissions.js';
-import { diskReserve } from '../reserve.js';
+import type { BlobStore } from '../blobs/blob-store.js';
+import { localBlobStore } from '../blobs/local.js';
+import { secureDataDir, secureFiles } from '../data-dir/permissions.js';
+import { diskReserve } from '../data-dir/reserve.js';
 import type { Store } from '../store.js';
 import { DEFAULT_TENANT, ROOT_BRANCH } from '../types.js';
 import { credentialsRepo, credentialsVersion } from './credentials.repo.js';
@@ -67,7 +68,7 @@ export function openSqliteStore(
   return {
     engine: 'sqlite',
     location: dir,
-    // One process serves a data dir (store/lock.ts): nobody else writes rows or files meanwhile.
+    // One process serves a data dir (data-dir/lock.ts): nobody else writes rows or files meanwhile.
     policy: { sharedDatabase: false, sharedBlobs: false },
     db,
     dataDir,
@@ -131,7 +132,7 @@ export function openSqliteStore(
         return { adminToken: secret };
       })();
     },
-    // One serve per data dir (store/lock.ts): nobody else sweeps it.
+    // One serve per data dir (data-dir/lock.ts): nobody else sweeps it.
     trySweepLock: async () => async () => {},
     async ping() {
       ping.get();

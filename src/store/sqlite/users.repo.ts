@@ -1,7 +1,7 @@
 /** Every SQL statement on users. Rows in, `UserRecord`s out; rules live in the service. */
 import type { SortKey } from '../../contract/user.js';
+import { searchWords } from '../common/search.js';
 import { OBJECT_ID } from '../ids.js';
-import { searchWords } from '../search.js';
 import {
   type ListFilter,
   type NewUserRow,

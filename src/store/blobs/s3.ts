@@ -18,8 +18,9 @@ import {
   ListObjectsV2Command,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { BLOB_KEY, type BlobStore, localScratch } from './blobs.js';
-import { StoreUnavailableError } from './errors.js';
+import { StoreUnavailableError } from '../errors.js';
+import { BLOB_KEY, type BlobStore } from './blob-store.js';
+import { localScratch } from './local.js';
 import { streamingMultipart } from './s3-multipart.js';
 
 export interface S3Location {

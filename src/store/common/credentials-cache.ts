@@ -4,8 +4,8 @@
  * whichever process changed what. Each backend says what the version is (SQLite: data_version
  * and its own writes; PostgreSQL: an epoch its triggers move, read fresh).
  */
-import type { CredentialsRepo } from './store.js';
-import type { Credentials } from './types.js';
+import type { CredentialsRepo } from '../store.js';
+import type { Credentials } from '../types.js';
 
 /** Caps the cache; a flood of distinct valid tokens just empties it. */
 const MAX_CACHED_CREDENTIALS = 10_000;
