@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { sqliteHandle } from '../../src/store/driver-handles.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { spawnServe } from '../helpers/cli-server.js';
 import { requester, V3 } from '../helpers/server.js';
@@ -49,7 +50,7 @@ async function burstThenKill(data: string, config: string, args: string[], tag: 
 async function committedUsers(data: string): Promise<string[]> {
   const store = openSqliteStore(data);
   try {
-    return store.db
+    return sqliteHandle(store)
       .prepare('SELECT id FROM users WHERE email IS NOT NULL')
       .pluck()
       .all() as string[];

@@ -8,9 +8,10 @@ import { localBlobStore } from '../blobs/local.js';
 import { redactUrl } from '../common/redact.js';
 import { secureDataDir } from '../data-dir/permissions.js';
 import { diskReserve } from '../data-dir/reserve.js';
+import { keepPostgresHandle } from '../driver-handles.js';
 import type { Store } from '../store.js';
 import { credentialsRepo } from './credentials.repo.js';
-import { createPool, type Pool, type PoolOptions, prepareDatabase, query } from './db.js';
+import { createPool, type PoolOptions, prepareDatabase, query } from './db.js';
 import { bootstrap, sweepLock } from './locks.js';
 import { mediaRepo } from './media.repo.js';
 import { metaRepo } from './meta.repo.js';
@@ -20,17 +21,11 @@ import { branchesRepo, tenantsRepo } from './tenants.repo.js';
 import { tokensRepo } from './tokens.repo.js';
 import { usersRepo } from './users.repo.js';
 
-export interface PostgresStore extends Store {
-  readonly engine: 'postgres';
-  /** The pool itself: for tests and the copy from SQLite, never for the service. */
-  readonly pool: Pool;
-}
-
 export async function openPostgresStore(
   url: string,
   opts: PoolOptions & { dataDir: string },
   blobs: BlobStore = localBlobStore(opts.dataDir),
-): Promise<PostgresStore> {
+): Promise<Store> {
   const permissionWarnings = secureDataDir(opts.dataDir);
   const pool = createPool(url, opts, () => {
     // A dropped idle connection: the pool replaces it; requests meanwhile answer 503.
@@ -44,12 +39,11 @@ export async function openPostgresStore(
   const reserve = diskReserve(opts.dataDir);
   reserve.ensure();
 
-  return {
+  const store: Store = {
     engine: 'postgres',
     location: redactUrl(url),
     // Replicas share the database, and an object store if the blobs are in one.
     policy: { sharedDatabase: true, sharedBlobs: blobs.shared },
-    pool,
     tenants: tenantsRepo(pool),
     branches: branchesRepo(pool),
     tokens: tokensRepo(pool),
@@ -77,4 +71,5 @@ export async function openPostgresStore(
       await pool.end();
     },
   };
+  return keepPostgresHandle(store, pool);
 }

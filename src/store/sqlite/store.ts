@@ -8,10 +8,11 @@ import type { BlobStore } from '../blobs/blob-store.js';
 import { localBlobStore } from '../blobs/local.js';
 import { secureDataDir, secureFiles } from '../data-dir/permissions.js';
 import { diskReserve } from '../data-dir/reserve.js';
+import { keepSqliteHandle } from '../driver-handles.js';
 import type { Store } from '../store.js';
 import { DEFAULT_TENANT, ROOT_BRANCH } from '../types.js';
 import { credentialsRepo, credentialsVersion } from './credentials.repo.js';
-import { type Db, openDatabase } from './db.js';
+import { openDatabase } from './db.js';
 import { DATABASE_FILES } from './files.js';
 import { mediaRepo } from './media.repo.js';
 import { metaRepo } from './meta.repo.js';
@@ -21,13 +22,6 @@ import { branchesRepo, tenantsRepo } from './tenants.repo.js';
 import { tokensRepo } from './tokens.repo.js';
 import { usersRepo } from './users.repo.js';
 
-export interface SqliteStore extends Store {
-  readonly engine: 'sqlite';
-  /** The connection itself: for tests and `roster backup`, never for the service. */
-  readonly db: Db;
-  readonly dataDir: string;
-}
-
 /**
  * Opens the database in `dir` (the data dir unless `--database sqlite:<dir>` moved it); the
  * blobs and the disk reserve stay in `dataDir`.
@@ -36,7 +30,7 @@ export function openSqliteStore(
   dir: string,
   dataDir = dir,
   blobs: BlobStore = localBlobStore(dataDir),
-): SqliteStore {
+): Store {
   // Before SQLite opens anything: its WAL and shared-memory files copy the database's mode.
   const permissionWarnings = [
     ...secureDataDir(dataDir),
@@ -65,13 +59,11 @@ export function openSqliteStore(
 
   const ping = db.prepare('SELECT 1');
 
-  return {
+  const store: Store = {
     engine: 'sqlite',
     location: dir,
     // One process serves a data dir (data-dir/lock.ts): nobody else writes rows or files meanwhile.
     policy: { sharedDatabase: false, sharedBlobs: false },
-    db,
-    dataDir,
     tenants: {
       resolve: async (host) => tenants.resolve(host),
       byHost: async (host) => tenants.byHost(host),
@@ -142,4 +134,5 @@ export function openSqliteStore(
       await blobs.close();
     },
   };
+  return keepSqliteHandle(store, db);
 }
