@@ -11,9 +11,10 @@ import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
 import type { BlobStore } from './blobs/blob-store.js';
-import { postgresHandle, sqliteHandle } from './driver-handles.js';
 import type { Pool } from './postgres/db.js';
+import { postgresHandle } from './postgres/handle.js';
 import type { Db } from './sqlite/db.js';
+import { sqliteHandle } from './sqlite/handle.js';
 import type { Store } from './store.js';
 
 /** Raised when a copy or backup cannot go on; the message says why and what to do. */

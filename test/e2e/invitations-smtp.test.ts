@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { sqliteHandle } from '../../src/store/driver-handles.js';
+import { sqliteHandle } from '../../src/store/sqlite/handle.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { spawnServe } from '../helpers/cli-server.js';
 import { requester, V3 } from '../helpers/server.js';

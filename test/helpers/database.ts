@@ -6,8 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { postgresHandle, sqliteHandle } from '../../src/store/driver-handles.js';
 import { databaseTarget, type OpenOptions, openStore } from '../../src/store/open.js';
+import { postgresHandle } from '../../src/store/postgres/handle.js';
+import { sqliteHandle } from '../../src/store/sqlite/handle.js';
 import type { Store } from '../../src/store/store.js';
 
 export const TEST_DATABASE = process.env.ROSTER_TEST_DATABASE || undefined;

@@ -4,7 +4,7 @@
  * files too, is in test/faults/disk-full.test.ts.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { sqliteHandle } from '../../../src/store/driver-handles.js';
+import { sqliteHandle } from '../../../src/store/sqlite/handle.js';
 import { jsonBody, startServer, type TestServer, V3 } from '../../helpers/server.js';
 
 let s: TestServer;
