@@ -2,8 +2,6 @@
  * Local admin commands act on the store directly (a data dir's SQLite, or the PostgreSQL that
  * `--database` / ROSTER_DATABASE_URL names): open it, run, close.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { OpenOptions } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { type Deps, note } from './context.js';
@@ -16,9 +14,6 @@ export interface StoreOptions {
   database?: string;
   blobs?: string;
 }
-
-/** The file that marks a SQLite data dir as Roster's (kept in sync with store/sqlite/db.ts). */
-const SQLITE_FILE = 'roster.db';
 
 /** The database the options and environment name (the data dir's SQLite by default). */
 async function targetOf(opts: StoreOptions, deps: Deps) {
@@ -61,9 +56,11 @@ export async function withStore<T>(
   fn: (store: Store) => T | Promise<T>,
 ): Promise<T> {
   const { target } = await targetOf(opts, deps);
-  if (target.engine === 'sqlite' && !existsSync(join(target.dir, SQLITE_FILE))) {
+  const { missingData } = await import('../store/open.js');
+  const missing = missingData(target);
+  if (missing !== undefined) {
     throw new CliError(
-      `no Roster data in ${target.dir}: start \`roster serve --data ${target.dir}\` once to create it`,
+      `no Roster data in ${missing}: start \`roster serve --data ${missing}\` once to create it`,
     );
   }
   const store = await openLocalStore(opts, deps);

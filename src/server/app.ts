@@ -157,10 +157,6 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     async listen(port: number, host = '127.0.0.1'): Promise<RunningApp> {
       await sweepMedia(store, store.blobs, log, {
         force: config.forceSweep,
-        // Local files and a shared database: other replicas' rows name files not kept here.
-        sharedRows: store.engine !== 'sqlite' && !store.blobs.shared,
-        // A shared object store: another replica's upload may be between its object and row.
-        sharedFiles: store.engine !== 'sqlite' && store.blobs.shared,
         graceMs: config.sweepGraceMs,
       });
       delivery = outboxDelivery({

@@ -10,9 +10,12 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
-import type { BlobStore } from './blobs.js';
-import type { PostgresStore } from './postgres/store.js';
-import type { SqliteStore } from './sqlite/store.js';
+import type { BlobStore } from './blobs/blob-store.js';
+import type { Pool } from './postgres/db.js';
+import { postgresHandle } from './postgres/handle.js';
+import type { Db } from './sqlite/db.js';
+import { sqliteHandle } from './sqlite/handle.js';
+import type { Store } from './store.js';
 
 /** Raised when a copy or backup cannot go on; the message says why and what to do. */
 export class CopyError extends Error {
@@ -25,13 +28,13 @@ export class CopyError extends Error {
  * once whole and checked, with mode 0600.
  */
 export async function backupSqlite(
-  store: SqliteStore,
+  store: Store,
   to: string,
   progress: (done: number, total: number) => void = () => {},
 ): Promise<{ bytes: number; users: number; media: number }> {
   const temp = join(dirname(to), `.${randomBytes(6).toString('hex')}.roster-backup.tmp`);
   try {
-    await store.db.backup(temp, {
+    await sqliteHandle(store).backup(temp, {
       progress: ({ totalPages, remainingPages }) => {
         progress(totalPages - remainingPages, totalPages);
         return 256;
@@ -82,22 +85,22 @@ const BATCH = 500;
  * be empty or an earlier copy of this same source: other data there is refused, not merged.
  */
 export async function copySqliteToPostgres(
-  source: SqliteStore,
-  target: PostgresStore,
+  source: Store,
+  target: Store,
   progress: CopyProgress = () => {},
 ): Promise<Record<string, number>> {
-  await checkTargetIsOurs(source, target);
+  const db = sqliteHandle(source);
+  const pool = postgresHandle(target);
+  await checkTargetIsOurs(db, pool);
   const counts: Record<string, number> = {};
   for (const table of TABLES) {
     const columns = (
-      source.db.prepare(`SELECT name FROM pragma_table_info('${table.name}')`).all() as {
+      db.prepare(`SELECT name FROM pragma_table_info('${table.name}')`).all() as {
         name: string;
       }[]
     ).map((c) => c.name);
-    const total = (
-      source.db.prepare(`SELECT count(*) AS n FROM ${table.name}`).get() as { n: number }
-    ).n;
-    const read = source.db.prepare(
+    const total = (db.prepare(`SELECT count(*) AS n FROM ${table.name}`).get() as { n: number }).n;
+    const read = db.prepare(
       `SELECT * FROM ${table.name} WHERE ${table.key} > ? ORDER BY ${table.key} LIMIT ${BATCH}`,
     );
     const quoted = columns.map((c) => `"${c}"`).join(', ');
@@ -116,7 +119,7 @@ export async function copySqliteToPostgres(
         for (const c of columns) values.push(row[c]);
         return `(${columns.map((_, i) => `$${start + i + 1}`).join(', ')})`;
       });
-      await target.pool.query(
+      await pool.query(
         `INSERT INTO ${table.name} (${quoted}) ${table.identity ? 'OVERRIDING SYSTEM VALUE' : ''}
          VALUES ${tuples.join(', ')} ON CONFLICT (${table.key}) DO UPDATE SET ${updates}`,
         values,
@@ -126,21 +129,17 @@ export async function copySqliteToPostgres(
       progress(table.name, copied, total);
     }
     if ('deletes' in table) {
-      const keys = source.db.prepare(`SELECT ${table.key} FROM ${table.name}`).pluck().all();
-      await target.pool.query(`DELETE FROM ${table.name} WHERE NOT (${table.key} = ANY($1))`, [
-        keys,
-      ]);
+      const keys = db.prepare(`SELECT ${table.key} FROM ${table.name}`).pluck().all();
+      await pool.query(`DELETE FROM ${table.name} WHERE NOT (${table.key} = ANY($1))`, [keys]);
     }
     if (table.identity) {
       // New rows made by `serve` on PostgreSQL continue after the copied ids.
-      await target.pool.query(
+      await pool.query(
         `SELECT setval(pg_get_serial_sequence('${table.name}', '${table.key}'),
                        coalesce((SELECT max(${table.key}) FROM ${table.name}), 0) + 1, false)`,
       );
     }
-    const { rows } = await target.pool.query<{ n: number }>(
-      `SELECT count(*) AS n FROM ${table.name}`,
-    );
+    const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${table.name}`);
     if (rows[0]!.n !== total) {
       throw new CopyError(
         `${table.name}: ${total} rows in the data dir but ${rows[0]!.n} in the database after the copy; something wrote meanwhile (stop serve on both sides and run the copy again)`,
@@ -152,12 +151,12 @@ export async function copySqliteToPostgres(
 }
 
 /** The target is empty, or holds this source's signing secret (an earlier copy of it). */
-async function checkTargetIsOurs(source: SqliteStore, target: PostgresStore) {
-  const { rows } = await target.pool.query<{ n: number }>('SELECT count(*) AS n FROM tenants');
+async function checkTargetIsOurs(db: Db, pool: Pool) {
+  const { rows } = await pool.query<{ n: number }>('SELECT count(*) AS n FROM tenants');
   if (rows[0]!.n === 0) return;
   const read = "SELECT value FROM meta WHERE key = 'cdn.signing-secret'";
-  const mine = (source.db.prepare(read).get() as { value: string } | undefined)?.value;
-  const theirs = (await target.pool.query<{ value: string }>(read)).rows[0]?.value;
+  const mine = (db.prepare(read).get() as { value: string } | undefined)?.value;
+  const theirs = (await pool.query<{ value: string }>(read)).rows[0]?.value;
   if (!mine || mine !== theirs) {
     throw new CopyError(
       'the database already holds other Roster data (it was not copied from this data dir); copy into an empty database',

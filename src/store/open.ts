@@ -3,9 +3,12 @@
  * `postgres://user:pass@host:port/db`. Each backend is loaded only when used, so a SQLite
  * deployment never loads `pg` and a one-shot admin command loads one driver.
  */
-import { resolve } from 'node:path';
-import { type BlobStore, localBlobStore } from './blobs.js';
-import { redactUrl } from './redact.js';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { BlobStore } from './blobs/blob-store.js';
+import { localBlobStore } from './blobs/local.js';
+import { redactUrl } from './common/redact.js';
+import { DATABASE_FILE } from './sqlite/files.js';
 import type { Store } from './store.js';
 
 export type DatabaseTarget =
@@ -32,6 +35,15 @@ export function databaseTarget(database: string | undefined, dataDir: string): D
   );
 }
 
+/**
+ * Where `target` has no Roster data, as far as can be seen without opening it (a SQLite dir
+ * without its database file): that place; else undefined (a database URL is taken as given).
+ */
+export function missingData(target: DatabaseTarget): string | undefined {
+  if (target.engine === 'sqlite' && !existsSync(join(target.dir, DATABASE_FILE))) return target.dir;
+  return undefined;
+}
+
 export interface OpenOptions {
   /** Where media files go: `file:<dir>` or `s3://bucket/prefix` (default: the data dir). */
   blobs?: string;
@@ -56,7 +68,7 @@ export async function openBlobs(opts: OpenOptions): Promise<BlobStore> {
     return localBlobStore(resolve(dir));
   }
   if (url.startsWith('s3://')) {
-    const { parseS3Url, s3BlobStore } = await import('./s3-blobs.js');
+    const { parseS3Url, s3BlobStore } = await import('./blobs/s3.js');
     try {
       return s3BlobStore(parseS3Url(url, opts.env ?? process.env), opts.dataDir);
     } catch (err) {

@@ -7,8 +7,8 @@
  * transaction and PostgreSQL under `SELECT … FOR UPDATE`: nothing interleaves on either. Slow
  * work (hashing, previews, file I/O) happens before a store call, never inside one.
  */
-import type { BlobStore } from './blobs.js';
-import type { DiskReserve } from './reserve.js';
+import type { BlobStore } from './blobs/blob-store.js';
+import type { DiskReserve } from './data-dir/reserve.js';
 import type {
   Branch,
   Credentials,
@@ -145,10 +145,25 @@ export interface RateLimits {
   take(key: string, perSecond: number, now: number): Promise<number>;
 }
 
+export interface StorePolicy {
+  /**
+   * Other processes (replicas) use the same database at the same time: it is named by its URL,
+   * not a data dir, and rows may name files another replica keeps.
+   */
+  sharedDatabase: boolean;
+  /**
+   * Other processes write to the same blob store at the same time: a file without a row may be
+   * another replica's upload about to commit.
+   */
+  sharedBlobs: boolean;
+}
+
 export interface Store {
   readonly engine: 'sqlite' | 'postgres';
   /** Where the data is, for messages (never with a password). */
   readonly location: string;
+  /** What other processes may be doing here meanwhile: callers ask this, not which engine it is. */
+  readonly policy: StorePolicy;
   tenants: TenantsRepo;
   branches: BranchesRepo;
   tokens: TokensRepo;
@@ -161,7 +176,7 @@ export interface Store {
   rateLimits: RateLimits;
   /** The media files. */
   blobs: BlobStore;
-  /** Room kept for deletes and revocations on a full disk (see reserve.ts). */
+  /** Room kept for deletes and revocations on a full disk (see data-dir/reserve.ts). */
   reserve: DiskReserve;
   /** What was looser than it should be when the store opened (and has been tightened). */
   permissionWarnings: string[];

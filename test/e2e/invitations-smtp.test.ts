@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'vitest';
+import { sqliteHandle } from '../../src/store/sqlite/handle.js';
 import { openSqliteStore } from '../../src/store/sqlite/store.js';
 import { profileToken, spawnServe } from '../helpers/e2e.js';
 import { scratch } from '../helpers/scratch.js';
@@ -35,7 +36,7 @@ async function burstThenKill(data: string, config: string, args: string[], tag: 
 async function committedUsers(data: string): Promise<string[]> {
   const store = openSqliteStore(data);
   try {
-    return store.db
+    return sqliteHandle(store)
       .prepare('SELECT id FROM users WHERE email IS NOT NULL')
       .pluck()
       .all() as string[];

@@ -15,7 +15,7 @@ import {
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/config.js';
-import { parseS3Url } from '../../src/store/s3-blobs.js';
+import { parseS3Url } from '../../src/store/blobs/s3.js';
 import type { Store } from '../../src/store/store.js';
 import { openTestStore } from '../helpers/database.js';
 import { requester } from '../helpers/server.js';

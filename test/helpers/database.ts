@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { databaseTarget, type OpenOptions, openStore } from '../../src/store/open.js';
-import type { PostgresStore } from '../../src/store/postgres/store.js';
-import type { SqliteStore } from '../../src/store/sqlite/store.js';
+import { postgresHandle } from '../../src/store/postgres/handle.js';
+import { sqliteHandle } from '../../src/store/sqlite/handle.js';
 import type { Store } from '../../src/store/store.js';
 
 export const TEST_DATABASE = process.env.ROSTER_TEST_DATABASE || undefined;
@@ -115,13 +115,13 @@ export async function sql<R = Record<string, unknown>>(
   ...params: unknown[]
 ): Promise<R[]> {
   if (store.engine === 'sqlite') {
-    const stmt = (store as SqliteStore).db.prepare(text);
+    const stmt = sqliteHandle(store).prepare(text);
     if (stmt.reader) return stmt.all(...params) as R[];
     stmt.run(...params);
     return [];
   }
   let n = 0;
-  const { rows } = await (store as PostgresStore).pool.query(
+  const { rows } = await postgresHandle(store).query(
     text.replace(/\?/g, () => `$${++n}`),
     params,
   );

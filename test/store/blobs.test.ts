@@ -1,9 +1,11 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { type BlobStore, localBlobStore } from '../../src/store/blobs.js';
+import type { BlobStore } from '../../src/store/blobs/blob-store.js';
+import { localBlobStore } from '../../src/store/blobs/local.js';
 
 let dataDir: string;
 let blobs: BlobStore;
@@ -45,6 +47,33 @@ describe('localBlobStore', () => {
     expect(await text(await blobs.get('65f0c0ffee00000000000001', range))).toBe('blob');
   });
 
+  test('begin: the bytes go to a local file first, and show under the key at commit', async () => {
+    const write = blobs.begin('65f0c0ffee00000000000002');
+    expect(dirname(write.localPath)).toBe(join(dataDir, 'media', 'tmp'));
+    await pipeline(
+      Readable.from([Buffer.from('streamed, '), Buffer.from('then kept')]),
+      write.sink,
+    );
+    // Previews read the local copy before the store is asked to keep it.
+    expect(await readFile(write.localPath, 'utf8')).toBe('streamed, then kept');
+    expect(await blobs.stat('65f0c0ffee00000000000002')).toBeUndefined();
+    await write.commit();
+    expect(await text(await blobs.get('65f0c0ffee00000000000002'))).toBe('streamed, then kept');
+    expect(await readdir(join(dataDir, 'media', 'tmp'))).toEqual([]);
+  });
+
+  test('begin: abort, mid-body or after it, leaves nothing behind', async () => {
+    const midway = blobs.begin('k2');
+    midway.sink.write('half a body');
+    await midway.abort();
+    const whole = blobs.begin('k3');
+    await pipeline(Readable.from([Buffer.from('a whole body')]), whole.sink);
+    await whole.abort();
+    expect(await readdir(join(dataDir, 'media', 'tmp'))).toEqual([]);
+    expect(await blobs.stat('k2')).toBeUndefined();
+    expect(await blobs.stat('k3')).toBeUndefined();
+  });
+
   test('a put under an existing key replaces it', async () => {
     await putText('k1', 'first');
     await putText('k1', 'second');
@@ -74,6 +103,7 @@ describe('localBlobStore', () => {
     const temp = blobs.tempPath();
     await writeFile(temp, 'x');
     await expect(blobs.put(key, temp)).rejects.toThrow(/invalid blob key/);
+    expect(() => blobs.begin(key)).toThrow(/invalid blob key/);
     await expect(blobs.get(key)).rejects.toThrow(/invalid blob key/);
     await expect(blobs.stat(key)).rejects.toThrow(/invalid blob key/);
     await expect(blobs.delete(key)).rejects.toThrow(/invalid blob key/);

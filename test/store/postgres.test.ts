@@ -11,6 +11,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../../src/server/config.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
+import { postgresHandle } from '../../src/store/postgres/handle.js';
 import { MIGRATIONS } from '../../src/store/postgres/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { freshDatabase, sql, TEST_DATABASE } from '../helpers/database.js';
@@ -140,7 +141,7 @@ test('resolves at once of a kept token share their credentials-epoch reads', asy
     const { secret } = await store.tokens.create(main.id, 'shared', ['users:read']);
     await store.credentials.resolve('localhost', secret); // kept from here on
     let statements = 0;
-    store.pool.on('acquire', () => {
+    postgresHandle(store).on('acquire', () => {
       statements++;
     });
     const all = await Promise.all(
@@ -177,7 +178,7 @@ test('finds at once go in shared statements, each answered by its own key', asyn
     await insert(other.id, '6b05dddddddddddddddddddd', 'elsewhere');
 
     let statements = 0;
-    store.pool.on('acquire', () => {
+    postgresHandle(store).on('acquire', () => {
       statements++;
     });
     const keys = [...ids.map((_, i) => `e-${i}`), ids[3]!, 'gone', 'elsewhere', 'nobody', ids[7]!];

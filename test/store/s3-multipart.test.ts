@@ -1,6 +1,6 @@
 /**
  * The streaming multipart upload against a real radosgw: the object has exactly the bytes
- * written, however they were chunked, and appears only at finish(); a small body is one PUT; an
+ * written, however they were chunked, and appears only at commit(); a small body is one PUT; an
  * abandoned upload leaves neither an object nor an unfinished multipart upload. S3 project only.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,8 +11,8 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { parseS3Url } from '../../src/store/s3-blobs.js';
-import { streamingMultipart } from '../../src/store/s3-multipart.js';
+import { parseS3Url } from '../../src/store/blobs/s3.js';
+import { streamingMultipart } from '../../src/store/blobs/s3-multipart.js';
 import { testBlobs } from '../helpers/database.js';
 
 const PART = 5 * 1024 * 1024;
@@ -63,7 +63,7 @@ test('a body of several parts, written in odd chunks, arrives byte for byte', as
   // Every part is up, but nothing is visible until the caller accepts the file.
   await expect(head('three-parts')).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
   expect(await pending()).toHaveLength(1);
-  await put.finish();
+  await put.commit();
   expect((await object('three-parts')).equals(data)).toBe(true);
   expect(await pending()).toEqual([]);
 });
@@ -75,7 +75,7 @@ test('a body smaller than a part, and an empty one, are single PUTs', async () =
   ] as const) {
     const put = upload(key);
     put.sink.end(data);
-    await put.finish();
+    await put.commit();
     expect((await object(key)).equals(data)).toBe(true);
   }
   expect(await pending()).toEqual([]);
@@ -85,7 +85,7 @@ test('an abandoned upload leaves no object and no unfinished multipart upload', 
   const put = upload('abandoned');
   await write(put.sink, randomBytes(PART * 2 + 10), [256 * 1024]);
   await put.abort();
-  await expect(put.finish()).rejects.toThrow('upload abandoned');
+  await expect(put.commit()).rejects.toThrow('upload abandoned');
   await expect(head('abandoned')).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
   expect(await pending()).toEqual([]);
 });

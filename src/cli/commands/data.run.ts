@@ -1,8 +1,6 @@
 /** Run functions of `roster backup` and `roster copy` (local admin on a data dir, no HTTP). */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { PostgresStore } from '../../store/postgres/store.js';
-import type { SqliteStore } from '../../store/sqlite/store.js';
 import { type Deps, note, print } from '../context.js';
 import { CliError, usageError } from '../errors.js';
 import { openLocalStore, type StoreOptions, withStore } from '../local-store.js';
@@ -26,7 +24,7 @@ export async function runBackup(
   }
   const { backupSqlite } = await import('../../store/copy.js');
   const result = await withStore(sqliteOf(opts.data, deps), deps, (store) =>
-    backupSqlite(store as SqliteStore, target),
+    backupSqlite(store, target),
   );
   if (opts.json) {
     print(deps.io, JSON.stringify({ file: target, ...result }));
@@ -63,17 +61,13 @@ export async function runCopy(
             }
           })
         : undefined;
-      const rows = await copySqliteToPostgres(
-        source as SqliteStore,
-        target as PostgresStore,
-        (table, copied, total) => {
-          // A line per tenth of a table, and its end: alive without flooding a log.
-          const step = Math.floor((copied / Math.max(total, 1)) * 10);
-          if (copied < total && shown.get(table) === step) return;
-          shown.set(table, step);
-          if (!opts.json) note(deps.io, `${table}: ${copied}/${total}`);
-        },
-      );
+      const rows = await copySqliteToPostgres(source, target, (table, copied, total) => {
+        // A line per tenth of a table, and its end: alive without flooding a log.
+        const step = Math.floor((copied / Math.max(total, 1)) * 10);
+        if (copied < total && shown.get(table) === step) return;
+        shown.set(table, step);
+        if (!opts.json) note(deps.io, `${table}: ${copied}/${total}`);
+      });
       return files ? { ...rows, files: files.files, filesSent: files.copied } : rows;
     } catch (err) {
       if (err instanceof CopyError) throw new CliError(err.message);

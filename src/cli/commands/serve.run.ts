@@ -47,7 +47,7 @@ async function loadService() {
     import('../../server/config.js'),
     import('../../server/http/rate-limit.js'),
     import('../../server/media/sweep.js'),
-    import('../../store/lock.js'),
+    import('../../store/data-dir/lock.js'),
   ]);
   return { ...app, ...config, ...rateLimit, ...sweep, ...lock };
 }
@@ -161,19 +161,17 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   } else if (profile === 'absent') {
     // The token is made where the data is: the data dir, or the database (its URL is the
     // operator's to give again; it is never printed with its password).
-    const create =
-      store.engine === 'sqlite'
-        ? `roster tokens create --data ${dataDir}`
-        : 'ROSTER_DATABASE_URL=<the same URL> roster tokens create';
+    const create = store.policy.sharedDatabase
+      ? 'ROSTER_DATABASE_URL=<the same URL> roster tokens create'
+      : `roster tokens create --data ${dataDir}`;
     note(io, `no CLI profile '${DEFAULT_PROFILE}' for this data dir: create a token with`);
     note(io, `  ${create}   and   roster login --base-url ${baseUrl}`);
   }
   // Announced last, after the profile is saved: whoever waits for this line can use it.
   lock.describeOwner(baseUrl);
-  const where =
-    store.engine === 'sqlite'
-      ? `data: ${dataDir}`
-      : `database: ${store.location}, files: ${dataDir}`;
+  const where = store.policy.sharedDatabase
+    ? `database: ${store.location}, files: ${dataDir}`
+    : `data: ${dataDir}`;
   note(io, `roster service listening on ${baseUrl} (${where})`);
 
   await new Promise<void>((resolve) => {

@@ -4,7 +4,7 @@
  */
 import type Router from '@koa/router';
 import { PREVIEW } from '../../contract/medium.js';
-import type { BlobStore } from '../../store/blobs.js';
+import type { BlobStore } from '../../store/blobs/blob-store.js';
 import type { Store } from '../../store/store.js';
 import type { PlacedMediumRow } from '../../store/types.js';
 import { AppError } from '../errors.js';

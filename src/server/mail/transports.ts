@@ -4,7 +4,7 @@
  */
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fsyncPath } from '../../store/blobs.js';
+import { fsyncPath } from '../../store/blobs/local.js';
 import type { QueuedMessage } from '../../store/types.js';
 import { MAIL_FROM } from './invitation.js';
 

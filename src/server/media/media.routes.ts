@@ -7,7 +7,7 @@ import { negotiate } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import type { AppContext, AppState } from '../http/state.js';
 import type { MediaService } from './media.service.js';
-import { MULTIPART_OVERHEAD, tooLarge } from './receive.js';
+import { MULTIPART_OVERHEAD, tooLarge, type UploadBody } from './receive.js';
 
 /**
  * An upload whose body stops flowing for this long is cut. Only while the body arrives: once it
@@ -22,6 +22,21 @@ export const UPLOAD_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
  */
 function idleTimeout(ctx: AppContext, ms: number) {
   ctx.req.socket.setTimeout(ms);
+}
+
+/**
+ * The request as the service takes an upload: its body, and a signal that fires when the client
+ * goes away before its answer. Once the body is in, the server's own work (queue, preview,
+ * storage) must not count against the client's idle timeout.
+ */
+function uploadBody(ctx: AppContext): UploadBody {
+  const { req, res } = ctx;
+  const gone = new AbortController();
+  if (req.socket.destroyed) gone.abort();
+  else res.once('close', () => !res.writableEnded && gone.abort());
+  if (req.readableEnded) req.socket.setTimeout(0);
+  else req.once('end', () => req.socket.setTimeout(0));
+  return { stream: req, headers: req.headers, signal: gone.signal };
 }
 
 export function registerMediaRoutes(
@@ -57,7 +72,7 @@ export function registerMediaRoutes(
       throw tooLarge(maxUploadBytes);
     }
     idleTimeout(ctx, opts.uploadIdleTimeoutMs ?? UPLOAD_IDLE_TIMEOUT_MS);
-    const row = await media.upload(ctx.state.scope, ctx.req);
+    const row = await media.upload(ctx.state.scope, uploadBody(ctx));
     ctx.body = view(ctx)(row);
   });
 

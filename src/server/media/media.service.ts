@@ -4,11 +4,10 @@
  * commits; a delete commits the row's removal before the files go. Either crash window leaves
  * only files without a row, which the start-up sweep removes.
  */
-import type { IncomingMessage } from 'node:http';
 import { availableParallelism } from 'node:os';
 import type { Medium, Page } from '../../contract/medium.js';
 import { DEFAULT_LIMIT } from '../../contract/schemas.js';
-import type { BlobStore } from '../../store/blobs.js';
+import type { BlobStore } from '../../store/blobs/blob-store.js';
 import { newObjectId } from '../../store/ids.js';
 import type { Store } from '../../store/store.js';
 import type { MediumRow } from '../../store/types.js';
@@ -20,7 +19,7 @@ import type { Described } from '../previews/index.js';
 import { sanitizeFileName } from './file-name.js';
 import { type PreviewScheduler, previewScheduler } from './preview-scheduler.js';
 import { encodePath, type MediumPlace } from './public-id.js';
-import { receiveUpload } from './receive.js';
+import { receiveUpload, type UploadBody } from './receive.js';
 import { represent } from './represent.js';
 
 export interface MediaServiceDeps {
@@ -122,38 +121,31 @@ export function mediaService(deps: MediaServiceDeps) {
   };
 
   /** Receives, inspects, stores and records one upload; the preview is best effort. */
-  const receiveAndStore = async (scope: RequestScope, req: IncomingMessage): Promise<MediumRow> => {
+  const receiveAndStore = async (scope: RequestScope, body: UploadBody): Promise<MediumRow> => {
     await checkQuota(scope);
     const id = newObjectId();
     const keys = { file: id, preview: `${id}.preview` };
-    // An object store gets the file while it arrives, not after: half the time for a big one.
-    const streaming = blobs.putStream?.(keys.file);
+    const write = blobs.begin(keys.file);
     let received: Awaited<ReturnType<typeof receiveUpload>>;
     try {
-      received = await receiveUpload(req, blobs.tempPath(), deps.maxUploadBytes, streaming?.sink);
+      received = await receiveUpload(body, write.sink, deps.maxUploadBytes);
     } catch (err) {
-      await streaming?.abort();
+      await write.abort();
       throw err;
     }
     const previewTemp = blobs.tempPath();
     let stored = false;
     try {
-      const { kind, described } = await inspect(scope, id, received.tempPath, previewTemp);
+      const { kind, described } = await inspect(scope, id, write.localPath, previewTemp);
       const fileName = sanitizeFileName(received.fileName, kind.format);
       const { preview } = described;
-      if (streaming) {
-        await streaming.finish();
-        stored = true;
-        await blobs.discardTemp(received.tempPath);
-      } else {
-        await blobs.put(keys.file, received.tempPath);
-        stored = true;
-      }
+      await write.commit();
+      stored = true;
       if (preview) await blobs.put(keys.preview, previewTemp);
       const adding = received.bytes + (preview?.bytes ?? 0);
       // Nobody would hear of this medium: a client that left gets no write it cannot know of
       // (and would only repeat).
-      if (req.socket?.destroyed) throw new AppError('validation', 'the client went away');
+      if (body.signal.aborted) throw new AppError('validation', 'the client went away');
       const quota = quotaOf(scope);
       const outcome = await store.media.insert(
         {
@@ -183,9 +175,8 @@ export function mediaService(deps: MediaServiceDeps) {
       if ('used' in outcome) throw overQuota(scope, outcome.used, quota!, adding);
       return outcome.inserted;
     } catch (err) {
-      await blobs.discardTemp(received.tempPath);
-      if (!stored) await streaming?.abort();
       if (stored) await discard([keys.file, keys.preview]);
+      else await write.abort();
       throw err;
     } finally {
       // Stored (renamed away) or not wanted: either way no temp file stays.
@@ -217,10 +208,10 @@ export function mediaService(deps: MediaServiceDeps) {
     get: (scope: RequestScope, id: string) => find(scope, id),
 
     /** One upload, counted while it is under way. */
-    async upload(scope: RequestScope, req: IncomingMessage): Promise<MediumRow> {
+    async upload(scope: RequestScope, body: UploadBody): Promise<MediumRow> {
       deps.metrics?.uploadsInFlight.inc();
       try {
-        return await receiveAndStore(scope, req);
+        return await receiveAndStore(scope, body);
       } finally {
         deps.metrics?.uploadsInFlight.dec();
       }

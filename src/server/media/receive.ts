@@ -1,13 +1,11 @@
 /**
  * Receives POST /media's multipart body: `metaData` (JSON hint) and one `file` part, streamed
- * straight to a temp file with busboy (never held in memory). Every failure removes the temp
- * file before it is reported; the error middleware deals with the rest of a refused body
- * (see discardRest in http/body.ts).
+ * straight into the blob store's sink with busboy (never held in memory). The caller aborts the
+ * write on failure; the error middleware deals with the rest of a refused body (see discardRest
+ * in http/body.ts).
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
-import type { Writable } from 'node:stream';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { MediumType } from '../../contract/medium.js';
@@ -18,8 +16,15 @@ import { parseMetaData } from './meta-data.js';
 export const MULTIPART_OVERHEAD = 64 * 1024;
 const META_DATA_MAX = 16 * 1024;
 
+/** An upload as the service takes it: the HTTP layer adapts its request to this. */
+export interface UploadBody {
+  stream: Readable;
+  headers: IncomingHttpHeaders;
+  /** Aborted when the client goes away: nobody would hear of the upload. */
+  signal: AbortSignal;
+}
+
 export interface ReceivedFile {
-  tempPath: string;
   bytes: number;
   /** The part's file name as sent (not yet sanitised); undefined when it had none. */
   fileName: string | undefined;
@@ -35,20 +40,20 @@ export const tooLarge = (max: number) =>
   new AppError('payloadTooLarge', `the file is larger than the upload limit of ${max} bytes`);
 
 /**
- * `sink`, when given, gets the file's bytes too, as they arrive (an object store's upload), with
- * backpressure from both; its error fails the upload. The caller ends up owning it either way.
+ * `sink` gets the file's bytes as they arrive, with backpressure; its error fails the upload.
+ * The caller owns it either way (commits or aborts it).
  */
 export function receiveUpload(
-  req: IncomingMessage,
-  tempPath: string,
+  body: UploadBody,
+  sink: Writable,
   maxBytes: number,
-  sink?: Writable,
 ): Promise<ReceivedFile> {
+  const { stream: req, signal } = body;
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
       parser = busboy({
-        headers: req.headers,
+        headers: body.headers,
         defParamCharset: 'utf8',
         preservePath: false,
         limits: {
@@ -69,31 +74,21 @@ export function receiveUpload(
       return;
     }
 
-    let out: WriteStream | undefined;
-    let written: Promise<Omit<ReceivedFile, 'hint' | 'tempPath'>> | undefined;
+    let sawFile = false;
+    let written: Promise<Omit<ReceivedFile, 'hint'>> | undefined;
     let hint: MediumType | undefined;
     let settled = false;
 
+    const onAbort = () => fail(aborted());
     const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
+      signal.removeEventListener('abort', onAbort);
       req.unpipe(parser);
-      const file = out;
-      const closed = new Promise<void>((done) => {
-        if (!file || file.closed) return done();
-        file.once('close', () => done());
-        file.destroy();
-      });
-      // The write stream may still be opening the file: remove it only once it is closed.
-      closed
-        .then(() => rm(tempPath, { force: true }))
-        .then(
-          () => reject(err),
-          () => reject(err),
-        );
+      reject(err);
     };
 
-    sink?.on('error', fail);
+    sink.on('error', fail);
 
     let sawMetaData = false;
     const takeMetaData = (value: string) => {
@@ -134,19 +129,19 @@ export function receiveUpload(
         stream.resume();
         return fail(bad(`unknown file part '${name}'; the file goes in the part named 'file'`));
       }
-      if (out) {
+      if (sawFile) {
         stream.resume();
         return fail(bad('more than one file part; send one file per upload'));
       }
-      const file = createWriteStream(tempPath, { flags: 'wx', mode: 0o600 });
-      out = file;
+      sawFile = true;
       stream.once('limit', () => fail(tooLarge(maxBytes)));
-      if (sink) {
-        if (sink.errored) return fail(sink.errored);
-        stream.pipe(sink);
-      }
-      written = pipeline(stream, file).then(() => ({
-        bytes: file.bytesWritten,
+      if (sink.errored) return fail(sink.errored);
+      let bytes = 0;
+      stream.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      written = pipeline(stream, sink).then(() => ({
+        bytes,
         fileName: info.filename,
         partType: info.mimeType,
       }));
@@ -163,17 +158,14 @@ export function receiveUpload(
       written.then((file) => {
         if (settled) return;
         settled = true;
-        // The body is in: from here the server works (queue, preview, storage), and that time
-        // must not count against the client's idle timeout.
-        req.socket?.setTimeout(0);
-        resolve({ ...file, tempPath, hint });
+        signal.removeEventListener('abort', onAbort);
+        resolve({ ...file, hint });
       }, fail);
     });
 
     req.on('error', () => fail(aborted()));
-    req.once('close', () => {
-      if (!req.complete) fail(aborted());
-    });
+    if (signal.aborted) return fail(aborted());
+    signal.addEventListener('abort', onAbort);
     req.pipe(parser);
   });
 }

@@ -9,14 +9,14 @@
  * database describes (an unmounted volume, a restore in progress). The sweep then refuses and
  * changes nothing, unless told `forceSweep`.
  *
- * With a database other processes share (PostgreSQL) and files on this process's own disk, a
- * row whose file is not here may be another replica's: rows are then left alone (`sharedRows`)
- * and only this data dir's temp files and files no row names are swept. With an object store
- * that replicas share, an object without a row may be another replica's upload about to commit:
- * only objects older than a grace period go (`sharedFiles`, `graceMs`), and one replica sweeps
- * at a time (the store's sweep lock; the others skip it).
+ * The store says what other processes may be doing meanwhile (`store.policy`). With a database
+ * other processes share and files on this process's own disk, a row whose file is not here may
+ * be another replica's: rows are then left alone and only this data dir's temp files and files
+ * no row names are swept. With an object store that replicas share, an object without a row may
+ * be another replica's upload about to commit: only objects older than a grace period go
+ * (`graceMs`), and one replica sweeps at a time (the store's sweep lock; the others skip it).
  */
-import type { BlobStore } from '../../store/blobs.js';
+import type { BlobStore } from '../../store/blobs/blob-store.js';
 import type { Store } from '../../store/store.js';
 
 export interface SweepResult {
@@ -68,14 +68,10 @@ export async function sweepMedia(
   log: (line: string) => void,
   {
     force = false,
-    sharedRows = false,
-    sharedFiles = false,
     graceMs = SHARED_GRACE_MS,
     now = Date.now,
   }: {
     force?: boolean;
-    sharedRows?: boolean;
-    sharedFiles?: boolean;
     graceMs?: number;
     now?: () => number;
   } = {},
@@ -92,7 +88,16 @@ export async function sweepMedia(
     };
   }
   try {
-    return await sweepLocked(store, blobs, log, { force, sharedRows, sharedFiles, graceMs, now });
+    const { sharedDatabase, sharedBlobs } = store.policy;
+    return await sweepLocked(store, blobs, log, {
+      force,
+      // Local files and a shared database: other replicas' rows name files not kept here.
+      sharedRows: sharedDatabase && !sharedBlobs,
+      // A shared object store: another replica's upload may be between its object and row.
+      sharedFiles: sharedBlobs,
+      graceMs,
+      now,
+    });
   } finally {
     await release();
   }
@@ -145,8 +150,9 @@ async function sweepLocked(
 
   const tempFiles = await blobs.sweepTemp();
   // Without other writers (one server on its own store) every unfinished upload is a crash's.
-  const unfinishedUploads =
-    (await blobs.abortUnfinished?.(sharedFiles ? opts.now() - opts.graceMs : opts.now())) ?? 0;
+  const unfinishedUploads = await blobs.abortUnfinished(
+    sharedFiles ? opts.now() - opts.graceMs : opts.now(),
+  );
   for (const row of lostRows) {
     await store.media.remove(row.rowid);
     log(`sweep: medium ${row.id} had no file (${row.blob_key}); its row was removed`);

@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { redactUrl } from '../common/redact.js';
 import { StoreUnavailableError, UniqueViolationError } from '../errors.js';
-import { redactUrl } from '../redact.js';
 import { MIGRATIONS } from './schema.js';
 
 export type Pool = pg.Pool;

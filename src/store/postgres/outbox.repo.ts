@@ -1,6 +1,6 @@
 /** The outbox table in PostgreSQL: messages committed with their change, claimed by replicas. */
 
-import { type OutboxRow, queuedOf } from '../rows.js';
+import { type OutboxRow, queuedOf } from '../common/rows.js';
 import type { OutboxRepo } from '../store.js';
 import type { OutboxMessage, QueuedMessage } from '../types.js';
 import { type Pool, type Queryable, query } from './db.js';

@@ -1,7 +1,7 @@
 /** Every SQL statement on users, for PostgreSQL; the same answers as ../sqlite/users.repo.ts. */
-import type { SortKey } from '../../contract/user.js';
+import { searchWords } from '../common/search.js';
+import { sortColumns } from '../common/sort-columns.js';
 import { OBJECT_ID } from '../ids.js';
-import { searchWords } from '../search.js';
 import type { UsersRepo } from '../store.js';
 import {
   type NewUserRow,
@@ -14,15 +14,8 @@ import { type Pool, type Queryable, query, transaction } from './db.js';
 import { freshBatch } from './fresh-read.js';
 import { enqueue } from './outbox.repo.js';
 
-/** Sort keys as stored columns ordered as SQLite orders them (see schema.ts). */
-const SORT_COLUMNS: Record<SortKey, string> = {
-  firstName: 'first_name_key',
-  lastName: 'last_name_key',
-  createdAt: 'created_at',
-  email: 'email_norm',
-  externalId: 'external_id',
-  status: 'status',
-};
+/** Names as stored columns ordered as SQLite orders them (see schema.ts). */
+const SORT_COLUMNS = sortColumns({ firstName: 'first_name_key', lastName: 'last_name_key' });
 
 // The stored columns a user row has (the sort keys and search vector stay inside).
 const USER_COLUMNS = `rowid, id, tenant_id, branch_id, status, role, external_id, email, email_norm,

@@ -5,11 +5,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { DATABASE_FILE } from './files.js';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
-export const DATABASE_FILE = 'roster.db';
+export { DATABASE_FILE } from './files.js';
 
 export function openDatabase(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });

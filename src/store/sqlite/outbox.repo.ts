@@ -1,5 +1,5 @@
 /** The outbox table: messages committed with the change that caused them, kept until delivered. */
-import { type OutboxRow, queuedOf } from '../rows.js';
+import { type OutboxRow, queuedOf } from '../common/rows.js';
 import type { OutboxMessage, QueuedMessage } from '../types.js';
 import type { Db } from './db.js';
 
@@ -27,7 +27,7 @@ export function outboxRepo(db: Db) {
     },
     /**
      * The messages due at `now`, oldest first. No claim is recorded: one process serves a data
-     * dir (store/lock.ts), so nobody else could take them, and a crash must not delay them.
+     * dir (data-dir/lock.ts), so nobody else could take them, and a crash must not delay them.
      */
     due(now: number, limit = 50): QueuedMessage[] {
       return due.all(now, limit).map(queuedOf);

@@ -4,28 +4,23 @@
  * database; the async interface only wraps the result.
  */
 import { SCOPES } from '../../contract/scopes.js';
-import { type BlobStore, localBlobStore } from '../blobs.js';
-import { secureDataDir, secureFiles } from '../permissions.js';
-import { diskReserve } from '../reserve.js';
+import type { BlobStore } from '../blobs/blob-store.js';
+import { localBlobStore } from '../blobs/local.js';
+import { secureDataDir, secureFiles } from '../data-dir/permissions.js';
+import { diskReserve } from '../data-dir/reserve.js';
 import type { Store } from '../store.js';
-import { type Credentials, DEFAULT_TENANT, ROOT_BRANCH } from '../types.js';
-import { DATABASE_FILE, type Db, openDatabase } from './db.js';
+import { DEFAULT_TENANT, ROOT_BRANCH } from '../types.js';
+import { credentialsRepo, credentialsVersion } from './credentials.repo.js';
+import { openDatabase } from './db.js';
+import { DATABASE_FILES } from './files.js';
+import { keepSqliteHandle } from './handle.js';
 import { mediaRepo } from './media.repo.js';
 import { metaRepo } from './meta.repo.js';
 import { outboxRepo } from './outbox.repo.js';
+import { rateLimits } from './rate-limits.repo.js';
 import { branchesRepo, tenantsRepo } from './tenants.repo.js';
 import { tokensRepo } from './tokens.repo.js';
 import { usersRepo } from './users.repo.js';
-
-/** Caps the credential cache; a flood of distinct valid tokens just empties it. */
-const MAX_CACHED_CREDENTIALS = 10_000;
-
-export interface SqliteStore extends Store {
-  readonly engine: 'sqlite';
-  /** The connection itself: for tests and `roster backup`, never for the service. */
-  readonly db: Db;
-  readonly dataDir: string;
-}
 
 /**
  * Opens the database in `dir` (the data dir unless `--database sqlite:<dir>` moved it); the
@@ -35,22 +30,16 @@ export function openSqliteStore(
   dir: string,
   dataDir = dir,
   blobs: BlobStore = localBlobStore(dataDir),
-): SqliteStore {
+): Store {
   // Before SQLite opens anything: its WAL and shared-memory files copy the database's mode.
   const permissionWarnings = [
     ...secureDataDir(dataDir),
     ...(dir === dataDir ? [] : secureDataDir(dir)),
-    ...secureFiles(dir, [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`]),
+    ...secureFiles(dir, DATABASE_FILES),
   ];
   const db = openDatabase(dir);
-  let localWrites = 0;
-  const onWrite = () => {
-    localWrites++;
-  };
-  // Changes whenever tenants, branches or tokens may have changed: through this connection, or
-  // by any other process committing to the database (`roster tokens revoke` while serving).
-  const dataVersion = db.prepare('PRAGMA data_version').pluck();
-  const credentialsVersion = () => `${dataVersion.get()}:${localWrites}`;
+  const version = credentialsVersion(db);
+  const { onWrite } = version;
   const reserve = diskReserve(dataDir);
   reserve.ensure();
   const outbox = outboxRepo(db);
@@ -68,25 +57,13 @@ export function openSqliteStore(
       return tenant;
     })();
 
-  const lookup = (host: string, tokenString: string): Credentials | undefined => {
-    const tenant = tenants.resolve(host);
-    const token = tokens.authenticate(tokenString);
-    const branch = token && branches.byId(token.branchId);
-    if (!tenant || !token || !branch || branch.tenantId !== tenant.id) return undefined;
-    return { tenant, branch, token };
-  };
-  // Successful lookups by (host, token), dropped whenever credentials may have changed.
-  const cache = new Map<string, Credentials>();
-  let cachedVersion = credentialsVersion();
-
-  const buckets = new Map<string, { tokens: number; at: number }>();
   const ping = db.prepare('SELECT 1');
 
-  return {
+  const store: Store = {
     engine: 'sqlite',
     location: dir,
-    db,
-    dataDir,
+    // One process serves a data dir (data-dir/lock.ts): nobody else writes rows or files meanwhile.
+    policy: { sharedDatabase: false, sharedBlobs: false },
     tenants: {
       resolve: async (host) => tenants.resolve(host),
       byHost: async (host) => tenants.byHost(host),
@@ -107,22 +84,7 @@ export function openSqliteStore(
       authenticate: async (tokenString) => tokens.authenticate(tokenString),
       revoke: async (id) => tokens.revoke(id),
     },
-    credentials: {
-      async resolve(host, tokenString) {
-        const current = credentialsVersion();
-        if (current !== cachedVersion || cache.size >= MAX_CACHED_CREDENTIALS) {
-          cache.clear();
-          cachedVersion = current;
-        }
-        const key = `${host}\n${tokenString}`;
-        let found = cache.get(key);
-        if (!found) {
-          found = lookup(host, tokenString);
-          if (found) cache.set(key, found);
-        }
-        return found;
-      },
-    },
+    credentials: credentialsRepo(version.current, { tenants, branches, tokens }),
     users: {
       find: async (branchId, key) => users.find(branchId, key),
       insert: async (row, invitation) => users.insert(row, invitation),
@@ -149,18 +111,7 @@ export function openSqliteStore(
       failed: async (id, error, at) => outbox.failed(id, error, at),
       pending: async () => outbox.pending(),
     },
-    // One process serves a data dir (store/lock.ts), so its buckets can live in memory.
-    rateLimits: {
-      async take(key, perSecond, now) {
-        const bucket = buckets.get(key) ?? { tokens: perSecond, at: now };
-        bucket.tokens = Math.min(perSecond, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
-        bucket.at = now;
-        buckets.set(key, bucket);
-        if (bucket.tokens < 1) return Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
-        bucket.tokens -= 1;
-        return 0;
-      },
-    },
+    rateLimits: rateLimits(),
     blobs,
     reserve,
     permissionWarnings,
@@ -173,14 +124,15 @@ export function openSqliteStore(
         return { adminToken: secret };
       })();
     },
-    // One serve per data dir (store/lock.ts): nobody else sweeps it.
+    // One serve per data dir (data-dir/lock.ts): nobody else sweeps it.
     trySweepLock: async () => async () => {},
     async ping() {
       ping.get();
     },
     async close() {
       db.close();
-      blobs.close?.();
+      await blobs.close();
     },
   };
+  return keepSqliteHandle(store, db);
 }

@@ -1,4 +1,4 @@
-import { type BranchRow, branchOf, type TenantRow, tenantOf } from '../rows.js';
+import { type BranchRow, branchOf, type TenantRow, tenantOf } from '../common/rows.js';
 import { type Branch, DEFAULT_TENANT, type Tenant } from '../types.js';
 import type { Db } from './db.js';
 import { rethrowUnique } from './errors.js';

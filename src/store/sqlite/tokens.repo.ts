@@ -1,7 +1,7 @@
-/** API tokens in SQLite (the token string format lives in ../token-secret.ts). */
+/** API tokens in SQLite (the token string format lives in ../common/token-secret.ts). */
 import type { Scope } from '../../contract/scopes.js';
-import { type TokenRow, tokenOf } from '../rows.js';
-import { newToken, parseTokenString, secretMatches } from '../token-secret.js';
+import { type TokenRow, tokenOf } from '../common/rows.js';
+import { newToken, parseTokenString, secretMatches } from '../common/token-secret.js';
 import type { Token } from '../types.js';
 import type { Db } from './db.js';
 

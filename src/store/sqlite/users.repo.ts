@@ -1,7 +1,7 @@
 /** Every SQL statement on users. Rows in, `UserRecord`s out; rules live in the service. */
-import type { SortKey } from '../../contract/user.js';
+import { searchWords } from '../common/search.js';
+import { sortColumns } from '../common/sort-columns.js';
 import { OBJECT_ID } from '../ids.js';
-import { searchWords } from '../search.js';
 import {
   type ListFilter,
   type NewUserRow,
@@ -16,14 +16,10 @@ import type { Db } from './db.js';
 import { rethrowUnique } from './errors.js';
 import type { outboxRepo } from './outbox.repo.js';
 
-const SORT_COLUMNS: Record<SortKey, string> = {
+const SORT_COLUMNS = sortColumns({
   firstName: 'first_name COLLATE NOCASE',
   lastName: 'last_name COLLATE NOCASE',
-  createdAt: 'created_at',
-  email: 'email_norm',
-  externalId: 'external_id',
-  status: 'status',
-};
+});
 
 /**
  * A free-text query as an FTS5 expression: every word a quoted prefix term, all required.

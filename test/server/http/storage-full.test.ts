@@ -4,7 +4,7 @@
  * files too, is in test/faults/disk-full.test.ts.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { SqliteStore } from '../../../src/store/sqlite/store.js';
+import { sqliteHandle } from '../../../src/store/sqlite/handle.js';
 import { jsonBody, startServer, type TestServer, V3 } from '../../helpers/server.js';
 
 let s: TestServer;
@@ -26,7 +26,7 @@ test('writes that need room are 507; reads and deletes keep working', async () =
   );
   expect(gone.status).toBe(201);
   // SQLite's own limit stands in for a full disk (the fault suite fills a real one).
-  const db = (s.store as SqliteStore).db;
+  const db = sqliteHandle(s.store);
   const pages = db.pragma('page_count', { simple: true }) as number;
   db.pragma(`max_page_count = ${pages}`);
   try {

@@ -6,64 +6,11 @@
  * it resolves, the file survives a crash or power loss.
  */
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
-
-export interface BlobStore {
-  /** Whether other processes write here too (an object store replicas share; not a data dir). */
-  readonly shared: boolean;
-  /** A fresh path in the temp area, to write an upload to (the directory exists after `init`). */
-  tempPath(): string;
-  /** Moves a finished temp file durably under `key` (fsync, rename, fsync of the directory). */
-  put(key: string, tempPath: string): Promise<void>;
-  /**
-   * Starts storing `key` from bytes still arriving, for a store where sending them later would
-   * double the time an upload takes (an object store across a network). Absent where `put` of
-   * the finished temp file is a rename.
-   */
-  putStream?(key: string): StreamingPut;
-  /** The bytes of `key` (an inclusive range, or all); rejects when it does not exist. */
-  get(key: string, range?: { start: number; end: number }): Promise<Readable>;
-  stat(key: string): Promise<{ size: number } | undefined>;
-  /** When `key` was written (ms since the epoch), or undefined when it does not exist. */
-  modifiedAt(key: string): Promise<number | undefined>;
-  /** Removes `key`; no error when it is already gone. */
-  delete(key: string): Promise<void>;
-  /** Removes a temp file, if it exists. */
-  discardTemp(path: string): Promise<void>;
-  /** Every stored key, for the start-up sweep. */
-  keys(): AsyncIterable<string>;
-  /**
-   * Whether the root holding the files is there: an unmounted volume or a restore in progress
-   * must not look like a store that lost every file. `where` names it for messages.
-   */
-  inspectRoot(): Promise<{ state: 'present' | 'missing' | 'unreadable'; where: string }>;
-  /** Creates the directories and removes every temp file (start-up only); returns how many. */
-  sweepTemp(): Promise<number>;
-  /**
-   * Abandons uploads into the store that a crashed process began and never finished and that
-   * began before `before` (ms since the epoch): an object store keeps their parts, unseen and
-   * billed, until told. Returns how many. Absent where a crash leaves only temp files.
-   */
-  abortUnfinished?(before: number): Promise<number>;
-  /** Lets go of connections (an object store's keep-alive sockets would keep the process up). */
-  close?(): void;
-}
-
-/** A put under way: write the body to `sink` (with backpressure), end it, then `finish()`. */
-export interface StreamingPut {
-  /** Destroyed with the store's error when storing fails, so the writer stops at once. */
-  sink: Writable;
-  /** Makes the object appear under its key, once the whole body went into the ended sink. */
-  finish(): Promise<void>;
-  /** Gives up: nothing of it stays in the store (call instead of finish, or after it failed). */
-  abort(): Promise<void>;
-}
-
-/** What a blob key may look like (ids and `<id>.preview`): no path or key tricks. */
-export const BLOB_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+import type { BlobStore } from './blob-store.js';
+import { BLOB_KEY } from './blob-store.js';
 
 /** fsync of a file (flags 'r+') or a directory ('r'): what makes a write or a rename durable. */
 export async function fsyncPath(path: string, flags = 'r') {
@@ -86,6 +33,13 @@ async function mkdirDurable(dir: string) {
   for (let d = dir; d !== dirname(first); d = dirname(d)) await fsyncPath(dirname(d));
 }
 
+/** Resolves once `file` has let go of its descriptor (it may still be opening it). */
+const closed = (file: WriteStream) =>
+  new Promise<void>((done) => {
+    if (file.closed) done();
+    else file.once('close', () => done());
+  });
+
 const missing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOENT';
 
 /**
@@ -94,9 +48,23 @@ const missing = (err: unknown) => (err as NodeJS.ErrnoException).code === 'ENOEN
  */
 export function localScratch(dataDir: string) {
   const temp = join(dataDir, 'media', 'tmp');
+  const tempPath = () => join(temp, `${randomBytes(12).toString('hex')}.part`);
   return {
-    tempPath: () => join(temp, `${randomBytes(12).toString('hex')}.part`),
+    tempPath,
     discardTemp: (path: string) => rm(path, { force: true }),
+    /** A new temp file to write to; `discard` closes it (even while opening) and removes it. */
+    create() {
+      const path = tempPath();
+      const file = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+      // Its errors reach whoever writes to it; unheard (after an abort), they must not crash.
+      file.on('error', () => {});
+      const discard = async () => {
+        file.destroy();
+        await closed(file);
+        await rm(path, { force: true });
+      };
+      return { path, file, closed: () => closed(file), discard };
+    },
     async sweepTemp() {
       await mkdirDurable(temp);
       const names = await readdir(temp);
@@ -116,17 +84,34 @@ export function localBlobStore(dataDir: string): BlobStore {
     return join(shardOf(key), key);
   };
 
+  const put = async (key: string, tempPath: string) => {
+    const target = pathOf(key);
+    await mkdirDurable(shardOf(key));
+    await fsyncPath(tempPath, 'r+');
+    await rename(tempPath, target);
+    await fsyncPath(shardOf(key));
+  };
+
   return {
     shared: false,
     tempPath: scratch.tempPath,
     discardTemp: scratch.discardTemp,
+    put,
 
-    async put(key, tempPath) {
-      const target = pathOf(key);
-      await mkdirDurable(shardOf(key));
-      await fsyncPath(tempPath, 'r+');
-      await rename(tempPath, target);
-      await fsyncPath(shardOf(key));
+    begin(key) {
+      pathOf(key); // refuses a bad key before anything is written
+      const temp = scratch.create();
+      return {
+        sink: temp.file,
+        localPath: temp.path,
+        // A rename: the bytes are written once, to the file that becomes the blob.
+        async commit() {
+          await temp.closed();
+          if (!temp.file.writableFinished) throw new Error(`blob '${key}' committed unfinished`);
+          await put(key, temp.path);
+        },
+        abort: temp.discard,
+      };
     },
 
     async get(key, range) {
@@ -192,5 +177,9 @@ export function localBlobStore(dataDir: string): BlobStore {
       await mkdirDurable(files);
       return scratch.sweepTemp();
     },
+
+    // Nothing to abandon or let go of: a crash leaves only temp files, swept by sweepTemp.
+    abortUnfinished: async () => 0,
+    close: async () => {},
   };
 }

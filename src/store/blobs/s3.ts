@@ -6,8 +6,8 @@
  * commits after `put`, never names a missing object. Reads are ranged GETs.
  */
 import { createReadStream } from 'node:fs';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { type Readable, Writable } from 'node:stream';
+import { finished, pipeline } from 'node:stream/promises';
 import {
   AbortMultipartUploadCommand,
   DeleteObjectCommand,
@@ -18,8 +18,9 @@ import {
   ListObjectsV2Command,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { BLOB_KEY, type BlobStore, localScratch } from './blobs.js';
-import { StoreUnavailableError } from './errors.js';
+import { StoreUnavailableError } from '../errors.js';
+import { BLOB_KEY, type BlobStore } from './blob-store.js';
+import { localScratch } from './local.js';
 import { streamingMultipart } from './s3-multipart.js';
 
 export interface S3Location {
@@ -69,6 +70,42 @@ function unavailable(err: unknown): unknown {
   return err;
 }
 
+const drained = (w: Writable) => new Promise<void>((resolve) => w.once('drain', resolve));
+
+/**
+ * Each chunk to the local file and to the upload, with backpressure from both. Finished once the
+ * file has every byte: the upload may still be sending its last parts, which `commit` awaits
+ * (so previews start while they go up). An error of either stops the writer.
+ */
+function tee(file: Writable, upload: Writable): Writable {
+  const out = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      const waits: Promise<void>[] = [];
+      if (!file.write(chunk)) waits.push(drained(file));
+      if (!upload.write(chunk)) waits.push(drained(upload));
+      Promise.all(waits).then(() => callback(), callback);
+    },
+    final(callback) {
+      upload.end();
+      file.end();
+      finished(file).then(() => callback(), callback);
+    },
+    destroy(err, callback) {
+      // After a whole body, the stream's own clean-up: the upload waits for commit or abort.
+      if (err || !out.writableFinished) {
+        file.destroy();
+        upload.destroy(err ?? new Error('upload abandoned'));
+      }
+      callback(err);
+    },
+  });
+  file.on('error', (err) => out.destroy(err));
+  upload.on('error', (err) => out.destroy(err));
+  // Errors also reach the writer's pipeline and commit; unheard, they must not end the process.
+  out.on('error', () => {});
+  return out;
+}
+
 export function s3BlobStore(location: S3Location, dataDir: string): BlobStore {
   // The SDK warns on Node 20 that its 2027 releases need Node 22 (SCALE.md notes it); that is for
   // whoever pins its version, not a line in every serve's start-up output.
@@ -115,7 +152,7 @@ export function s3BlobStore(location: S3Location, dataDir: string): BlobStore {
       const upload = multipart(key);
       try {
         await pipeline(createReadStream(tempPath), upload.sink);
-        await upload.finish();
+        await upload.commit();
       } catch (err) {
         await upload.abort();
         throw err;
@@ -123,7 +160,24 @@ export function s3BlobStore(location: S3Location, dataDir: string): BlobStore {
       await scratch.discardTemp(tempPath);
     },
 
-    putStream: (key) => multipart(key),
+    begin(key) {
+      const upload = multipart(key);
+      const temp = scratch.create();
+      const sink = tee(temp.file, upload.sink);
+      return {
+        sink,
+        localPath: temp.path,
+        async commit() {
+          await upload.commit();
+          await temp.discard();
+        },
+        async abort() {
+          if (!sink.destroyed) sink.destroy(new Error('upload abandoned'));
+          await upload.abort();
+          await temp.discard();
+        },
+      };
+    },
 
     async get(key, range) {
       const out = await call(() =>
@@ -210,7 +264,7 @@ export function s3BlobStore(location: S3Location, dataDir: string): BlobStore {
       return aborted;
     },
 
-    close: () => client.destroy(),
+    close: async () => client.destroy(),
 
     async inspectRoot() {
       try {

@@ -4,7 +4,7 @@
  * (lib-storage's `Upload` concatenates every incoming chunk into fresh buffers, so a serve
  * process's RSS grew by several times that before the collector caught up.)
  *
- * The object appears only at `finish()`: the parts go up as the body arrives, but the upload is
+ * The object appears only at `commit()`: the parts go up as the body arrives, but the upload is
  * completed (or, for a body smaller than one part, PUT in one request) only once the caller has
  * accepted the file, so a refused upload never shows an object and a small one costs nothing
  * while its body is still being received.
@@ -19,7 +19,6 @@ import {
   type S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import type { StreamingPut } from './blobs.js';
 
 export interface MultipartOptions {
   client: S3Client;
@@ -32,7 +31,17 @@ export interface MultipartOptions {
   mapError: (err: unknown) => unknown;
 }
 
-export function streamingMultipart(opts: MultipartOptions): StreamingPut {
+/** An upload under way: write the body to `sink` (with backpressure), end it, then `commit()`. */
+export interface MultipartUpload {
+  /** Destroyed with the store's error when storing fails, so the writer stops at once. */
+  sink: Writable;
+  /** Makes the object appear under its key, once the whole body went into the ended sink. */
+  commit(): Promise<void>;
+  /** Gives up: nothing of it stays in the store (call instead of commit, or after it failed). */
+  abort(): Promise<void>;
+}
+
+export function streamingMultipart(opts: MultipartOptions): MultipartUpload {
   const { client, bucket, key, partSize, queueSize } = opts;
   const free: Buffer[] = [];
   const inFlight = new Set<Promise<void>>();
@@ -42,7 +51,7 @@ export function streamingMultipart(opts: MultipartOptions): StreamingPut {
   let partNumber = 0;
   let uploadId: Promise<string> | undefined;
   let failed: unknown;
-  let finishing: Promise<void> | undefined;
+  let committing: Promise<void> | undefined;
   let taken = false;
   /** Settles when the sink has taken the whole body (every part sent) or failed. */
   let received!: { resolve: () => void; reject: (err: unknown) => void };
@@ -119,7 +128,7 @@ export function streamingMultipart(opts: MultipartOptions): StreamingPut {
     },
     final(callback) {
       void (async () => {
-        // A body of one part or less waits in its buffer for finish()'s single PUT.
+        // A body of one part or less waits in its buffer for commit()'s single PUT.
         if (partNumber > 0 && filled > 0) {
           const last = current!;
           current = undefined;
@@ -138,7 +147,7 @@ export function streamingMultipart(opts: MultipartOptions): StreamingPut {
       );
     },
     destroy(err, callback) {
-      // After a whole body, the stream's own clean-up: the upload waits for finish() or abort().
+      // After a whole body, the stream's own clean-up: the upload waits for commit() or abort().
       if (taken && err === null) return callback(null);
       const why = err ?? failed ?? new Error('upload abandoned');
       received.reject(why);
@@ -146,7 +155,7 @@ export function streamingMultipart(opts: MultipartOptions): StreamingPut {
       void abandon(why).then(() => callback(err === null ? null : (opts.mapError(err) as Error)));
     },
   });
-  // Errors also reach finish() and abort(); a sink nobody listens to must not crash the process.
+  // Errors also reach commit() and abort(); a sink nobody listens to must not crash the process.
   sink.on('error', () => {});
 
   const complete = async () => {
@@ -179,11 +188,11 @@ export function streamingMultipart(opts: MultipartOptions): StreamingPut {
 
   return {
     sink,
-    finish() {
-      finishing ??= complete().catch((err) => {
+    commit() {
+      committing ??= complete().catch((err) => {
         throw opts.mapError(err);
       });
-      return finishing;
+      return committing;
     },
     async abort() {
       if (!sink.destroyed) sink.destroy(new Error('upload abandoned'));

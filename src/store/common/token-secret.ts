@@ -4,7 +4,7 @@
  * secret is stored (a slow hash adds nothing at that entropy) and compared in constant time.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { newObjectId, OBJECT_ID } from './ids.js';
+import { newObjectId, OBJECT_ID } from '../ids.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest();
 

@@ -2,8 +2,8 @@
  * Rows as both backends' tables hold them (the same column names on SQLite and PostgreSQL),
  * and the store's types made of them.
  */
-import type { Scope } from '../contract/scopes.js';
-import type { Branch, QueuedMessage, Tenant, Token } from './types.js';
+import type { Scope } from '../../contract/scopes.js';
+import type { Branch, QueuedMessage, Tenant, Token } from '../types.js';
 
 export type TenantRow = {
   id: number;
