@@ -29,6 +29,7 @@ const POSTGRES_TESTS = [
   'test/server/mail/delivery.test.ts',
   'test/import/run.test.ts',
   'test/import/plan-agrees.test.ts',
+  'test/import/saved-plan.test.ts',
   'test/cli/commands/check.test.ts',
   'test/e2e/serve-api.test.ts',
   'test/e2e/media-api.test.ts',

@@ -66,6 +66,8 @@ export interface RunRecord {
   connection: Connection;
   options: Shaping;
   defaults: Defaults;
+  /** A run that applies a saved plan (`--plan`): its path, so a resume applies it too. */
+  plan?: string;
 }
 
 export const recordPath = (report: string) => `${report}.run.json`;
@@ -82,16 +84,19 @@ export async function fingerprint(path: string): Promise<InputPrint> {
 }
 
 /** Written whole or not at all (temp file, then rename), readable by its owner only. */
-export function writeRecord(report: string, record: RunRecord) {
-  const path = recordPath(report);
+export function writeJson(path: string, value: unknown, flag: string) {
   const temp = `${path}.${process.pid}.tmp`;
   try {
-    writeFileSync(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
     renameSync(temp, path);
   } catch (err) {
     rmSync(temp, { force: true });
-    throw new ImportError(`--report ${report}: cannot write ${path}: ${(err as Error).message}`);
+    throw new ImportError(`${flag}: cannot write ${path}: ${(err as Error).message}`);
   }
+}
+
+export function writeRecord(report: string, record: RunRecord) {
+  writeJson(recordPath(report), record, `--report ${report}`);
 }
 
 /** The record beside a report, or undefined when there is none (a report of an older Roster). */
@@ -152,10 +157,11 @@ export function flagsOf(options: Shaping): string[] {
  * another value is refused, naming both: it would make the rest of the run a different run.
  */
 export function resumedOptions(
-  record: RunRecord,
+  record: Pick<RunRecord, 'options'>,
   report: string,
   given: Shaping,
   explicit: ReadonlySet<keyof Shaping>,
+  source = `the run in ${report} was started`,
 ): Shaping {
   for (const key of explicit) {
     const was = record.options[key];
@@ -165,7 +171,7 @@ export function resumedOptions(
       ((was === undefined || was === false) && (now === undefined || now === false));
     if (!same) {
       throw importUsageError(
-        `${describeOption(key, now)}: the run in ${report} was started with ${describeOption(key, was)}, and --resume continues that run as it was started. Leave the option out to continue it, or start a new run (without --resume) to import with other options`,
+        `${describeOption(key, now)}: ${source} with ${describeOption(key, was)}, and is applied as it was made. Leave the option out, or start anew (without --resume or --plan) to import with other options`,
       );
     }
   }
@@ -173,7 +179,12 @@ export function resumedOptions(
 }
 
 /** Refuses an input that is not the bytes the run started with, saying what differs. */
-export function checkInput(record: RunRecord, report: string, file: string, now: InputPrint) {
+export function checkInput(
+  record: Pick<RunRecord, 'input'>,
+  report: string,
+  file: string,
+  now: InputPrint,
+) {
   const was = record.input;
   if (was.size === now.size && was.sha256 === now.sha256) return;
   const what =
@@ -181,12 +192,16 @@ export function checkInput(record: RunRecord, report: string, file: string, now:
       ? `its size was ${was.size} bytes and is ${now.size} now`
       : `its content changed (SHA-256 ${was.sha256.slice(0, 12)}… then, ${now.sha256.slice(0, 12)}… now; same size)`;
   throw importUsageError(
-    `${file} is not the input the run in ${report} started with (${was.path}): ${what}. --resume continues a run on the same file; to import the new file, start a new run without --resume`,
+    `${file} is not the input of ${report} (${was.path}): ${what}. A resumed run or a saved plan is applied to the same file; to import the new file, start anew (without --resume or --plan)`,
   );
 }
 
 /** Refuses to send the rest of a run to another service or branch than its start. */
-export function checkTarget(record: RunRecord, report: string, now: RunRecord['target']) {
+export function checkTarget(
+  record: Pick<RunRecord, 'target'>,
+  report: string,
+  now: RunRecord['target'],
+) {
   const was = record.target;
   const clash =
     was.baseUrl !== now.baseUrl
@@ -196,7 +211,7 @@ export function checkTarget(record: RunRecord, report: string, now: RunRecord['t
         : undefined;
   if (clash) {
     throw importUsageError(
-      `the run in ${report} went to another place: ${clash}. Resume with the profile or --base-url the run started with`,
+      `${report} was made for another place: ${clash}. Use the profile or --base-url it was made with`,
     );
   }
 }

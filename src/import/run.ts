@@ -11,6 +11,7 @@ import { type PlannedRow, plannedDeactivation, plannedRow } from './planned.js';
 import { detectPreset, PRESETS, type Preset, type PresetName } from './presets.js';
 import { type CsvFile, openCsv, type ReadOptions } from './read.js';
 import { type DoneRow, ReportWriter, readDone } from './report.js';
+import { PlanCheck, type SavedPlan } from './saved-plan.js';
 import { type Snapshot, takeSnapshot } from './snapshot.js';
 import { DEFAULT_MAX_DEACTIVATE, type DeactivateLimit, syncRefusal } from './sync.js';
 import type { ImportClient, MatchField, Summary } from './types.js';
@@ -40,6 +41,10 @@ export interface ImportOptions {
   maxDeactivate?: DeactivateLimit;
   /** Aborted: send no more rows; those in flight finish and are reported. */
   signal?: AbortSignal;
+  /** Apply exactly this saved plan: rows whose user changed since are refused (see saved-plan). */
+  plan?: SavedPlan;
+  /** With `plan`: send the rows that are as planned, fail the others (exit 5). */
+  partial?: boolean;
 }
 
 /** What the engine reports progress to (the CLI draws it: cli/output/progress-line.ts). */
@@ -61,7 +66,7 @@ export interface ImportHooks {
   /** A real run, right before the first row is sent (after beforeCreates): record the run. */
   beforeSending?: () => Promise<void> | void;
   /** A dry run: every row of the plan in file order, then the `--sync` deactivations. */
-  onPlannedRow?: (row: PlannedRow) => Promise<void> | void;
+  onPlannedRow?: (planned: PlannedRow, row?: number) => Promise<void> | void;
 }
 
 export interface ImportResult {
@@ -218,12 +223,27 @@ export async function importCsv(
         };
         for await (const { row, ...r } of rows()) {
           report?.write({ ...r, ...(row ? { row } : {}), status: 'planned' });
-          await hooks.onPlannedRow?.(r);
+          await hooks.onPlannedRow?.(r, row);
         }
       }
       return { plan, summary, failures: plan.errors.map(planned), refusal };
     }
 
+    // A saved plan: the plan made now must be the saved one, row by row, before anything is sent.
+    const check = opts.plan ? new PlanCheck(opts.plan) : undefined;
+    let deactivate = plan.deactivate;
+    if (check) {
+      for await (const e of await replay()) check.check({ ...plannedRow(e), row: e.row });
+      const saved = new Set(opts.plan!.rows.filter((r) => r.row === undefined).map((r) => r.id));
+      for (const u of plan.deactivate) check.check(plannedDeactivation(u, match));
+      check.finish();
+      deactivate = plan.deactivate.filter((u) => saved.has(u.id));
+      if (check.changed.length > 0 && !opts.partial) {
+        throw new ImportError(
+          `${check.changed.length} row${check.changed.length === 1 ? '' : 's'} of the plan no longer hold${check.changed.length === 1 ? 's' : ''}, so nothing was applied (make a new plan with --dry-run --save-plan, or apply the rest with --partial):\n${check.changed.map((c) => `  ${c}`).join('\n')}`,
+        );
+      }
+    }
     if (plan.counts.create > 0) {
       await hooks.beforeCreates?.(columns.fields.filter((f): f is string => f !== null));
     }
@@ -231,6 +251,8 @@ export async function importCsv(
     // What is sent is counted as it completes; what the plan settled is counted already.
     Object.assign(summary, { created: 0, updated: 0, deactivated: 0, invitations: 0 });
     const failures: Outcome[] = plan.errors.map(planned);
+    for (const c of check?.changed ?? [])
+      hooks.onWarning?.(`not applied, changed since the plan: ${c}`);
     const appending = report !== undefined && report.path === opts.resume;
     const names = {
       create: 'created',
@@ -244,7 +266,17 @@ export async function importCsv(
     async function* toSend(): AsyncGenerator<Entry> {
       if (sends === 0 && !report) return;
       for await (const e of await replay()) {
-        if (e.action === 'create' || e.action === 'update' || e.action === 'deactivate') yield e;
+        if (check?.held.has(e.row) && e.action !== 'error') {
+          const outcome: Outcome = {
+            ...planned(e),
+            status: 'failed',
+            error: 'changed since the plan was made; not applied (--partial)',
+          };
+          report?.write(outcome);
+          summary.failed++;
+          failures.push(outcome);
+        } else if (e.action === 'create' || e.action === 'update' || e.action === 'deactivate')
+          yield e;
         else if (e.action === 'skip') {
           if (!report || appending) continue;
           const before = done!.get(e.row)!;
@@ -260,9 +292,9 @@ export async function importCsv(
       }
     }
 
-    const bar = hooks.progress?.(sends + plan.deactivate.length);
+    const bar = hooks.progress?.(sends + deactivate.length);
     try {
-      await applyPlan(client, toSend(), plan.deactivate, {
+      await applyPlan(client, toSend(), deactivate, {
         match,
         concurrency: opts.concurrency ?? 8,
         sendMail: opts.sendMail ?? true,

@@ -33,6 +33,9 @@ export interface ImportFlags {
   sendMail?: boolean;
   report?: string;
   resume?: string;
+  savePlan?: string;
+  plan?: string;
+  partial?: boolean;
   sync?: boolean;
   maxDeactivate?: DeactivateLimit;
   /** The options given on the command line, by attribute name (not those at their default). */
@@ -121,6 +124,15 @@ export function register(users: Command, deps: Deps, runFn = runImport) {
       'continue the run this report records: its file and options, skipping rows done',
     )
     .option(
+      '--save-plan <file>',
+      'with --dry-run: save the plan (0600, no secrets) for --plan to apply exactly',
+    )
+    .option(
+      '--plan <file>',
+      'apply exactly a saved plan: refused if a planned user changed since (the file is its input)',
+    )
+    .option('--partial', 'with --plan: apply the rows that still hold, fail the others (exit 5)')
+    .option(
       '--sync',
       'the file lists everyone: deactivate users it does not list, reactivate those it does',
     )
@@ -147,7 +159,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
     io.stdout.write(templateHeader());
     return;
   }
-  if (!given && !flags.resume) {
+  if (!given && !flags.resume && !flags.plan) {
     throw usageError('users import needs a CSV file (or --template to start one)');
   }
   const resume = await import('./import/resume.js');
@@ -157,6 +169,13 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
   if (!run.file) throw usageError('users import needs a CSV file (or --template to start one)');
   const opts = { ...flags, ...run.options, map: run.options.maps, globals: run.globals };
   if (opts.maxDeactivate && !opts.sync) throw usageError('--max-deactivate works with --sync only');
+  if (opts.savePlan && !opts.dryRun) throw usageError('--save-plan works with --dry-run only');
+  if (opts.dryRun && run.plan) {
+    throw usageError(
+      '--plan applies a saved plan, and --dry-run makes one: use one of them (--dry-run --save-plan FILE, then --plan FILE)',
+    );
+  }
+  if (opts.partial && !run.plan) throw usageError('--partial works with --plan only');
   if ((opts.statusColumn === undefined) !== (opts.activeValues === undefined)) {
     throw usageError(
       '--status-column and --active-values go together: the column, and the values that mean active (e.g. --status-column Status --active-values Active)',
@@ -180,13 +199,13 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
   const report = opts.report ?? (opts.dryRun ? undefined : opts.resume);
   // A run with a report is recorded beside it, and a resumed one checked against its record.
   const recorded = report !== undefined && !opts.dryRun;
-  const input = recorded || run.record ? await resume.fingerprint(csv) : undefined;
-  const target =
-    recorded || run.record ? await resume.targetOf(client, settings.baseUrl) : undefined;
-  if (run.record && input && target) {
-    resume.checkResume(run, opts.resume!, input, target);
-    Object.assign(client.userDefaults, { ...run.record.defaults, ...client.userDefaults });
-  }
+  // Where the run goes and what it reads, for its record, its saved plan, or the check of both.
+  const bound = recorded || run.record || run.plan || opts.savePlan;
+  const input = bound ? await resume.fingerprint(csv) : undefined;
+  const target = bound ? await resume.targetOf(client, settings.baseUrl) : undefined;
+  if (input && target) resume.checkResume(run, opts.resume, input, target);
+  const defaults = run.record?.defaults ?? run.plan?.saved.defaults;
+  if (defaults) Object.assign(client.userDefaults, { ...defaults, ...client.userDefaults });
   const spin = await spinner(deps, `reading ${csv} and the branch's users…`);
   // Ctrl-C while rows are sent: no new rows, the ones in flight finish and reach the report.
   // (While reading and planning nothing has been sent: Ctrl-C ends the command at once.)
@@ -199,6 +218,14 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
   const planOut = opts.dryRun
     ? await (await import('./import/plan-output.js')).planWriter(io, format)
     : undefined;
+  const saved: import('../../../import/saved-plan.js').SavedPlan['rows'] = [];
+  const onPlannedRow =
+    planOut || opts.savePlan
+      ? async (planned: import('../../../import/planned.js').PlannedRow, row?: number) => {
+          if (opts.savePlan) saved.push(row ? { row, ...planned } : planned);
+          await planOut?.write(planned);
+        }
+      : undefined;
   const result = await importCsv(
     client,
     {
@@ -206,6 +233,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
       file: csv,
       maps: opts.map,
       sendMail: opts.sendMail ?? true,
+      plan: run.plan?.saved,
       signal: controller.signal,
     },
     {
@@ -218,7 +246,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
         const has = (f: string) => fields.includes(f);
         await ensureRequired(client, { role: has('role'), locale: has('locale') }, deps);
       },
-      onPlannedRow: planOut && ((row) => planOut.write(row)),
+      onPlannedRow,
       beforeSending: () => {
         if (recorded) resume.record(report, run, flags, input!, target!, client);
       },
@@ -255,6 +283,13 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
   if (opts.dryRun) {
     if (planOut) await planOut.end(result.summary);
     else await show.renderPlan(io, format, result.plan, result.summary, result.plan.match);
+    if (opts.savePlan) {
+      resume.savePlan(opts.savePlan, saved, run, flags, input!, target!, client);
+      note(
+        io,
+        `saved the plan to ${opts.savePlan}; apply exactly it with: roster users import --plan ${opts.savePlan}`,
+      );
+    }
     const n = result.plan.invitations;
     if (n > 0) {
       note(

@@ -18,6 +18,7 @@ import {
   type Shaping,
   writeRecord,
 } from '../../../../import/run-record.js';
+import { readPlan, type SavedPlan, writePlan } from '../../../../import/saved-plan.js';
 import type { GlobalOptions } from '../../../context.js';
 import { usageError } from '../../../errors.js';
 
@@ -26,6 +27,7 @@ export interface RunFlags extends Omit<Shaping, 'sendMail' | 'maps'> {
   map?: string[];
   sendMail?: boolean;
   resume?: string;
+  plan?: string;
   /** The options given on the command line (commander's attribute names). */
   explicit?: ReadonlySet<string>;
   globals: GlobalOptions;
@@ -78,6 +80,38 @@ export interface TheRun {
   record?: RunRecord;
   /** A --resume report without a record (an older Roster): what to warn about. */
   unrecorded?: string;
+  /** A saved plan this run applies (`--plan`, or the one a resumed run applied). */
+  plan?: { path: string; saved: SavedPlan };
+}
+
+/** The flags' shaping options that were given on the command line. */
+const explicitOf = (flags: RunFlags) =>
+  new Set(
+    [...(flags.explicit ?? [])].flatMap((f) => (SHAPING_OF_FLAG[f] ? [SHAPING_OF_FLAG[f]] : [])),
+  );
+
+const definedGlobals = (g: GlobalOptions) =>
+  Object.fromEntries(Object.entries(g).filter(([, v]) => v !== undefined)) as GlobalOptions;
+
+/** `--plan FILE` (no resume): the plan's file, options and connection flags. */
+function planRun(given: string | undefined, flags: RunFlags, path: string): TheRun {
+  const saved = readPlan(path);
+  const options = resumedOptions(
+    saved,
+    path,
+    shapingOf(flags),
+    explicitOf(flags),
+    `the plan ${path} was made`,
+  );
+  if (saved.input.path === '-' && given !== '-') {
+    throw usageError(`the plan ${path} was made from standard input: pipe the same input again`);
+  }
+  return {
+    file: given ?? saved.input.path,
+    options,
+    globals: { ...saved.connection, ...definedGlobals(flags.globals) },
+    plan: { path: resolve(path), saved },
+  };
 }
 
 /**
@@ -87,16 +121,16 @@ export interface TheRun {
 export function whichRun(given: string | undefined, flags: RunFlags): TheRun {
   const options = shapingOf(flags);
   const record = flags.resume ? readRecord(flags.resume) : undefined;
+  if (flags.plan && !record) return planRun(given, flags, flags.plan);
   if (!flags.resume || !record) {
     const unrecorded = flags.resume
       ? `${flags.resume} has no run record beside it (${flags.resume}.run.json; reports of Roster before 0.2 have none): the rest of the run uses the options of this command, so give the ones the run started with`
       : undefined;
     return { file: given, options, globals: flags.globals, unrecorded };
   }
-  const explicit = new Set(
-    [...(flags.explicit ?? [])].flatMap((f) => (SHAPING_OF_FLAG[f] ? [SHAPING_OF_FLAG[f]] : [])),
-  );
-  const resumed = resumedOptions(record, flags.resume, options, explicit);
+  const resumed = resumedOptions(record, flags.resume, options, explicitOf(flags));
+  const planPath = record.plan ?? flags.plan;
+  const plan = planPath ? { path: resolve(planPath), saved: readPlan(planPath) } : undefined;
   const stdin = record.input.path === '-';
   if (stdin && given !== '-') {
     throw usageError(
@@ -106,11 +140,9 @@ export function whichRun(given: string | undefined, flags: RunFlags): TheRun {
   return {
     file: given ?? record.input.path,
     options: resumed,
-    globals: {
-      ...record.connection,
-      ...Object.fromEntries(Object.entries(flags.globals).filter(([, v]) => v !== undefined)),
-    },
+    globals: { ...record.connection, ...definedGlobals(flags.globals) },
     record,
+    ...(plan ? { plan } : {}),
   };
 }
 
@@ -124,16 +156,40 @@ export async function targetOf(client: ApiClient, baseUrl: string): Promise<RunR
   return { baseUrl, tenant: new URL(baseUrl).host, ...(branch ? { branch } : {}) };
 }
 
-/** Checks a resumed run's input and target against its record. */
+/** Checks a resumed run, and a saved plan, against the input and the target of this run. */
 export function checkResume(
   run: TheRun,
-  report: string,
+  report: string | undefined,
   input: InputPrint,
   target: RunRecord['target'],
 ) {
-  if (!run.record) return;
-  checkInput(run.record, report, run.file ?? '-', input);
-  checkTarget(run.record, report, target);
+  if (run.record && report) {
+    checkInput(run.record, report, run.file ?? '-', input);
+    checkTarget(run.record, report, target);
+  }
+  if (run.plan) {
+    checkInput(run.plan.saved, `the plan ${run.plan.path}`, run.file ?? '-', input);
+    checkTarget(run.plan.saved, `the plan ${run.plan.path}`, target);
+  }
+}
+
+/** What a run record and a saved plan keep of where the run comes from and goes to. */
+function origin(
+  run: TheRun,
+  flags: RunFlags,
+  input: InputPrint,
+  target: RunRecord['target'],
+  client: ApiClient,
+) {
+  const file = run.file ?? '-';
+  const { role, locale } = client.userDefaults;
+  return {
+    input: { path: file === '-' || isAbsolute(file) ? file : resolve(file), ...input },
+    target,
+    connection: { ...run.record?.connection, ...connectionOf(flags.globals) },
+    options: run.options,
+    defaults: { ...(role ? { role } : {}), ...(locale ? { locale } : {}) },
+  };
 }
 
 /** Writes the record beside `report` (a real run, right before its first row is sent). */
@@ -145,17 +201,31 @@ export function record(
   target: RunRecord['target'],
   client: ApiClient,
 ) {
-  const file = run.file ?? '-';
-  const { role, locale } = client.userDefaults;
   writeRecord(report, {
     kind: 'roster-import-run',
     version: 1,
-    input: { path: file === '-' || isAbsolute(file) ? file : resolve(file), ...input },
-    target,
-    connection: { ...run.record?.connection, ...connectionOf(flags.globals) },
-    options: run.options,
-    defaults: { ...(role ? { role } : {}), ...(locale ? { locale } : {}) },
+    ...origin(run, flags, input, target, client),
+    ...(run.plan ? { plan: run.plan.path } : {}),
   });
+}
+
+/** `--save-plan FILE`: a dry run's rows, bound to the input and the target (no secrets). */
+export function savePlan(
+  path: string,
+  rows: SavedPlan['rows'],
+  run: TheRun,
+  flags: RunFlags,
+  input: InputPrint,
+  target: RunRecord['target'],
+  client: ApiClient,
+) {
+  const plan: SavedPlan = {
+    kind: 'roster-import-plan',
+    version: 1,
+    ...origin(run, flags, input, target, client),
+    rows,
+  };
+  writePlan(path, plan);
 }
 
 export { fingerprint };

@@ -1,0 +1,94 @@
+/**
+ * A saved plan (`--dry-run --save-plan FILE`, then `--plan FILE`), like `terraform plan -out`:
+ * the rows as planned, each with the values it was planned against (a change's `from`), bound
+ * to the target and the input's fingerprint, and the options the plan was made with. Applying
+ * it plans again and sends only rows that come out exactly as saved: a row whose user changed
+ * since (any field the plan read) is named, and the whole plan refused unless `--partial`.
+ *
+ * It holds no secrets: `secret` and `recoveryCode` are `***` here and read from the file again.
+ */
+import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { ImportError } from './errors.js';
+import type { PlannedRow } from './planned.js';
+import { type RunRecord, writeJson } from './run-record.js';
+
+export interface SavedPlan extends Omit<RunRecord, 'kind' | 'version'> {
+  kind: 'roster-import-plan';
+  version: 1;
+  /** Every row of the file in order (`row` numbers it), then the `--sync` deactivations. */
+  rows: (PlannedRow & { row?: number })[];
+}
+
+export function writePlan(path: string, plan: SavedPlan) {
+  writeJson(path, plan, '--save-plan');
+}
+
+export function readPlan(path: string): SavedPlan {
+  let plan: SavedPlan;
+  try {
+    plan = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new ImportError(`--plan ${path}: not readable (${(err as Error).message})`, 'usage');
+  }
+  if (plan?.kind !== 'roster-import-plan' || plan.version !== 1 || !Array.isArray(plan.rows)) {
+    throw new ImportError(
+      `--plan ${path}: not a roster import plan (make one with --dry-run --save-plan)`,
+      'usage',
+    );
+  }
+  return plan;
+}
+
+/** Where a row of the plan went, for the check against the plan made now. */
+const where = (r: PlannedRow & { row?: number }) =>
+  r.line !== undefined ? `line ${r.line}${r.key ? ` (${r.key})` : ''}` : `user ${r.id} (--sync)`;
+
+const describe = (r?: PlannedRow) =>
+  !r
+    ? 'nothing'
+    : `${r.action}${
+        r.changes
+          ? ` ${Object.entries(r.changes)
+              .map(([f, c]) => `${f}: ${c.from ?? '(empty)'} → ${c.to ?? '(empty)'}`)
+              .join(', ')}`
+          : ''
+      }`;
+
+/**
+ * The rows whose plan now differs from the saved one (the user changed since), each with what
+ * was planned and what would happen now. Rows the `--resume` report marks done are not compared.
+ */
+export class PlanCheck {
+  private readonly saved = new Map<string, PlannedRow & { row?: number }>();
+  readonly changed: string[] = [];
+  /** Row numbers (file rows) that are not to be sent. */
+  readonly held = new Set<number>();
+
+  constructor(plan: SavedPlan) {
+    for (const r of plan.rows) this.saved.set(r.row ? `row ${r.row}` : `id ${r.id}`, r);
+  }
+
+  /** Compares one row of the plan made now; false when it is not the saved one. */
+  check(now: PlannedRow & { row?: number }): boolean {
+    if (now.action === 'skip') return true;
+    const id = now.row ? `row ${now.row}` : `id ${now.id}`;
+    const saved = this.saved.get(id);
+    this.saved.delete(id);
+    if (saved && isDeepStrictEqual(strip(saved), strip(now))) return true;
+    this.changed.push(`${where(saved ?? now)}: planned ${describe(saved)}, now ${describe(now)}`);
+    if (now.row) this.held.add(now.row);
+    return false;
+  }
+
+  /** Planned deactivations that the plan made now no longer has. */
+  finish() {
+    for (const r of this.saved.values()) {
+      if (r.row === undefined)
+        this.changed.push(`${where(r)}: planned ${describe(r)}, now nothing`);
+    }
+  }
+}
+
+const strip = ({ row: _row, ...r }: PlannedRow & { row?: number }) =>
+  JSON.parse(JSON.stringify(r)) as PlannedRow;
