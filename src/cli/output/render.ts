@@ -16,6 +16,8 @@ export type Format = (typeof FORMATS)[number];
 export interface Column<T> {
   header: string;
   value: (row: T) => unknown;
+  /** In a table, a long cell goes on over more lines instead of being cut. */
+  wrap?: boolean;
 }
 
 /** How rows of one kind print: columns for table/CSV, an object for JSON/NDJSON. */
@@ -58,12 +60,13 @@ async function write(io: IO, text: string) {
   if (!io.stdout.write(text)) await once(io.stdout, 'drain');
 }
 
-async function table(io: IO, head: string[], rows: unknown[][]) {
+async function table(io: IO, head: string[], rows: unknown[][], wrap?: boolean[]) {
   const { renderTable } = await import('./table.js');
   await renderTable(
     io,
     head,
     rows.map((r) => r.map(cell)),
+    wrap,
   );
 }
 
@@ -103,6 +106,7 @@ export async function listWriter<T>(io: IO, view: View<T>): Promise<ListWriter<T
           io,
           columns.map((c) => c.header),
           buffered.map((r) => columns.map((c) => c.value(r))),
+          columns.map((c) => c.wrap ?? false),
         );
       }
       return count;

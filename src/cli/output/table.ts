@@ -37,6 +37,24 @@ function clip(s: string, width: number): string {
   return `${out}…`;
 }
 
+/** `s` in pieces of at most `width` cells, for a column that wraps instead of cutting. */
+function pieces(s: string, width: number): string[] {
+  const out: string[] = [];
+  let piece = '';
+  let w = 0;
+  for (const ch of s) {
+    const cw = MARK.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
+    if (w + cw > width && piece !== '') {
+      out.push(piece);
+      piece = '';
+      w = 0;
+    }
+    piece += ch;
+    w += cw;
+  }
+  return [...out, piece];
+}
+
 const pad = (s: string, width: number) => s + ' '.repeat(Math.max(0, width - displayWidth(s)));
 
 /** Column widths that fit `limit` cells in all (borders included), taken from the widest first. */
@@ -58,7 +76,16 @@ async function write(io: IO, text: string) {
 
 const yieldToEvents = () => new Promise((resolve) => setImmediate(resolve));
 
-export async function renderTable(io: IO, head: string[], rows: string[][]): Promise<void> {
+/**
+ * `wrap[i]`: column i wraps a long cell onto more lines instead of cutting it (a plan's
+ * changes: a person reviewing it must see all of them).
+ */
+export async function renderTable(
+  io: IO,
+  head: string[],
+  rows: string[][],
+  wrap: boolean[] = [],
+): Promise<void> {
   const safeRows = rows.map((r) => r.map(safeText));
   const natural = head.map((h) => displayWidth(h));
   for (let i = 0; i < safeRows.length; i++) {
@@ -72,13 +99,27 @@ export async function renderTable(io: IO, head: string[], rows: string[][]): Pro
   const widths = fitWidths(natural, io.columns);
   const rule = (l: string, m: string, r: string) =>
     `${l}${widths.map((w) => '─'.repeat(w + 2)).join(m)}${r}\n`;
-  const line = (cells: string[], styled?: (s: string) => string) =>
+  const physical = (cells: string[], styled?: (s: string) => string) =>
     `│${cells
       .map((c, i) => {
         const text = pad(clip(c, widths[i]!), widths[i]!);
         return ` ${styled ? styled(text) : text} `;
       })
       .join('│')}│\n`;
+  const line = (cells: string[], styled?: (s: string) => string) => {
+    if (!wrap.some((w, i) => w && displayWidth(cells[i] ?? '') > widths[i]!)) {
+      return physical(cells, styled);
+    }
+    const split = cells.map((c, i) => (wrap[i] ? pieces(c, widths[i]!) : [c]));
+    const height = Math.max(...split.map((p) => p.length));
+    let out = '';
+    for (let k = 0; k < height; k++)
+      out += physical(
+        split.map((p) => p[k] ?? ''),
+        styled,
+      );
+    return out;
+  };
   await write(
     io,
     rule('┌', '┬', '┐') + line(head, (h) => paint(io, 'cyan', h)) + rule('├', '┼', '┤'),

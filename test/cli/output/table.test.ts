@@ -54,3 +54,30 @@ test('JSON output escapes C1 controls and DEL, which JSON.stringify leaves raw',
   expect(json).toBe('{"name":"a\\u009bb\\u007fc\\u001bd"}');
   expect(JSON.parse(json).name).toBe('a\u009bb\u007fc\u001bd');
 });
+
+test("a wrapping column goes on over more lines instead of being cut (a plan's changes)", async () => {
+  const fake = fakeIO({ tty: true });
+  fake.io.columns = 50;
+  const changes = 'firstName: Robert → Bob, department: Sales and Marketing → Research';
+  await renderTable(
+    fake.io,
+    ['line', 'changes'],
+    [
+      ['3', changes],
+      ['4', 'short'],
+    ],
+    [false, true],
+  );
+  const lines = fake.out().trimEnd().split('\n');
+  for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(50);
+  const body = lines.slice(3, -1).map((l) => l.split('│').map((c) => c.trim()));
+  expect(body.length).toBeGreaterThan(2); // row 3 took more than one line
+  expect(body.map((c) => c[1])).toEqual(['3', ...Array(body.length - 2).fill(''), '4']);
+  const wrapped = body
+    .slice(0, -1)
+    .map((c) => c[2])
+    .join('');
+  expect(wrapped.replaceAll(' ', '')).toBe(changes.replaceAll(' ', ''));
+  expect(body.at(-1)).toEqual(['', '4', 'short', '']);
+  expect(fake.out()).not.toContain('…');
+});

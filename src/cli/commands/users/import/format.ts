@@ -28,19 +28,16 @@ const SUMMARY_KEYS = [
   'invitations',
 ] as const;
 
-const short = (v: string | null) =>
-  v === null ? '(empty)' : v.length > 40 ? `${v.slice(0, 37)}…` : v;
-
-const clip = (text: string, max = 100) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-
 /** A new user's fields (the match key is in its own column; secrets are masked). */
 export function describeCreate(values: Values, match: MatchField): string {
   const set = Object.entries(values).filter(([f, v]) => v !== null && f !== match);
-  return clip(set.map(([f, v]) => `${f}=${CREATE_ONLY.has(f) ? '***' : short(v)}`).join(', '));
+  return set.map(([f, v]) => `${f}=${CREATE_ONLY.has(f) ? '***' : v}`).join(', ');
 }
 
+const shown = (v: string | null) => (v === null ? '(empty)' : v);
+
 export const describeChanges = (changes: Change[]) =>
-  clip(changes.map((c) => `${c.field}: ${short(c.from)} → ${short(c.to)}`).join(', '));
+  changes.map((c) => `${c.field}: ${shown(c.from)} → ${shown(c.to)}`).join(', ');
 
 /** The summary: a one-row table on a terminal, else the scripting shape. */
 export async function renderSummary(io: IO, format: Format, summary: Summary) {
@@ -87,6 +84,8 @@ export async function renderPlan(
       { header: match, value: (e) => e.key },
       {
         header: 'changes',
+        // Wrapped, never cut: what a person reviews is every change the run will make.
+        wrap: true,
         value: (e) =>
           e.action === 'create' ? describeCreate(e.values!, match) : describeChanges(e.changes!),
       },
