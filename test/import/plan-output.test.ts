@@ -38,8 +38,12 @@ const FILE = tempCsv(
 );
 
 async function dryRun(...args: string[]) {
+  return dryRunOf(FILE, ...args);
+}
+
+async function dryRunOf(file: string, ...args: string[]) {
   const fake = fakeIO();
-  const code = await run(['node', 'roster', 'users', 'import', FILE, '--dry-run', ...args], {
+  const code = await run(['node', 'roster', 'users', 'import', file, '--dry-run', ...args], {
     io: fake.io,
     env: {
       ROSTER_BASE_URL: `${server.url}/api`,
@@ -91,6 +95,12 @@ describe('a dry run for programs shows every row and every change', () => {
     const plan = JSON.parse(out);
     expect(plan.rows).toEqual(ROWS());
     expect(plan.summary).toMatchObject({ created: 1, updated: 1, failed: 1, invitations: 1 });
+  });
+
+  it('-o json of a file without rows is still one JSON object', async () => {
+    const { code, out } = await dryRunOf(tempCsv('externalId,email\n'), '-o', 'json');
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toEqual({ rows: [], summary: expect.objectContaining({ rows: 0 }) });
   });
 
   it('-o csv: one line per change', async () => {

@@ -41,12 +41,21 @@ const print = (io: IO, value: unknown, indent?: number) =>
 export async function planWriter(io: IO, format: Format): Promise<PlanWriter | undefined> {
   if (format === 'table') return undefined;
   if (format === 'json') {
-    const rows: PlannedRow[] = [];
+    // Streamed, so a 100,000-row plan is never held whole: {"rows": [ … ], "summary": { … }}.
+    let n = 0;
+    const indent = (value: unknown) =>
+      safeJson(JSON.stringify(value, null, 2)).replace(/\n/g, '\n    ');
+    const write = (text: string) =>
+      new Promise<void>((resolve) => {
+        if (io.stdout.write(text)) resolve();
+        else io.stdout.once('drain', resolve);
+      });
     return {
-      write: async (row) => {
-        rows.push(row);
-      },
-      end: (summary) => print(io, { rows, summary }, 2),
+      write: (row) => write(`${n++ === 0 ? '{\n  "rows": [\n' : ',\n'}    ${indent(row)}`),
+      end: (summary) =>
+        write(
+          `${n === 0 ? '{\n  "rows": [' : '\n  ]'}${n === 0 ? ']' : ''},\n  "summary": ${safeJson(JSON.stringify(summary, null, 2)).replace(/\n/g, '\n  ')}\n}\n`,
+        ),
     };
   }
   if (format === 'ndjson') {
