@@ -80,10 +80,16 @@ describe('saved plans', () => {
       changes: { firstName: { from: 'Robert', to: 'Bob' } },
     });
 
-    const applied = await roster('--plan', plan, '-o', 'json');
+    const report = join(dir, 'run.csv');
+    const applied = await roster('--plan', plan, '--report', report, '-o', 'json');
     expect(applied.code, applied.err).toBe(0);
     expect(JSON.parse(applied.out)).toMatchObject({ created: 2, updated: 1, invitations: 0 });
     expect(await names()).toEqual(['E-1 Ann', 'E-2 Bob', 'E-3 Cem']);
+    // The run records its plan: a resume applies the same plan (here: nothing is left).
+    expect(JSON.parse(readFileSync(`${report}.run.json`, 'utf8')).plan).toBe(plan);
+    const resumed = await roster('--resume', report, '-o', 'json');
+    expect(resumed.code, resumed.err).toBe(0);
+    expect(JSON.parse(resumed.out)).toMatchObject({ skipped: 3, created: 0 });
     // The secret came from the file again: Ann is activated.
     expect((await client.getUser('E-1')).status).toBe('activated');
   });
