@@ -3,7 +3,7 @@ import { validating } from '../helpers/openapi-validation.js';
 import { jsonBody, type StartServer, type TestServer, V3 } from '../helpers/server.js';
 
 /**
- * Every edge of the user state machine (README "Users"): pending → activated only with a secret;
+ * Every edge of the user state machine (docs/decisions.md "Users"): pending → activated only with a secret;
  * deactivated → activated only for a user who was activated before (else back to pending).
  */
 export function userStatesSuite(start: StartServer) {

@@ -86,7 +86,7 @@ function conflict(err: unknown, input: UserInput): never {
 }
 
 /**
- * The status an update leads to, or an error when the change is not possible (README "Users":
+ * The status an update leads to, or an error when the change is not possible (docs/decisions.md "Users":
  * the state machine). `activated` needs a secret, or an activation before.
  */
 function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {

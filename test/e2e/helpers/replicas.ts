@@ -1,6 +1,6 @@
 /**
  * `roster serve` replicas on one database (and, in the S3 project, one bucket) behind a real
- * haproxy that health-checks /readyz, as README "Running several replicas" configures it.
+ * haproxy that health-checks /readyz, as docs/serving.md "Running several replicas" configures it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
