@@ -50,6 +50,11 @@ export function readRawBody(ctx: Context, limit = MAX_JSON_BYTES): Promise<Buffe
   const declared = Number(ctx.get('Content-Length'));
   if (declared > limit) return Promise.reject(tooLarge(limit));
   const timeoutMs: number = ctx.state.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  // Gone before its body was read (a slow auth on PostgreSQL leaves time for that): its 'error'
+  // has been emitted already, and waiting would hold the request until the body timeout.
+  if (req.destroyed && !req.complete) {
+    return Promise.reject(new AppError('validation', 'the client aborted the request'));
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
