@@ -204,8 +204,9 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
   const input = bound ? await resume.fingerprint(csv) : undefined;
   const target = bound ? await resume.targetOf(client, settings.baseUrl) : undefined;
   if (input && target) resume.checkResume(run, opts.resume, input, target);
+  // The same run gives new users the role and locale it started with, whatever the profile says now.
   const defaults = run.record?.defaults ?? run.plan?.saved.defaults;
-  if (defaults) Object.assign(client.userDefaults, { ...defaults, ...client.userDefaults });
+  if (defaults) Object.assign(client.userDefaults, defaults);
   const spin = await spinner(deps, `reading ${csv} and the branch's users…`);
   // Ctrl-C while rows are sent: no new rows, the ones in flight finish and reach the report.
   // (While reading and planning nothing has been sent: Ctrl-C ends the command at once.)
