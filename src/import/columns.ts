@@ -8,6 +8,7 @@ import { fromCsvCell } from '../contract/csv-cell.js';
 import { customFieldIdSchema } from '../contract/schemas.js';
 import { ImportError, importUsageError } from './errors.js';
 import { headerKey, normalizeHeader, type Preset, type StatusColumn } from './presets.js';
+import { shellWord } from './shell-word.js';
 
 /** Every named import column, in template/export order. */
 export const FIELDS = [
@@ -227,8 +228,6 @@ function statusRules(header: string[], opts: HeaderOptions): StatusRule[] {
 /** Header names (normalised) of columns that say whether someone still works there. */
 const STATUS_LIKE =
   /^(status|employ(ee|ment)status|accountstatus|active|isactive|enabled|accountenabled|state)$/;
-
-const shellWord = (w: string) => (/^[\w.-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`);
 
 /** Each header column's field and the status columns; throws listing unknown or duplicate columns. */
 export function resolveHeader(header: string[], opts: HeaderOptions): Layout {

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { ImportError } from './errors.js';
-import type { PlannedRow } from './planned.js';
+import { changesText, type PlannedRow } from './planned.js';
 import { type RunRecord, writeJson } from './run-record.js';
 
 export interface SavedPlan extends Omit<RunRecord, 'kind' | 'version'> {
@@ -45,15 +45,7 @@ const where = (r: PlannedRow & { row?: number }) =>
   r.line !== undefined ? `line ${r.line}${r.key ? ` (${r.key})` : ''}` : `user ${r.id} (--sync)`;
 
 const describe = (r?: PlannedRow) =>
-  !r
-    ? 'nothing'
-    : `${r.action}${
-        r.changes
-          ? ` ${Object.entries(r.changes)
-              .map(([f, c]) => `${f}: ${c.from ?? '(empty)'} → ${c.to ?? '(empty)'}`)
-              .join(', ')}`
-          : ''
-      }`;
+  !r ? 'nothing' : `${r.action}${r.changes ? ` ${changesText(r.changes)}` : ''}`;
 
 /**
  * The rows whose plan now differs from the saved one (the user changed since), each with what

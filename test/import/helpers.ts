@@ -24,3 +24,26 @@ export async function readAll(path: string, opts: ReadOptions = {}) {
   for await (const r of csv.records) rows.push(r);
   return { header: csv.header, delimiter: csv.delimiter, rows };
 }
+
+/**
+ * `roster users import ARGS` in-process (the CLI's run()) against a real server: its exit code,
+ * stdout and stderr.
+ */
+export async function importViaCli(
+  server: { url: string; adminToken: string },
+  configDir: string,
+  args: string[],
+) {
+  const { run } = await import('../../src/cli/main.js');
+  const { fakeIO } = await import('../cli/helpers.js');
+  const fake = fakeIO();
+  const code = await run(['node', 'roster', 'users', 'import', ...args], {
+    io: fake.io,
+    env: {
+      ROSTER_BASE_URL: `${server.url}/api`,
+      ROSTER_TOKEN: server.adminToken,
+      ROSTER_CONFIG_DIR: configDir,
+    },
+  });
+  return { code, out: fake.out(), err: fake.err() };
+}

@@ -6,11 +6,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
 import { type ApiClient, createApiClient } from '../../src/client/index.js';
-import { fakeIO } from '../cli/helpers.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { tempCsv } from './helpers.js';
+import { importViaCli, tempCsv } from './helpers.js';
 
 let server: TestServer;
 let client: ApiClient;
@@ -41,18 +39,8 @@ async function dryRun(...args: string[]) {
   return dryRunOf(FILE, ...args);
 }
 
-async function dryRunOf(file: string, ...args: string[]) {
-  const fake = fakeIO();
-  const code = await run(['node', 'roster', 'users', 'import', file, '--dry-run', ...args], {
-    io: fake.io,
-    env: {
-      ROSTER_BASE_URL: `${server.url}/api`,
-      ROSTER_TOKEN: server.adminToken,
-      ROSTER_CONFIG_DIR: join(dir, 'config'),
-    },
-  });
-  return { code, out: fake.out(), err: fake.err() };
-}
+const dryRunOf = (file: string, ...args: string[]) =>
+  importViaCli(server, join(dir, 'config'), [file, '--dry-run', ...args]);
 
 const ROWS = () => [
   {

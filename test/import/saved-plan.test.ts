@@ -6,10 +6,9 @@ import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli/main.js';
 import { type ApiClient, createApiClient } from '../../src/client/index.js';
-import { fakeIO } from '../cli/helpers.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { importViaCli } from './helpers.js';
 
 let server: TestServer;
 let client: ApiClient;
@@ -39,18 +38,7 @@ afterEach(async () => {
   await server.close();
 });
 
-async function roster(...args: string[]) {
-  const fake = fakeIO();
-  const code = await run(['node', 'roster', 'users', 'import', ...args], {
-    io: fake.io,
-    env: {
-      ROSTER_BASE_URL: `${server.url}/api`,
-      ROSTER_TOKEN: server.adminToken,
-      ROSTER_CONFIG_DIR: join(dir, 'config'),
-    },
-  });
-  return { code, out: fake.out(), err: fake.err() };
-}
+const roster = (...args: string[]) => importViaCli(server, join(dir, 'config'), args);
 
 async function names() {
   const all: string[] = [];

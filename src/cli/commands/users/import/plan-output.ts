@@ -31,11 +31,12 @@ const CSV_COLUMNS = [
   { header: 'error', value: (l: ChangeLine) => l.row.error },
 ];
 
-const print = (io: IO, value: unknown, indent?: number) =>
+const write = (io: IO, text: string) =>
   new Promise<void>((resolve) => {
-    if (io.stdout.write(`${safeJson(JSON.stringify(value, null, indent))}\n`)) resolve();
+    if (io.stdout.write(text)) resolve();
     else io.stdout.once('drain', resolve);
   });
+const print = (io: IO, value: unknown) => write(io, `${safeJson(JSON.stringify(value))}\n`);
 
 /** The writer for this format; undefined for a table (the person's view: format.ts). */
 export async function planWriter(io: IO, format: Format): Promise<PlanWriter | undefined> {
@@ -45,15 +46,11 @@ export async function planWriter(io: IO, format: Format): Promise<PlanWriter | u
     let n = 0;
     const indent = (value: unknown) =>
       safeJson(JSON.stringify(value, null, 2)).replace(/\n/g, '\n    ');
-    const write = (text: string) =>
-      new Promise<void>((resolve) => {
-        if (io.stdout.write(text)) resolve();
-        else io.stdout.once('drain', resolve);
-      });
     return {
-      write: (row) => write(`${n++ === 0 ? '{\n  "rows": [\n' : ',\n'}    ${indent(row)}`),
+      write: (row) => write(io, `${n++ === 0 ? '{\n  "rows": [\n' : ',\n'}    ${indent(row)}`),
       end: (summary) =>
         write(
+          io,
           `${n === 0 ? '{\n  "rows": [' : '\n  ]'}${n === 0 ? ']' : ''},\n  "summary": ${safeJson(JSON.stringify(summary, null, 2)).replace(/\n/g, '\n  ')}\n}\n`,
         ),
     };

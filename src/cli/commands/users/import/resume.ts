@@ -19,6 +19,7 @@ import {
   writeRecord,
 } from '../../../../import/run-record.js';
 import { readPlan, type SavedPlan, writePlan } from '../../../../import/saved-plan.js';
+import { shellWord } from '../../../../import/shell-word.js';
 import type { GlobalOptions } from '../../../context.js';
 import { usageError } from '../../../errors.js';
 
@@ -229,10 +230,6 @@ export function savePlan(
 }
 
 export { fingerprint };
-
-/** A word for a shell: quoted when it holds anything a shell would read. */
-const shellWord = (w: string) =>
-  /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`;
 
 /**
  * The shortest command that does exactly the rest of a run that stopped part-way: with a report
