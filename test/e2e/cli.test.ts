@@ -227,24 +227,6 @@ describe('configuration', () => {
 });
 
 describe('on the way to the service', () => {
-  it('a server that never answers fails after --timeout (or ROSTER_TIMEOUT), naming it', async () => {
-    const s = await startServer(() => undefined);
-    try {
-      const env = { ROSTER_TOKEN: 'dA==', ROSTER_BASE_URL: `${s.baseUrl}` };
-      const flag = await roster(['users', 'show', 'x', '--timeout', '1'], { env });
-      expect(flag.exitCode).toBe(1);
-      expect(flag.stderr).toContain('no answer within 1 s');
-      expect(flag.stderr).toContain('--timeout');
-      const fromEnv = await roster(['media', 'list'], { env: { ...env, ROSTER_TIMEOUT: '1' } });
-      expect(fromEnv.exitCode).toBe(1);
-      expect(fromEnv.stderr).toContain('no answer within 1 s');
-      const bad = await roster(['users', 'show', 'x', '--timeout', 'soon'], { env });
-      expect(bad.exitCode).toBe(2);
-    } finally {
-      await s.close();
-    }
-  });
-
   it('a revoked token: exit 3 with a hint to log in', async () => {
     const { id, token } = await srv.newToken();
     expect((await srv.run(['users', 'list'], { env: { ROSTER_TOKEN: token } })).exitCode).toBe(0);

@@ -1,6 +1,6 @@
 /**
  * The built CLI against a deliberately hostile service, written here: endless and oversized
- * bodies, a redirect to another origin, a stall, a file longer than declared. Each run is
+ * bodies, a redirect to another origin, a file longer than declared. Each run is
  * checked for its exit code and message, the peak memory of the CLI process (GNU time's
  * maximum resident set size), and that nothing is left at the destination.
  */
@@ -85,10 +85,6 @@ beforeAll(async () => {
     } else if (path === '/api/users/moved') {
       res.writeHead(302, { location: `${otherOrigin}/api/users/moved` });
       res.end('<html>moved</html>');
-    } else if (path === '/api/users/stall') {
-      // Headers, then nothing, ever.
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.flushHeaders();
     } else if (path.startsWith('/api/media/')) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(medium()));
@@ -161,12 +157,6 @@ describe.runIf(hasTime)('a hostile service', () => {
     expect(r.exitCode).not.toBe(0);
     expect(seenElsewhere.filter(Boolean)).toEqual([]);
     expect(r.stderr).not.toContain(TOKEN);
-  });
-
-  it('a stalled answer fails within --timeout, naming the flag', async () => {
-    const r = await roster(['users', 'show', 'stall', '-o', 'json', '--timeout', '1']);
-    expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/--timeout/);
   });
 
   it('a file longer than its declared size fails, and nothing is left at the destination', async () => {

@@ -60,14 +60,26 @@ describe('Ctrl-C on a terminal', () => {
     }
   });
 
-  test('after a spinner ran (users list --all as a table): exits 130', async () => {
-    await srv.run(['users', 'import', csv(2500, 'lst'), '--no-send-mail']);
-    const run = inPty(['users', 'list', '--all', '--limit', '100', '--status', 'all'], srv.env);
-    await run.waitFor('lst-');
-    run.type('\x03');
-    const { exitCode, screen } = await run.exited;
-    expect(exitCode, screen.slice(-500)).toBe(130);
-    expect(screen).toContain('interrupted');
+  test('while a spinner runs (users list --all as a table): exits 130', async () => {
+    await srv.run(['users', 'import', csv(30, 'lst'), '--no-send-mail']);
+    // Ctrl-C lands while page 2 of 3 is held: the spinner is up, on any machine.
+    const proxy = await holdProxy(
+      new URL(srv.baseUrl).origin,
+      (req) => req.method === 'GET' && (req.url ?? '').startsWith('/api/users?'),
+      2,
+    );
+    try {
+      const env = { ...srv.env, ROSTER_BASE_URL: `${proxy.url}/api`, ROSTER_TOKEN: srv.adminToken };
+      const run = inPty(['users', 'list', '--all', '--limit', '10', '--status', 'all'], env);
+      await proxy.held;
+      run.type('\x03');
+      const { exitCode, screen } = await run.exited;
+      expect(exitCode, screen.slice(-500)).toBe(130);
+      expect(screen).toContain('interrupted');
+    } finally {
+      proxy.release();
+      await proxy.close();
+    }
   });
 
   test('during an upload: the transfer is cancelled, nothing is stored, exit 130', async () => {

@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openCsv, type ReadOptions } from '../../src/import/read.js';
+import { cliAgainst } from '../helpers/cli-run.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'csv');
 export const fixture = (name: string) => join(FIXTURES, name);
@@ -34,16 +35,6 @@ export async function importViaCli(
   configDir: string,
   args: string[],
 ) {
-  const { run } = await import('../../src/cli/main.js');
-  const { fakeIO } = await import('../cli/helpers.js');
-  const fake = fakeIO();
-  const code = await run(['node', 'roster', 'users', 'import', ...args], {
-    io: fake.io,
-    env: {
-      ROSTER_BASE_URL: `${server.url}/api`,
-      ROSTER_TOKEN: server.adminToken,
-      ROSTER_CONFIG_DIR: configDir,
-    },
-  });
-  return { code, out: fake.out(), err: fake.err() };
+  const r = await cliAgainst(server, server.adminToken, configDir)(['users', 'import', ...args]);
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }

@@ -1,6 +1,7 @@
 /**
- * HR and identity exports as a user imports them: the built CLI against a real `roster serve`,
- * each format's fixture (fixtures/csv/presets, the vendors' documented column names) with only
+ * HR and identity exports as a user imports them: the CLI's run() against a real server on a
+ * real port (in-process: a matrix; test/e2e/import.test.ts is the spawned journey), each format's
+ * fixture (fixtures/csv/presets, the vendors' documented column names) with only
  * `--preset`. Without it the preset is suggested; leavers are never created nor invited; an
  * existing leaver is left alone, and deactivated with --sync. One server; each format in its own
  * branch (the fixtures' emails differ between formats, and emails are unique per tenant).
@@ -10,15 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PRESETS, type PresetName } from '../../src/import/presets.js';
-import { BIN, type CliServer, startCliServer } from '../helpers/cli-server.js';
+import { cliAgainst } from '../helpers/cli-run.js';
 import { eventually } from '../helpers/eventually.js';
+import { startServer, type TestServer } from '../helpers/server.js';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'csv');
 
-let server: CliServer;
-const dir = mkdtempSync(join(tmpdir(), 'roster-e2e-presets-'));
+let server: TestServer;
+const dir = mkdtempSync(join(tmpdir(), 'roster-presets-'));
 beforeAll(async () => {
-  server = await startCliServer();
+  server = await startServer();
 });
 afterAll(async () => {
   await server?.close();
@@ -68,18 +70,23 @@ const FORMATS: Record<PresetName, { created: string[]; leavers: string[]; leaver
 
 /** The CLI with a token of its own branch. */
 async function inBranch(branch: string) {
-  const token = await server.token({ branch });
-  const run = (args: string[]) => {
-    const r = server.cli(args, { env: { ROSTER_TOKEN: token } });
-    return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
-  };
-  const users = () =>
+  const run = cliAgainst(server, await server.token({ branch }), mkdtempSync(join(dir, 'config-')));
+  const users = async () =>
     JSON.parse(
-      run(['users', 'list', '--all', '--status', 'activated,pending,deactivated', '-o', 'json'])
-        .stdout,
+      (
+        await run([
+          ...['users', 'list', '--all'],
+          ...['--status', 'activated,pending,deactivated', '-o', 'json'],
+        ])
+      ).stdout,
     ) as { id: string; email?: { value: string } | string; status: string }[];
-  const statusOf = () =>
-    new Map(users().map((u) => [typeof u.email === 'string' ? u.email : u.email?.value, u.status]));
+  const statusOf = async () =>
+    new Map(
+      (await users()).map((u) => [
+        typeof u.email === 'string' ? u.email : u.email?.value,
+        u.status,
+      ]),
+    );
   return { run, statusOf };
 }
 
@@ -102,7 +109,7 @@ describe.each(Object.keys(FORMATS) as PresetName[])('users import --preset %s', 
     const { run, statusOf } = await inBranch(`preset-${name}`);
 
     // Without the preset: refused (its columns are not Roster's), with the preset suggested.
-    const plain = run(['users', 'import', file, '--dry-run']);
+    const plain = await run(['users', 'import', file, '--dry-run']);
     expect(plain.code, plain.stderr).toBe(2); // usage: the file is fine, the options are not
     expect(plain.stderr).toMatch(
       new RegExp(`looks like an? ${literally(PRESETS[name].title)}: try --preset ${name}`),
@@ -112,10 +119,10 @@ describe.each(Object.keys(FORMATS) as PresetName[])('users import --preset %s', 
     const leaver = leavers[0]!;
     const seed = join(dir, `${name}-seed.csv`);
     writeFileSync(seed, `externalId,email\n${leaverKey ?? `seed-${name}`},${leaver}\n`);
-    expect(run(['users', 'import', seed, '--no-send-mail']).code).toBe(0);
+    expect((await run(['users', 'import', seed, '--no-send-mail'])).code).toBe(0);
 
     // The plan names the leavers and what happens to them.
-    const dry = run(['users', 'import', file, '--preset', name, '--dry-run', '-o', 'table']);
+    const dry = await run(['users', 'import', file, '--preset', name, '--dry-run', '-o', 'table']);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(
       /│ create\s+│ update\s+│ unchanged\s+│ deactivate\s+│ error\s+│ leaver/,
@@ -127,7 +134,7 @@ describe.each(Object.keys(FORMATS) as PresetName[])('users import --preset %s', 
     );
 
     // The import: only --preset.
-    const r = run(['users', 'import', file, '--preset', name, '-o', 'json']);
+    const r = await run(['users', 'import', file, '--preset', name, '-o', 'json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       created: created.length,
@@ -140,7 +147,7 @@ describe.each(Object.keys(FORMATS) as PresetName[])('users import --preset %s', 
       leavers: leavers.length,
     });
     expect(r.stderr).toMatch(/leavers? \(.+\): never created or invited/);
-    const status = statusOf();
+    const status = await statusOf();
     expect([...status.keys()].sort()).toEqual([...created, leaver].sort());
     expect(status.get(leaver)).toBe('pending'); // left as it was
     await eventually(() => created.every(mailedTo), 15_000);
@@ -148,16 +155,16 @@ describe.each(Object.keys(FORMATS) as PresetName[])('users import --preset %s', 
 
     // --sync: the existing leaver is deactivated (and only them: everyone else is in the file).
     // (One of 3-4 users is beyond the default --max-deactivate 10%, which leavers count toward.)
-    const refused = run(['users', 'import', file, '--preset', name, '--sync']);
+    const refused = await run(['users', 'import', file, '--preset', name, '--sync']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/--sync would deactivate 1 users .*1 of them marked as leavers/);
-    const synced = run([
+    const synced = await run([
       ...['users', 'import', file, '--preset', name],
       ...['--sync', '--max-deactivate', '1', '-o', 'json'],
     ]);
     expect(synced.code, synced.stderr).toBe(0);
     expect(JSON.parse(synced.stdout)).toMatchObject({ deactivated: 1, created: 0, failed: 0 });
-    const after = statusOf();
+    const after = await statusOf();
     expect(after.get(leaver)).toBe('deactivated');
     expect(created.map((e) => after.get(e))).not.toContain('deactivated');
     expect(mailedTo(leaver)).toBe(false);
@@ -165,8 +172,8 @@ describe.each(Object.keys(FORMATS) as PresetName[])('users import --preset %s', 
 });
 
 test('--help of users import explains presets, status columns and preambles', async () => {
-  const { execaSync } = await import('execa');
-  const help = String(execaSync(process.execPath, [BIN, 'users', 'import', '--help']).stdout);
+  const { run } = await inBranch('help');
+  const help = (await run(['users', 'import', '--help'])).stdout;
   for (const flag of ['--preset <format>', '--status-column', '--active-values', '--skip-lines']) {
     expect(help).toContain(flag);
   }
@@ -179,16 +186,16 @@ describe('a file from Excel on a Mac', () => {
   test('Mac Roman is suggested as macintosh (not windows-1252), and its sep= line honoured', async () => {
     const { run } = await inBranch('mac');
     const file = join(FIXTURES, 'mac-roman.csv');
-    const plain = run(['users', 'import', file]);
+    const plain = await run(['users', 'import', file]);
     expect(plain.code).toBe(1);
     expect(plain.stderr).toMatch(
       /line 3, column 26: .*probably Mac Roman.*'Jürgen' where windows-1252 would read 'JŸrgen': try --encoding macintosh/,
     );
-    const wrong = run(['users', 'import', file, '--encoding', 'windows-1252', '--dry-run']);
+    const wrong = await run(['users', 'import', file, '--encoding', 'windows-1252', '--dry-run']);
     expect(wrong.stderr).toContain(
       "--encoding windows-1252 reads 'JŸrgen', macintosh reads 'Jürgen': try --encoding macintosh",
     );
-    const r = run([
+    const r = await run([
       'users',
       'import',
       file,
@@ -200,7 +207,7 @@ describe('a file from Excel on a Mac', () => {
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ created: 3, failed: 0 });
-    const names = JSON.parse(run(['users', 'list', '--all', '-o', 'json']).stdout).map(
+    const names = JSON.parse((await run(['users', 'list', '--all', '-o', 'json'])).stdout).map(
       (u: { profile: { firstName: string; lastName: string; department: string } }) =>
         `${u.profile.firstName} ${u.profile.lastName} (${u.profile.department})`,
     );
