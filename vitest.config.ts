@@ -36,6 +36,7 @@ const POSTGRES_TESTS = [
   'test/import/saved-plan.test.ts',
   'test/import/preset-imports.test.ts',
   'test/import/import-cli.test.ts',
+  'test/cli/commands/users/users-cli.test.ts',
   'test/cli/commands/check.test.ts',
   'test/e2e/postgres-copy.test.ts',
   'test/e2e/postgres-replicas.test.ts',

@@ -1,15 +1,15 @@
 /**
- * Media URLs that need authentication, end to end: `roster serve --cdn-token-only` (as the real
- * platform since 2026-03) with its media URLs on a CDN of another origin — a server in this
- * test that logs every request and passes it on to serve's /cdn — and the built CLI's
- * `media download` with cdnAuth off, on, on for another host, and across a redirect.
+ * Media URLs that need authentication: a server with --cdn-token-only (as the real platform since
+ * 2026-03) whose media URLs are on a CDN of another origin — a server in this test that logs every
+ * request and passes it on to the server's /cdn — and the CLI's `media download` (run() in this
+ * process) with cdnAuth off, on, on for another host, and across a redirect.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Served, serve } from '../helpers/e2e.js';
+import { type CliServed, startCliServed } from '../helpers/cli-run.js';
 import { scratch } from '../helpers/scratch.js';
 
 const { temp, defer, cleanup } = scratch();
@@ -56,7 +56,7 @@ async function cdnServer(upstream: () => string): Promise<Cdn> {
   return cdn;
 }
 
-let srv: Served;
+let srv: CliServed;
 let cdn: Cdn;
 let other: Cdn;
 let mediumId: string;
@@ -68,7 +68,7 @@ beforeAll(async () => {
   const origin = () => new URL(srv.baseUrl).origin;
   cdn = await cdnServer(origin);
   other = await cdnServer(origin);
-  srv = await serve({ args: ['--cdn-token-only', '--cdn-url', `${cdn.origin}/cdn`] });
+  srv = await startCliServed({ cdnTokenOnly: true, cdnUrl: `${cdn.origin}/cdn` });
   defer(() => srv.close());
   writeFileSync(join(dir, 'notes.txt'), photo);
   const up = await srv.run(['-o', 'json', 'media', 'upload', join(dir, 'notes.txt')]);
@@ -138,7 +138,7 @@ describe('a media URL on another origin that needs the token', () => {
 });
 
 it('media URLs on the API’s own origin get the token as every API request does', async () => {
-  const own = await serve({ args: ['--cdn-token-only'] });
+  const own = await startCliServed({ cdnTokenOnly: true });
   defer(() => own.close());
   writeFileSync(join(dir, 'own.txt'), photo);
   const up = await own.run(['-o', 'json', 'media', 'upload', join(dir, 'own.txt')]);

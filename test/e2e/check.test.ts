@@ -1,10 +1,11 @@
-/** `roster check` end to end: the CI gate against a real `roster serve`. */
+/** `roster check`, the CI gate, against a real server on a real port: in-process, and spawned once. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { roster, type Served, serve } from '../helpers/e2e.js';
+import { type CliServed, startCliServed } from '../helpers/cli-run.js';
+import { roster } from '../helpers/e2e.js';
 
-let srv: Served;
+let srv: CliServed;
 beforeAll(async () => {
-  srv = await serve();
+  srv = await startCliServed();
 });
 afterAll(async () => {
   await srv?.close();

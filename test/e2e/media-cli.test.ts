@@ -1,4 +1,7 @@
-/** `roster media …` end to end: the built CLI against a real `roster serve`, real files. */
+/**
+ * `roster media …` as a user runs them, on real files against a real server on a real port: the
+ * CLI's run() in-process, and the built CLI spawned where a signal interrupts it.
+ */
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -6,10 +9,11 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, type Served, serve } from '../helpers/e2e.js';
+import { type CliServed, startCliServed } from '../helpers/cli-run.js';
+import { BIN } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 
-let srv: Served;
+let srv: CliServed;
 let dir: string;
 const at = (name: string) => join(dir, name);
 const json = (text: string) => JSON.parse(text);
@@ -53,7 +57,7 @@ beforeAll(async () => {
     writeFile(at('report.pdf'), tinyPdf()),
     writeFile(at('notes.txt'), 'plain text, stored as raw\n'),
   ]);
-  srv = await serve();
+  srv = await startCliServed();
 });
 afterAll(async () => {
   await srv?.close();

@@ -2,18 +2,21 @@
  * The CLI against a server that behaves as the real platform's documentation says
  * (`roster serve --like-platform --vendor staffbase`: no GET /api, new users only as
  * user-invite.v2 with role and locale, changes as user-update.v1, sorting by name keys only).
+ * The server and most commands run in this process (the CLI's run()); the terminal prompt is the
+ * built CLI in a real pseudo-terminal.
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Env, type Served, serve } from '../helpers/e2e.js';
+import { type CliServed, startCliServed } from '../helpers/cli-run.js';
+import type { Env } from '../helpers/e2e.js';
 import { scratch } from '../helpers/scratch.js';
 import { inPty } from './helpers/pty.js';
 
 const tmp = scratch();
-let srv: Served;
+let srv: CliServed;
 beforeAll(async () => {
-  srv = await serve({ args: ['--like-platform', '--vendor', 'staffbase'] });
+  srv = await startCliServed({ likePlatform: true, vendor: 'staffbase' });
 });
 afterAll(async () => {
   await srv?.close();

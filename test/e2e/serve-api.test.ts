@@ -1,17 +1,14 @@
-/** The HTTP suites, unchanged, against the built CLI's `roster serve` in its own process. */
+/**
+ * HTTP suites, unchanged, against the built CLI's `roster serve` in its own process: what the
+ * entry point wires (store, auth, negotiation, the users routes) is the app the in-process runs
+ * test. The other suites (lists, limits, states, platform types) test the service's rules, which
+ * do not depend on how the process started; they run in-process on every backend.
+ */
 import { serve } from '../helpers/e2e.js';
 import { authSuite } from '../suites/auth.suite.js';
 import { negotiationSuite } from '../suites/negotiation.suite.js';
-import { platformTypesSuite } from '../suites/platform-types.suite.js';
-import { userLimitsSuite } from '../suites/user-limits.suite.js';
-import { userStatesSuite } from '../suites/user-states.suite.js';
-import { usersListSuite } from '../suites/users-list.suite.js';
 import { usersRoutesSuite } from '../suites/users-routes.suite.js';
 
 usersRoutesSuite(serve);
-usersListSuite(serve);
 authSuite(serve);
 negotiationSuite(serve);
-platformTypesSuite(serve);
-userLimitsSuite(serve);
-userStatesSuite(serve);

@@ -3,8 +3,13 @@
  * (presets, formats, error tables) run here, where a command costs no process start-up; test/e2e
  * keeps one spawned journey per feature.
  */
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
 import { run } from '../../src/cli/main.js';
+import { SCOPES, type Scope } from '../../src/contract/scopes.js';
+import type { ServerConfig } from '../../src/server/config.js';
 import { fakeIO } from '../cli/helpers.js';
+import { startServer, type TestServer } from './server.js';
 
 export interface CliResult {
   code: number;
@@ -17,6 +22,18 @@ export type CliRun = (
   opts?: { env?: Record<string, string>; stdin?: string },
 ) => Promise<CliResult>;
 
+/** A `roster` that runs with exactly `env` (plus NO_COLOR and each call's env). */
+export function cliWith(env: Record<string, string>): CliRun {
+  return async (args, opts = {}) => {
+    const fake = fakeIO({ stdin: opts.stdin ?? '' });
+    const code = await run(['node', 'roster', ...args], {
+      io: fake.io,
+      env: { NO_COLOR: '1', ...env, ...opts.env },
+    });
+    return { code, stdout: fake.out(), stderr: fake.err() };
+  };
+}
+
 /**
  * A `roster` bound to a server (its API under `url`) and a config dir: `ROSTER_TOKEN` is `token`
  * unless a call's env says otherwise. Never a terminal; stdin empty unless given.
@@ -27,19 +44,62 @@ export function cliAgainst(
   configDir: string,
   env: Record<string, string> = {},
 ): CliRun {
-  return async (args, opts = {}) => {
-    const fake = fakeIO({ stdin: opts.stdin ?? '' });
-    const code = await run(['node', 'roster', ...args], {
-      io: fake.io,
-      env: {
-        ROSTER_BASE_URL: `${server.url}/api`,
-        ROSTER_TOKEN: token,
-        ROSTER_CONFIG_DIR: configDir,
-        NO_COLOR: '1',
-        ...env,
-        ...opts.env,
-      },
-    });
-    return { code, stdout: fake.out(), stderr: fake.err() };
+  return cliWith({
+    ROSTER_BASE_URL: `${server.url}/api`,
+    ROSTER_TOKEN: token,
+    ROSTER_CONFIG_DIR: configDir,
+    ...env,
+  });
+}
+
+export interface CliServed extends TestServer {
+  /** The API base URL (…/api). */
+  baseUrl: string;
+  configDir: string;
+  /** Env pointing a CLI (this one, or a spawned one) at this server through profile `local`. */
+  env: Record<string, string>;
+  /** `roster ARGS` in-process as the admin (or as `env` says), shaped as the e2e harness's. */
+  run(
+    args: string[],
+    opts?: { env?: Record<string, string>; input?: string },
+  ): Promise<{ exitCode: number; stdout: string; stderr: string }>;
+  /** A fresh token on the main branch with the given scopes (comma-separated; all by default). */
+  newToken(scopes?: string): Promise<{ id: string; token: string }>;
+}
+
+/**
+ * A real server in this process and a CLI whose config dir holds its admin token as profile
+ * `local`, as `roster serve` leaves it: for command matrices.
+ */
+export async function startCliServed(config: Partial<ServerConfig> = {}): Promise<CliServed> {
+  const server = await startServer(config);
+  const configDir = mkdtempSync(join(server.dataDir, 'config-'));
+  // The local admin commands (tokens, tenants, branches) open the server's own store.
+  const env = {
+    ROSTER_CONFIG_DIR: configDir,
+    ROSTER_DATA_DIR: server.dataDir,
+    ...(server.database ? { ROSTER_DATABASE_URL: server.database } : {}),
   };
+  const cli = cliWith(env);
+  const login = await cli([
+    ...['login', '--base-url', `${server.url}/api`],
+    ...['--token', server.adminToken, '--profile', 'local'],
+  ]);
+  if (login.code !== 0) throw new Error(`login to the test server failed: ${login.stderr}`);
+  return Object.assign(server, {
+    baseUrl: `${server.url}/api`,
+    configDir,
+    env,
+    async run(args: string[], opts: { env?: Record<string, string>; input?: string } = {}) {
+      const r = await cli(args, { env: opts.env, stdin: opts.input });
+      return { exitCode: r.code, stdout: r.stdout, stderr: r.stderr };
+    },
+    async newToken(scopes?: string) {
+      const tenant = (await server.store.tenants.byHost('*'))!;
+      const branch = (await server.store.branches.byName(tenant.id, 'main'))!;
+      const list = (scopes ? scopes.split(',') : [...SCOPES]) as Scope[];
+      const { token, secret } = await server.store.tokens.create(branch.id, 'test', list);
+      return { id: token.id, token: secret };
+    },
+  });
 }

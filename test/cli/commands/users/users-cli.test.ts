@@ -1,11 +1,14 @@
-/** `roster users …` end to end: the built CLI against a real `roster serve`. */
+/**
+ * `roster users …` as a user runs them: the CLI's run() in-process against a real server on a
+ * real port (the spawned journeys in test/e2e/cli.test.ts run users commands from the built CLI).
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Served, serve } from '../helpers/e2e.js';
+import { type CliServed, startCliServed } from '../../../helpers/cli-run.js';
 
-let srv: Served;
+let srv: CliServed;
 let ann: any;
 beforeAll(async () => {
-  srv = await serve();
+  srv = await startCliServed();
 });
 afterAll(async () => {
   await srv?.close();
