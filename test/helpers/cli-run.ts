@@ -19,7 +19,7 @@ export interface CliResult {
 
 export type CliRun = (
   args: string[],
-  opts?: { env?: Record<string, string>; stdin?: string },
+  opts?: { env?: Record<string, string | undefined>; stdin?: string },
 ) => Promise<CliResult>;
 
 /** A `roster` that runs with exactly `env` (plus NO_COLOR and each call's env). */
@@ -61,7 +61,7 @@ export interface CliServed extends TestServer {
   /** `roster ARGS` in-process as the admin (or as `env` says), shaped as the e2e harness's. */
   run(
     args: string[],
-    opts?: { env?: Record<string, string>; input?: string },
+    opts?: { env?: Record<string, string | undefined>; input?: string },
   ): Promise<{ exitCode: number; stdout: string; stderr: string }>;
   /** A fresh token on the main branch with the given scopes (comma-separated; all by default). */
   newToken(scopes?: string): Promise<{ id: string; token: string }>;
@@ -90,7 +90,10 @@ export async function startCliServed(config: Partial<ServerConfig> = {}): Promis
     baseUrl: `${server.url}/api`,
     configDir,
     env,
-    async run(args: string[], opts: { env?: Record<string, string>; input?: string } = {}) {
+    async run(
+      args: string[],
+      opts: { env?: Record<string, string | undefined>; input?: string } = {},
+    ) {
       const r = await cli(args, { env: opts.env, stdin: opts.input });
       return { exitCode: r.code, stdout: r.stdout, stderr: r.stderr };
     },
