@@ -3,6 +3,7 @@ import { chmodSync, existsSync, readFileSync, renameSync, statSync } from 'node:
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { cliWith } from '../helpers/cli-run.js';
 import { type Env, roster, spawnServe } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 import { scratch } from '../helpers/scratch.js';
@@ -13,6 +14,10 @@ afterEach(scope.cleanup);
 const { temp } = scope;
 
 const cli = (args: string[], env: Env) => roster(args, { env });
+const local = async (args: string[], env: Env) => {
+  const r = await cliWith(env)(args);
+  return { exitCode: r.code, stdout: r.stdout, stderr: r.stderr };
+};
 
 const profileOf = (configDir: string) =>
   JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.local as {
@@ -244,17 +249,18 @@ describe('roster serve', () => {
 });
 
 describe('local admin commands', () => {
-  test('tokens, tenants and branches on a data dir', async () => {
+  test('tokens, tenants and branches on a data dir, beside a running serve', async () => {
+    // The local admin commands run in-process (a matrix); serve is the built CLI's own process.
     const data = temp('roster-admin-data-');
     const config = temp('roster-admin-config-');
     const env = { ROSTER_CONFIG_DIR: config, ROSTER_DATA_DIR: data };
-    const missing = await cli(['tokens', 'list'], env);
+    const missing = await local(['tokens', 'list'], env);
     expect(missing.exitCode).toBe(1);
     expect(String(missing.stderr)).toContain(`no Roster data in ${data}`);
 
     const served = await spawnServe(data, config);
     const { child } = served;
-    const created = await cli(
+    const created = await local(
       ['tokens', 'create', '--json', '--name', 'ci', '--scopes', 'users:read,media:read'],
       env,
     );
@@ -264,38 +270,42 @@ describe('local admin commands', () => {
     expect(token).toMatchObject({ branch: 'main', scopes: ['users:read', 'media:read'] });
     expect(Buffer.from(token.token, 'base64').toString()).toMatch(new RegExp(`^${token.id}:`));
 
-    const list = JSON.parse(String((await cli(['tokens', 'list', '-o', 'json'], env)).stdout));
+    const list = JSON.parse(String((await local(['tokens', 'list', '-o', 'json'], env)).stdout));
     expect(list.map((t: { name: string }) => t.name)).toEqual(['admin', 'ci']);
     expect(JSON.stringify(list)).not.toContain(token.token);
 
-    expect((await cli(['tokens', 'create', '--scopes', 'users:admin'], env)).exitCode).toBe(2);
-    expect((await cli(['tokens', 'create', '--branch', 'nope'], env)).exitCode).toBe(4);
-    expect((await cli(['tokens', 'revoke', 'ffffffffffffffffffffffff'], env)).exitCode).toBe(4);
-    expect((await cli(['tokens', 'revoke', token.id], env)).exitCode).toBe(0);
-    expect((await cli(['tokens', 'revoke', token.id], env)).exitCode).toBe(4);
+    expect((await local(['tokens', 'create', '--scopes', 'users:admin'], env)).exitCode).toBe(2);
+    expect((await local(['tokens', 'create', '--branch', 'nope'], env)).exitCode).toBe(4);
+    expect((await local(['tokens', 'revoke', 'ffffffffffffffffffffffff'], env)).exitCode).toBe(4);
+    expect((await local(['tokens', 'revoke', token.id], env)).exitCode).toBe(0);
+    expect((await local(['tokens', 'revoke', token.id], env)).exitCode).toBe(4);
 
-    expect((await cli(['tenants', 'add', 'Acme.Example.com'], env)).exitCode).toBe(0);
-    expect((await cli(['tenants', 'add', 'acme.example.com'], env)).exitCode).toBe(1);
-    expect((await cli(['tenants', 'add', 'not a host'], env)).exitCode).toBe(2);
-    const tenants = JSON.parse(String((await cli(['tenants', 'list', '-o', 'json'], env)).stdout));
+    expect((await local(['tenants', 'add', 'Acme.Example.com'], env)).exitCode).toBe(0);
+    expect((await local(['tenants', 'add', 'acme.example.com'], env)).exitCode).toBe(1);
+    expect((await local(['tenants', 'add', 'not a host'], env)).exitCode).toBe(2);
+    const tenants = JSON.parse(
+      String((await local(['tenants', 'list', '-o', 'json'], env)).stdout),
+    );
     expect(tenants.map((t: { host: string }) => t.host)).toEqual(['*', 'acme.example.com']);
     const setUrl = ['tenants', 'set', 'acme.example.com', '--public-url', 'https://acme.example/'];
-    expect((await cli(setUrl, env)).exitCode).toBe(0);
+    expect((await local(setUrl, env)).exitCode).toBe(0);
     const nope = ['tenants', 'set', 'nope.example.com', '--public-url', 'https://x.example'];
-    expect((await cli(nope, env)).exitCode).toBe(4);
+    expect((await local(nope, env)).exitCode).toBe(4);
     for (const bad of ['ftp://x.example', 'https://x.example/?q=1', 'not a url']) {
-      const r = await cli(['tenants', 'set', 'acme.example.com', '--public-url', bad], env);
+      const r = await local(['tenants', 'set', 'acme.example.com', '--public-url', bad], env);
       expect(r.exitCode, bad).toBe(2);
       expect(String(r.stderr), bad).toContain('--public-url');
     }
-    const withUrl = JSON.parse(String((await cli(['tenants', 'list', '-o', 'json'], env)).stdout));
+    const withUrl = JSON.parse(
+      String((await local(['tenants', 'list', '-o', 'json'], env)).stdout),
+    );
     expect(withUrl[1]).toMatchObject({
       host: 'acme.example.com',
       publicUrl: 'https://acme.example',
     });
     const acmeToken = JSON.parse(
       String(
-        (await cli(['tokens', 'create', '--json', '--tenant', 'acme.example.com'], env)).stdout,
+        (await local(['tokens', 'create', '--json', '--tenant', 'acme.example.com'], env)).stdout,
       ),
     ).token;
     const asAcme = requester(served.url, acmeToken);
@@ -310,16 +320,18 @@ describe('local admin commands', () => {
     });
     expect(ok.headers.location).toBe(`https://acme.example/api/users/${ok.json.id}`);
     expect(
-      (await cli(['tenants', 'set', 'acme.example.com', '--no-public-url'], env)).exitCode,
+      (await local(['tenants', 'set', 'acme.example.com', '--no-public-url'], env)).exitCode,
     ).toBe(0);
-    const cleared = JSON.parse(String((await cli(['tenants', 'list', '-o', 'json'], env)).stdout));
+    const cleared = JSON.parse(
+      String((await local(['tenants', 'list', '-o', 'json'], env)).stdout),
+    );
     expect(cleared[1].publicUrl).toBeNull();
     expect(
-      (await cli(['branches', 'add', 'sales', '--tenant', 'acme.example.com'], env)).exitCode,
+      (await local(['branches', 'add', 'sales', '--tenant', 'acme.example.com'], env)).exitCode,
     ).toBe(0);
-    expect((await cli(['branches', 'add', '../x'], env)).exitCode).toBe(2);
+    expect((await local(['branches', 'add', '../x'], env)).exitCode).toBe(2);
     const csv = String(
-      (await cli(['branches', 'list', '--tenant', 'acme.example.com', '-o', 'csv'], env)).stdout,
+      (await local(['branches', 'list', '--tenant', 'acme.example.com', '-o', 'csv'], env)).stdout,
     );
     expect(csv.split('\n')[0]).toBe('name,tenant,created');
     expect(csv).toContain('sales,acme.example.com,');

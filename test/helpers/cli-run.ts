@@ -23,7 +23,7 @@ export type CliRun = (
 ) => Promise<CliResult>;
 
 /** A `roster` that runs with exactly `env` (plus NO_COLOR and each call's env). */
-export function cliWith(env: Record<string, string>): CliRun {
+export function cliWith(env: Record<string, string | undefined>): CliRun {
   return async (args, opts = {}) => {
     const fake = fakeIO({ stdin: opts.stdin ?? '' });
     const code = await run(['node', 'roster', ...args], {
