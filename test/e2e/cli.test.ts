@@ -1,7 +1,9 @@
 /**
- * The CLI around the commands, end to end: configuration and its precedence, login/profiles,
- * failures on the way to the service (unreachable, dropped, throttled, not the API), exit
- * codes, --verbose, completion.
+ * The CLI around the commands: configuration and its precedence, login/profiles, failures on the
+ * way to the service (unreachable, dropped, throttled, not the API), exit codes, --verbose,
+ * completion. The built CLI is spawned where the process is the point (start-up, usage errors,
+ * a fresh machine, exit codes, Ctrl-C); the rest runs the CLI's run() against a real server in
+ * this process.
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -17,13 +19,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, roster, type Served, serve } from '../helpers/e2e.js';
+import { type CliServed, startCliServed } from '../helpers/cli-run.js';
+import { BIN, roster } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 import { closedPort, EMPTY_PAGE, sendJson, startServer } from '../helpers/fake-server.js';
 
-let srv: Served;
+let srv: CliServed;
 beforeAll(async () => {
-  srv = await serve();
+  srv = await startCliServed();
 });
 afterAll(async () => {
   await srv?.close();

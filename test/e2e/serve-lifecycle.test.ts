@@ -200,7 +200,8 @@ describe('roster serve', () => {
       ['serve', '--rate-limit', 'fast', '--data', data],
       ['serve', '--bogus'],
     ]) {
-      const r = await cli(args, env);
+      // In-process: refused while parsing, before anything starts.
+      const r = await local(args, env);
       expect(r.exitCode, args.join(' ')).toBe(2);
       expect(String(r.stderr), args.join(' ')).toMatch(/error|invalid/);
     }

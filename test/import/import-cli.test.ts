@@ -54,6 +54,64 @@ async function inBranch() {
 }
 
 describe('users import', () => {
+  test('dry run, import, idempotent re-run, updates', async () => {
+    const { run, json, users } = await inBranch();
+    const csv = file('dry.csv', people('D', 5));
+    const dry = await run(['users', 'import', csv, '--dry-run', '-o', 'table']);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('Plan for');
+    expect(dry.stdout).toMatch(/│ create\s+│ update\s+│ unchanged/);
+    expect(dry.stdout).toMatch(/│ 2\s+│ create │ D-0\s+│ email=d0@example.com, firstName=First0/);
+    expect(dry.stderr).toContain(
+      '5 invitations would be queued by the service (one per new user with an email',
+    );
+    const quiet = await run(['users', 'import', csv, '--dry-run', '--no-send-mail']);
+    expect(quiet.stderr).toContain('no invitations would be queued (--no-send-mail; 5 new users');
+    expect((await json(['users', 'import', csv, '--dry-run'])).summary).toEqual({
+      created: 5,
+      updated: 0,
+      unchanged: 0,
+      deactivated: 0,
+      failed: 0,
+      rows: 5,
+      invitations: 5,
+    });
+    expect(await users()).toEqual([]);
+
+    expect(await json(['users', 'import', csv, '--no-send-mail'])).toMatchObject({
+      created: 5,
+      failed: 0,
+    });
+    expect(await users()).toHaveLength(5);
+    expect(await json(['users', 'import', csv])).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 5,
+      deactivated: 0,
+      failed: 0,
+      rows: 5,
+      invitations: 0,
+    });
+
+    const moved = file(
+      'moved.csv',
+      people('D', 6).replace(
+        'D-1,d1@example.com,First1,Last1,Sales',
+        'D-1,d1@example.com,First1,Last1,Marketing',
+      ),
+    );
+    const plan = (await run(['users', 'import', moved, '--dry-run', '-o', 'table'])).stdout;
+    expect(plan).toMatch(/update │ D-1\s+│ department: Sales → Marketing/);
+    expect(await json(['users', 'import', moved])).toMatchObject({
+      created: 1,
+      updated: 1,
+      unchanged: 4,
+    });
+    expect((await users()).find((u) => u.externalId === 'D-1')!.profile.department).toBe(
+      'Marketing',
+    );
+  });
+
   test('--template prints every known column', async () => {
     const { run } = await inBranch();
     expect((await run(['users', 'import', '--template'])).stdout).toBe(
