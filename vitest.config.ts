@@ -84,6 +84,7 @@ export default defineConfig({
   test: {
     // e2e tests spawn real servers; two cores here, so keep the pool small.
     maxWorkers: 2,
+    globalSetup: ['test/global-setup.ts'],
     projects: [
       {
         test: {

@@ -16,7 +16,7 @@ afterEach(cleanup);
 const tokenOf = (config: string) => profileToken(config)!;
 
 test('a data dir copied into PostgreSQL serves the same tokens, users and media', async () => {
-  const db = await freshDatabase();
+  const db = await freshDatabase({ migrated: false });
   defer(db.drop);
   const data = temp('roster-copy-data-');
   const config = temp('roster-copy-config-');
@@ -85,7 +85,7 @@ test('a data dir copied into PostgreSQL serves the same tokens, users and media'
 });
 
 test('copy refuses a database holding other Roster data, and a URL that is not PostgreSQL', async () => {
-  const db = await freshDatabase();
+  const db = await freshDatabase({ migrated: false });
   defer(db.drop);
   const other = temp('roster-copy-other-');
   // Another deployment's data in the database.

@@ -23,7 +23,7 @@ afterEach(async () => {
 });
 
 async function database() {
-  const db = await freshDatabase();
+  const db = await freshDatabase({ migrated: false });
   defer(db.drop);
   return db.url;
 }

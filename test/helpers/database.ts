@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { databaseTarget, type OpenOptions, openStore } from '../../src/store/open.js';
 import { postgresHandle } from '../../src/store/postgres/handle.js';
 import { sqliteHandle } from '../../src/store/sqlite/handle.js';
@@ -18,33 +19,49 @@ export const TEST_BLOBS = process.env.ROSTER_TEST_BLOBS || undefined;
 /** Which backend this run tests, for test names and backend-specific checks. */
 export const BACKEND: 'sqlite' | 'postgres' = TEST_DATABASE ? 'postgres' : 'sqlite';
 
-/** A database for one test file: its URL and how to drop it. */
-export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  if (!TEST_DATABASE) throw new Error('ROSTER_TEST_DATABASE is not set');
-  const name = `roster_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE });
-  await admin.connect();
+/** Creates a UTF-8 database copied from `template` on the server `admin` names. */
+export async function createDatabase(
+  admin: string,
+  template: string,
+  prefix = 'roster_test_',
+): Promise<{ name: string; url: string }> {
+  const name = `${prefix}${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
   try {
-    await admin.query(
-      `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8'`,
+    await client.query(
+      `CREATE DATABASE ${name} TEMPLATE ${template} ENCODING 'UTF8' LOCALE 'C.UTF-8'`,
     );
   } finally {
-    await admin.end();
+    await client.end();
   }
-  const url = new URL(TEST_DATABASE);
+  const url = new URL(admin);
   url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: TEST_DATABASE });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
-    },
-  };
+  return { name, url: url.toString() };
+}
+
+export async function dropDatabase(admin: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A database for one test file: its URL and how to drop it. It starts migrated, a copy of the
+ * run's template (test/global-setup.ts), or empty with `{ migrated: false }`.
+ */
+export async function freshDatabase({ migrated = true } = {}): Promise<{
+  url: string;
+  drop(): Promise<void>;
+}> {
+  if (!TEST_DATABASE) throw new Error('ROSTER_TEST_DATABASE is not set');
+  const template = (migrated && inject('pgTemplate')) || 'template0';
+  const { name, url } = await createDatabase(TEST_DATABASE, template);
+  return { url, drop: () => dropDatabase(TEST_DATABASE, name) };
 }
 
 /**

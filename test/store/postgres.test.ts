@@ -94,7 +94,7 @@ describe('start-up refuses a database it cannot use, with one line and no passwo
   });
 
   test('a schema newer than this roster', async () => {
-    const db = await freshDatabase();
+    const db = await freshDatabase({ migrated: false });
     drops.push(db.drop);
     await (await open(db.url)).close();
     await admin(
@@ -108,7 +108,7 @@ describe('start-up refuses a database it cannot use, with one line and no passwo
   });
 
   test('a user who may not create the unaccent extension', async () => {
-    const db = await freshDatabase();
+    const db = await freshDatabase({ migrated: false });
     drops.push(db.drop);
     const role = `roster_noext_${process.pid}`;
     await admin(`DROP ROLE IF EXISTS ${role}`);
@@ -126,7 +126,7 @@ describe('start-up refuses a database it cannot use, with one line and no passwo
 
 /** A store on a database of its own, bootstrapped: its pool, default tenant and main branch. */
 async function freshStore() {
-  const { url, drop } = await freshDatabase();
+  const { url, drop } = await freshDatabase({ migrated: false });
   drops.push(drop);
   const store = (await open(url)) as Store & { pool: pg.Pool };
   await store.bootstrap();
@@ -199,7 +199,7 @@ test('finds at once go in shared statements, each answered by its own key', asyn
 });
 
 test('replicas starting at once on an empty database come up on one schema and one admin', async () => {
-  const db = await freshDatabase();
+  const db = await freshDatabase({ migrated: false });
   drops.push(db.drop);
   const stores: Store[] = await Promise.all(Array.from({ length: 4 }, () => open(db.url)));
   try {
