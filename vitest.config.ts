@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
  * them those runs are skipped with one line, and under CI=true that is a failure.
  *
  * The spawned journeys (test/e2e) run once, on SQLite, except those that test an engine itself
- * (postgres-*, s3-*): a spawned CLI talks HTTP to `serve` whatever its store, and the store's
+ * (postgres-*, s3-*) and the interrupted import's resume: a spawned CLI talks HTTP to `serve` whatever its store, and the store's
  * side of every route runs on each backend in-process, where it costs no process start-up.
  */
 const postgres = process.env.ROSTER_TEST_DATABASE;
@@ -38,6 +38,8 @@ const POSTGRES_TESTS = [
   'test/import/import-cli.test.ts',
   'test/cli/commands/users/users-cli.test.ts',
   'test/cli/commands/check.test.ts',
+  // #22 asks the interrupted-and-resumed import on both backends, as a user meets it.
+  'test/e2e/import-resume.test.ts',
   'test/e2e/postgres-copy.test.ts',
   'test/e2e/postgres-replicas.test.ts',
 ];
