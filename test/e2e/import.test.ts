@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BIN, type CliServer, startCliServer } from '../helpers/cli-server.js';
+import { people } from '../import/helpers.js';
 
 let server: CliServer;
 const dir = mkdtempSync(join(tmpdir(), 'roster-e2e-import-'));
@@ -26,14 +27,6 @@ const file = (name: string, content: string) => {
   writeFileSync(path, content);
   return path;
 };
-
-/** A CSV of `n` people with keys `<prefix>-<i>`. */
-const people = (prefix: string, n: number, department = 'Sales') =>
-  `externalId,email,firstName,lastName,department\n${Array.from(
-    { length: n },
-    (_, i) =>
-      `${prefix}-${i},${prefix.toLowerCase()}${i}@example.com,First${i},Last${i},${department}`,
-  ).join('\n')}\n`;
 
 /** The CLI with a token of a fresh branch (ROSTER_TOKEN wins over the profile's). */
 async function inBranch() {

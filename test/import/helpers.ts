@@ -18,6 +18,14 @@ export function tempCsv(content: string | Buffer, name = `t${++n}.csv`): string 
   return path;
 }
 
+/** A CSV of `n` people with keys `<prefix>-<i>`. */
+export const people = (prefix: string, n: number, department = 'Sales') =>
+  `externalId,email,firstName,lastName,department\n${Array.from(
+    { length: n },
+    (_, i) =>
+      `${prefix}-${i},${prefix.toLowerCase()}${i}@example.com,First${i},Last${i},${department}`,
+  ).join('\n')}\n`;
+
 /** Header and every record of a CSV file. */
 export async function readAll(path: string, opts: ReadOptions = {}) {
   const csv = await openCsv(path, opts);

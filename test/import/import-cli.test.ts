@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cliAgainst } from '../helpers/cli-run.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { people } from './helpers.js';
 
 let server: TestServer;
 const dir = mkdtempSync(join(tmpdir(), 'roster-import-cli-'));
@@ -26,14 +27,6 @@ const file = (name: string, content: string) => {
   writeFileSync(path, content);
   return path;
 };
-
-/** A CSV of `n` people with keys `<prefix>-<i>`. */
-const people = (prefix: string, n: number, department = 'Sales') =>
-  `externalId,email,firstName,lastName,department\n${Array.from(
-    { length: n },
-    (_, i) =>
-      `${prefix}-${i},${prefix.toLowerCase()}${i}@example.com,First${i},Last${i},${department}`,
-  ).join('\n')}\n`;
 
 /** The CLI with a token of a fresh branch. */
 async function inBranch() {
