@@ -4,6 +4,7 @@
  * v3 (the current User of the spec). Every representation derives from `UserRecord` here.
  */
 import { splitList } from './list.js';
+import { PROFILE_FIELDS, type ProfileField } from './user-fields.js';
 
 export const USER_STATUSES = ['activated', 'pending', 'deactivated', 'deleted', 'contact'] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];
@@ -33,17 +34,7 @@ export function parseStatusList(
 export const ROLES = ['admin', 'editor', 'moderator', 'reader', 'restricted'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** The named profile fields; any other key under `profile` is a custom profile field id. */
-export const PROFILE_FIELDS = [
-  'firstName',
-  'lastName',
-  'publicEmailAddress',
-  'phoneNumber',
-  'position',
-  'department',
-  'location',
-] as const;
-export type ProfileField = (typeof PROFILE_FIELDS)[number];
+export { PROFILE_FIELDS, type ProfileField } from './user-fields.js';
 
 /** Keys GET /users accepts in `sort`. */
 export const SORT_KEYS = [

@@ -6,84 +6,37 @@
 
 import { fromCsvCell } from '../contract/csv-cell.js';
 import { customFieldIdSchema } from '../contract/schemas.js';
+import {
+  isWriteOnly,
+  USER_FIELDS,
+  type UserField,
+  type UserFieldName,
+} from '../contract/user-fields.js';
 import { ImportError, importUsageError } from './errors.js';
 import { headerKey, normalizeHeader, type Preset, type StatusColumn } from './presets.js';
 import { shellWord } from './shell-word.js';
 
 /** Every named import column, in template/export order. */
-export const FIELDS = [
-  'externalId',
-  'email',
-  'userName',
-  'firstName',
-  'lastName',
-  'role',
-  'locale',
-  'position',
-  'department',
-  'location',
-  'phoneNumber',
-  'publicEmailAddress',
-  'secret',
-  'recoveryCode',
-] as const;
-export type NamedField = (typeof FIELDS)[number];
+export const FIELDS = USER_FIELDS.map((f) => f.name);
+export type NamedField = UserFieldName;
 
 /** Write-only fields: the service never returns them, so they are sent on create only. */
-export const CREATE_ONLY: ReadonlySet<string> = new Set(['secret', 'recoveryCode']);
+export const CREATE_ONLY: ReadonlySet<string> = new Set(
+  USER_FIELDS.filter(isWriteOnly).map((f) => f.name),
+);
 
 export const CUSTOM_PREFIX = 'profile.';
 
-const ALIASES: Record<string, NamedField> = {
-  identifier: 'externalId',
-  externalidentifier: 'externalId',
-  employeeid: 'externalId',
-  employeenumber: 'externalId',
-  'employee#': 'externalId',
-  personnelnumber: 'externalId',
-  personalnummer: 'externalId',
-  staffid: 'externalId',
-  emailaddress: 'email',
-  mail: 'email',
-  workemail: 'email',
-  login: 'userName',
-  loginname: 'userName',
-  givenname: 'firstName',
-  forename: 'firstName',
-  vorname: 'firstName',
-  surname: 'lastName',
-  familyname: 'lastName',
-  nachname: 'lastName',
-  configlocale: 'locale',
-  language: 'locale',
-  sprache: 'locale',
-  jobtitle: 'position',
-  dept: 'department',
-  abteilung: 'department',
-  office: 'location',
-  officelocation: 'location',
-  standort: 'location',
-  büro: 'location',
-  phone: 'phoneNumber',
-  telephone: 'phoneNumber',
-  telephonenumber: 'phoneNumber',
-  workphone: 'phoneNumber',
-  officephone: 'phoneNumber',
-  telefon: 'phoneNumber',
-  mobile: 'phoneNumber',
-  mobilephone: 'phoneNumber',
-  mobiltelefon: 'phoneNumber',
-  publicemail: 'publicEmailAddress',
-  password: 'secret',
-  initialpassword: 'secret',
-};
+const ALIASES: [string, NamedField][] = USER_FIELDS.flatMap((f: UserField & { name: NamedField }) =>
+  (f.aliases ?? []).map((alias) => [alias, f.name] as [string, NamedField]),
+);
 
 const normalize = normalizeHeader;
 
 const BY_NAME = new Map<string, NamedField>([
   ...FIELDS.map((f) => [normalize(f), f] as const),
   ...FIELDS.map((f) => [normalize(`profile.${f}`), f] as const),
-  ...Object.entries(ALIASES),
+  ...ALIASES,
 ]);
 
 /** The field a header name stands for, or undefined when it is not a known one. */

@@ -1,18 +1,14 @@
 /**
- * `--set key=value` / `--unset key` → a nested v3 body. Keys are dotted paths
- * (`profile.position=CTO`); a bare profile field (`firstName`) means `profile.firstName` and
- * `locale` means `config.locale`. Values are strings; `--unset` sends null (clears the field).
+ * `--set key=value` / `--unset key` → a nested v3 body. Keys are a user field's name (`firstName`
+ * means `profile.firstName`, `locale` means `config.locale`: contract/user-fields.ts) or a dotted
+ * path (`profile.costCenter=CC-1`). Values are strings; `--unset` sends null (clears the field).
  */
-import { PROFILE_FIELDS } from '../../../contract/user.js';
+import { userField } from '../../../contract/user-fields.js';
 import { usageError } from '../../errors.js';
 
 export type Body = Record<string, unknown>;
 
-export function resolveKey(key: string): string {
-  if ((PROFILE_FIELDS as readonly string[]).includes(key)) return `profile.${key}`;
-  if (key === 'locale') return 'config.locale';
-  return key;
-}
+export const resolveKey = (key: string): string => userField(key)?.body ?? key;
 
 function assign(body: Body, path: string, value: unknown, flag: string) {
   const keys = path.split('.');

@@ -1,0 +1,141 @@
+/**
+ * The user's writable fields, a row each: the one table from which the import's columns (names,
+ * order, header aliases), its bodies and comparisons, the CLI's `--set`/`--unset` keys, the named
+ * profile fields and the identity rule's keys are derived. A field the service learns is a row
+ * here (and, for the store, a migration).
+ */
+
+export interface UserField {
+  /** Its name in the CLI (`--set NAME=…`), the import's columns and the template's header. */
+  readonly name: string;
+  /** Where a v3 request body carries it (a dotted path). */
+  readonly body: string;
+  /** Where a v3 user holds its value; absent: write-only, the service never answers it. */
+  readonly read?: string;
+  /**
+   * A key unique among a tenant's users, and how its values compare (contract/identity.ts):
+   * `caseExact` (an identity provider's key: "E1" and "e1" may be two people) or `caseless`
+   * (mail systems and logins).
+   */
+  readonly identity?: 'caseExact' | 'caseless';
+  /**
+   * Other header spellings exports use for it, written as `normalizeHeader` leaves them (lower
+   * case, without spaces, `_`, `-` and `.`).
+   */
+  readonly aliases?: readonly string[];
+}
+
+/** In template and export order. */
+export const USER_FIELDS = [
+  {
+    name: 'externalId',
+    body: 'externalId',
+    read: 'externalId',
+    identity: 'caseExact',
+    aliases: [
+      'identifier',
+      'externalidentifier',
+      'employeeid',
+      'employeenumber',
+      'employee#',
+      'personnelnumber',
+      'personalnummer',
+      'staffid',
+    ],
+  },
+  {
+    name: 'email',
+    body: 'email',
+    read: 'email.value',
+    identity: 'caseless',
+    aliases: ['emailaddress', 'mail', 'workemail'],
+  },
+  {
+    name: 'userName',
+    body: 'userName',
+    read: 'userName.value',
+    identity: 'caseless',
+    aliases: ['login', 'loginname'],
+  },
+  {
+    name: 'firstName',
+    body: 'profile.firstName',
+    read: 'profile.firstName',
+    aliases: ['givenname', 'forename', 'vorname'],
+  },
+  {
+    name: 'lastName',
+    body: 'profile.lastName',
+    read: 'profile.lastName',
+    aliases: ['surname', 'familyname', 'nachname'],
+  },
+  { name: 'role', body: 'role', read: 'role' },
+  {
+    name: 'locale',
+    body: 'config.locale',
+    read: 'config.locale',
+    aliases: ['configlocale', 'language', 'sprache'],
+  },
+  { name: 'position', body: 'profile.position', read: 'profile.position', aliases: ['jobtitle'] },
+  {
+    name: 'department',
+    body: 'profile.department',
+    read: 'profile.department',
+    aliases: ['dept', 'abteilung'],
+  },
+  {
+    name: 'location',
+    body: 'profile.location',
+    read: 'profile.location',
+    aliases: ['office', 'officelocation', 'standort', 'büro'],
+  },
+  {
+    name: 'phoneNumber',
+    body: 'profile.phoneNumber',
+    read: 'profile.phoneNumber',
+    aliases: [
+      'phone',
+      'telephone',
+      'telephonenumber',
+      'workphone',
+      'officephone',
+      'telefon',
+      'mobile',
+      'mobilephone',
+      'mobiltelefon',
+    ],
+  },
+  {
+    name: 'publicEmailAddress',
+    body: 'profile.publicEmailAddress',
+    read: 'profile.publicEmailAddress',
+    aliases: ['publicemail'],
+  },
+  { name: 'secret', body: 'secret', aliases: ['password', 'initialpassword'] },
+  { name: 'recoveryCode', body: 'recoveryCode.plain' },
+] as const satisfies readonly UserField[];
+
+type Row = (typeof USER_FIELDS)[number];
+export type UserFieldName = Row['name'];
+/** The keys that say who a user is. */
+export type IdentityField = Extract<Row, { identity: string }>['name'];
+/** The named profile fields (`profile.<name>`); any other key there is a custom field id. */
+export type ProfileField = Extract<Row, { body: `profile.${string}` }>['name'];
+
+const PROFILE = 'profile.';
+
+export const PROFILE_FIELDS = USER_FIELDS.flatMap((f) =>
+  f.body.startsWith(PROFILE) ? [f.name as ProfileField] : [],
+);
+
+export const IDENTITY_FIELDS = USER_FIELDS.flatMap((f) =>
+  'identity' in f ? [f.name as IdentityField] : [],
+);
+
+const BY_NAME: ReadonlyMap<string, UserField> = new Map(USER_FIELDS.map((f) => [f.name, f]));
+
+/** The row of a field name, or undefined for a name that is not a named field. */
+export const userField = (name: string): UserField | undefined => BY_NAME.get(name);
+
+/** Write-only: the service never answers it, so it is sent on create and never compared. */
+export const isWriteOnly = (f: UserField): boolean => f.read === undefined;
