@@ -12,6 +12,7 @@ import {
   ResponseFormatError,
 } from '../client/errors.js';
 import type { FieldIssue } from '../contract/errors.js';
+import { IDENTITY_NAMES } from '../contract/user-fields.js';
 
 const HINTS: Record<number, string> = {
   400: 'Fix the fields named above and try again.',
@@ -23,8 +24,6 @@ const HINTS: Record<number, string> = {
   415: 'The service does not accept this content type.',
   429: 'The service is rate-limiting this token: wait a little, or lower --concurrency.',
 };
-
-const UNIQUE_FIELDS = ['externalId', 'email', 'userName', 'externalID'];
 
 /** What to do about an error answer: by status, refined by what it is about (URL, details). */
 function hintFor(status: number, url: string, details: FieldIssue[]): string {
@@ -40,7 +39,7 @@ function hintFor(status: number, url: string, details: FieldIssue[]): string {
     return 'Check the id or externalId (`roster users list --status all`), and that the token belongs to the right branch.';
   }
   if (status === 409) {
-    const unique = details.find((d) => UNIQUE_FIELDS.includes(d.field));
+    const unique = details.find((d) => IDENTITY_NAMES.has(d.field));
     if (unique) return `Another user of this tenant already has this ${unique.field}.`;
     if (details.some((d) => d.field === 'status')) {
       return 'A user who never signed up is activated by giving them a secret (one-time password): --set secret=… or users invite --secret.';

@@ -12,6 +12,8 @@ export interface UserField {
   readonly body: string;
   /** Where a v3 user holds its value; absent: write-only, the service never answers it. */
   readonly read?: string;
+  /** Its key in the flat (v1) representation; absent: that representation has none. */
+  readonly flat?: string;
   /**
    * A key unique among a tenant's users, and how its values compare (contract/identity.ts):
    * `caseExact` (an identity provider's key: "E1" and "e1" may be two people) or `caseless`
@@ -29,6 +31,7 @@ export interface UserField {
 export const USER_FIELDS = [
   {
     name: 'externalId',
+    flat: 'externalID',
     body: 'externalId',
     read: 'externalId',
     identity: 'caseExact',
@@ -45,6 +48,7 @@ export const USER_FIELDS = [
   },
   {
     name: 'email',
+    flat: 'email',
     body: 'email',
     read: 'email.value',
     identity: 'caseless',
@@ -52,6 +56,7 @@ export const USER_FIELDS = [
   },
   {
     name: 'userName',
+    flat: 'userName',
     body: 'userName',
     read: 'userName.value',
     identity: 'caseless',
@@ -59,38 +64,49 @@ export const USER_FIELDS = [
   },
   {
     name: 'firstName',
+    flat: 'firstName',
     body: 'profile.firstName',
     read: 'profile.firstName',
     aliases: ['givenname', 'forename', 'vorname'],
   },
   {
     name: 'lastName',
+    flat: 'lastName',
     body: 'profile.lastName',
     read: 'profile.lastName',
     aliases: ['surname', 'familyname', 'nachname'],
   },
-  { name: 'role', body: 'role', read: 'role' },
+  { name: 'role', flat: 'role', body: 'role', read: 'role' },
   {
     name: 'locale',
     body: 'config.locale',
     read: 'config.locale',
     aliases: ['configlocale', 'language', 'sprache'],
   },
-  { name: 'position', body: 'profile.position', read: 'profile.position', aliases: ['jobtitle'] },
+  {
+    name: 'position',
+    flat: 'position',
+    body: 'profile.position',
+    read: 'profile.position',
+    aliases: ['jobtitle'],
+  },
   {
     name: 'department',
+    flat: 'department',
     body: 'profile.department',
     read: 'profile.department',
     aliases: ['dept', 'abteilung'],
   },
   {
     name: 'location',
+    flat: 'location',
     body: 'profile.location',
     read: 'profile.location',
     aliases: ['office', 'officelocation', 'standort', 'büro'],
   },
   {
     name: 'phoneNumber',
+    flat: 'phoneNumber',
     body: 'profile.phoneNumber',
     read: 'profile.phoneNumber',
     aliases: [
@@ -107,11 +123,12 @@ export const USER_FIELDS = [
   },
   {
     name: 'publicEmailAddress',
+    flat: 'publicEmailAddress',
     body: 'profile.publicEmailAddress',
     read: 'profile.publicEmailAddress',
     aliases: ['publicemail'],
   },
-  { name: 'secret', body: 'secret', aliases: ['password', 'initialpassword'] },
+  { name: 'secret', flat: 'secret', body: 'secret', aliases: ['password', 'initialpassword'] },
   { name: 'recoveryCode', body: 'recoveryCode.plain' },
 ] as const satisfies readonly UserField[];
 
@@ -139,3 +156,8 @@ export const userField = (name: string): UserField | undefined => BY_NAME.get(na
 
 /** Write-only: the service never answers it, so it is sent on create and never compared. */
 export const isWriteOnly = (f: UserField): boolean => f.read === undefined;
+
+/** Every name a unique key goes by in a request or an error's details (v3 paths and flat names). */
+export const IDENTITY_NAMES: ReadonlySet<string> = new Set(
+  USER_FIELDS.flatMap((f: UserField) => (f.identity ? [f.name, f.body, f.flat ?? f.name] : [])),
+);

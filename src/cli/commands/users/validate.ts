@@ -3,12 +3,15 @@
  * role is a usage error naming the flag (exit 2) instead of a 400 from the service.
  */
 import type { FieldIssue } from '../../../contract/errors.js';
+import { isWriteOnly, USER_FIELDS } from '../../../contract/user-fields.js';
 import { usageError } from '../../errors.js';
 import { getPath } from '../../output/fields.js';
 import type { Body } from './patch.js';
 
-/** Values never echoed back in a message. */
-const SECRET_FIELDS = new Set(['secret', 'recoveryCode.plain']);
+/** Values never echoed back in a message: the write-only fields (secrets). */
+const SECRET_FIELDS: ReadonlySet<string> = new Set(
+  USER_FIELDS.filter(isWriteOnly).map((f) => f.body),
+);
 
 function describe(issue: FieldIssue, body: Body, flagOf: (field: string) => string): string {
   if (issue.message === 'email or userName is required') {
