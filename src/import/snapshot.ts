@@ -91,11 +91,16 @@ export function valuesOf(user: KnownUser): Values {
  * alone) or seen twice (harmless).
  */
 const PAGE = 1000;
+/**
+ * Pages asked for while one is read: the service answers the next while this process unpacks
+ * the last (one at a time, each side waited for the other).
+ */
+const AHEAD = 2;
 
 export async function takeSnapshot(client: ImportClient): Promise<Snapshot> {
   const users: KnownUser[] = [];
   const by = emptyIndex();
-  const pages = client.iterateUsers({ status: [...LISTABLE_STATUSES] }, PAGE);
+  const pages = client.iterateUsers({ status: [...LISTABLE_STATUSES] }, PAGE, AHEAD);
   for await (const user of pages) {
     const values = currentValues(user);
     const known: KnownUser = { id: user.id, status: user.status, packed: pack(values) };
