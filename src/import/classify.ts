@@ -146,6 +146,8 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
   const taken = (values: Values, own: KnownUser | undefined): string | undefined => {
     for (const field of IDENTITY_FIELDS) {
       const value = values[field];
+      // The match key's holder is the row's own user, or nobody (decide looked it up).
+      if (field === match) continue;
       const other = value ? holder(snapshot, field, value) : undefined;
       if (!other || other === own) continue;
       const theirs = valuesOf(other)[match];
