@@ -61,10 +61,11 @@ export interface ApiClientOptions extends HttpClientOptions {
 export interface ApiClient {
   readonly http: HttpClient;
   listUsers(params?: ListUsersParams): Promise<Page<UserV3>>;
-  /** Every user matching `params`, following pages. */
+  /** Every user matching `params`, following pages (`ahead`: requests sent ahead, see paginate). */
   iterateUsers(
     params?: Omit<ListUsersParams, 'limit' | 'offset'>,
     pageSize?: number,
+    ahead?: number,
   ): AsyncGenerator<UserV3, void, undefined>;
   getUser(idOrExternalId: string): Promise<UserV3>;
   /** The token's branch (and, on Roster, its scopes). */
@@ -98,8 +99,8 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
   return {
     http,
     listUsers: (params) => listUsers(http, params),
-    iterateUsers: (params = {}, pageSize = 100) =>
-      paginate((page) => listUsers(http, { ...params, ...page }), { pageSize }),
+    iterateUsers: (params = {}, pageSize = 100, ahead = 0) =>
+      paginate((page) => listUsers(http, { ...params, ...page }), { pageSize, ahead }),
     getUser: (id) => getUser(http, id),
     getBranch: () => getBranch(http),
     createUser: (body) => createUser(http, body, userDefaults),

@@ -6,23 +6,54 @@ export interface PageRequest {
   offset: number;
 }
 
+export interface PaginateOptions {
+  pageSize?: number;
+  offset?: number;
+  /**
+   * Requests kept on their way while a page is read (default 0: one at a time). Only within
+   * the `total` the last page announced; the items come in the same order either way.
+   */
+  ahead?: number;
+}
+
 /**
- * Yields every item of a paged list, one page request at a time. Stops on a short or empty
- * page or once `offset` reaches `total`. Offsets advance by the items received, so a server
+ * Yields every item of a paged list, one page request at a time (`ahead`: more). Stops on a
+ * short or empty page or once `offset` reaches `total`. Offsets advance by the items received, so a server
  * that caps `limit` is followed correctly. Items created or removed while paging can shift
  * the pages (offset paging has no snapshot).
  */
 export async function* paginate<T>(
   fetchPage: (page: PageRequest) => Promise<Page<T>>,
-  opts: { pageSize?: number; offset?: number } = {},
+  opts: PaginateOptions = {},
 ): AsyncGenerator<T, void, undefined> {
   const pageSize = opts.pageSize ?? 100;
+  const ahead = opts.ahead ?? 0;
   let offset = opts.offset ?? 0;
+  // Requests sent ahead, in offset order. Every page but the last is full, so their offsets are
+  // known before the answers come; one that turns out wrong is dropped and asked again.
+  let inFlight: { offset: number; page: Promise<Page<T>> }[] = [];
+  const ask = (at: number) => {
+    const page = fetchPage({ limit: pageSize, offset: at });
+    page.catch(() => {}); // awaited (and thrown) in order below; a dropped one stays quiet
+    inFlight.push({ offset: at, page });
+  };
   for (;;) {
-    const page = await fetchPage({ limit: pageSize, offset });
-    yield* page.data;
-    offset += page.data.length;
+    if (inFlight[0]?.offset !== offset) {
+      inFlight = [];
+      ask(offset);
+    }
+    const page = await inFlight.shift()!.page;
     const applied = page.limit > 0 ? Math.min(page.limit, pageSize) : pageSize;
-    if (page.data.length === 0 || page.data.length < applied || offset >= page.total) return;
+    const end = offset + page.data.length;
+    const last = page.data.length === 0 || page.data.length < applied || end >= page.total;
+    // Before the items are handed out, so the next pages are on their way while they are used.
+    let next = inFlight.at(-1) ? inFlight.at(-1)!.offset + applied : end;
+    while (!last && inFlight.length < ahead && next < page.total) {
+      ask(next);
+      next += applied;
+    }
+    yield* page.data;
+    offset = end;
+    if (last) return;
   }
 }

@@ -21,9 +21,13 @@ const CASE_EXACT: Record<IdentityField, boolean> = {
 export const isIdentityField = (field: string): field is IdentityField =>
   (IDENTITY_FIELDS as readonly string[]).includes(field);
 
+/** Printable ASCII: NFC already (no ASCII character composes with another). */
+const PRINTABLE_ASCII = /^[ -~]*$/;
+
 /** The form in which a key's values are compared (and, for the server, indexed). */
 export function identityKey(field: IdentityField, value: string): string {
-  const nfc = value.normalize('NFC');
+  // normalize() costs, and the import keys every user of the branch and every row by this.
+  const nfc = PRINTABLE_ASCII.test(value) ? value : value.normalize('NFC');
   return CASE_EXACT[field] ? nfc : nfc.toLowerCase();
 }
 

@@ -77,6 +77,7 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
   }
   const nameOf = (field: string) => names.get(field) ?? field;
   const matchColumn = layout.order.find((i) => columns[i] === match)!;
+  const customColumns = columns.some((f) => f?.startsWith(CUSTOM_PREFIX));
 
   /** The row's values, or why the row cannot be used at all. */
   const read = (
@@ -120,7 +121,9 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
       const already = known.status === 'deactivated' ? { deactivated: true as const } : {};
       return { ...at, action: 'leaver', id: known.id, ...already };
     }
-    const refusal = taken(values, known) ?? customLimit(values, known);
+    // Unpacked once: the checks and the diff all read the user's current values.
+    const current = known && valuesOf(known);
+    const refusal = taken(values, known) ?? customLimit(values, current);
     if (refusal) return { ...at, action: 'error', error: refusal };
     if (!known) {
       if (!values.email && !values.userName) {
@@ -128,7 +131,7 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
       }
       return { ...at, action: 'create', values };
     }
-    const changes = diff(values, valuesOf(known));
+    const changes = diff(values, current!);
     if (opts.sync && known.status === 'deactivated') {
       changes.push({ field: 'status', from: 'deactivated', to: 'activated' });
     }
@@ -143,6 +146,8 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
   const taken = (values: Values, own: KnownUser | undefined): string | undefined => {
     for (const field of IDENTITY_FIELDS) {
       const value = values[field];
+      // The match key's holder is the row's own user, or nobody (decide looked it up).
+      if (field === match) continue;
       const other = value ? holder(snapshot, field, value) : undefined;
       if (!other || other === own) continue;
       const theirs = valuesOf(other)[match];
@@ -153,8 +158,10 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
   };
 
   /** The service's bounds on custom fields, after the row's change (contract/limits). */
-  const customLimit = (values: Values, own: KnownUser | undefined): string | undefined => {
-    const before = own ? customOf(valuesOf(own)) : {};
+  const customLimit = (values: Values, current: Values | undefined): string | undefined => {
+    // A row without custom fields leaves them as they are, and only growing them is refused.
+    if (!customColumns) return undefined;
+    const before = current ? customOf(current) : {};
     const after = { ...before };
     for (const [field, value] of Object.entries(values)) {
       if (!field.startsWith(CUSTOM_PREFIX)) continue;

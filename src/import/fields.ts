@@ -45,14 +45,21 @@ export function rowValues(cells: string[], layout: Layout, emptyClears: boolean)
 export function toBody(values: Values): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const profile: Record<string, string | null> = {};
-  for (const [field, value] of Object.entries(values)) {
+  let profiled = false;
+  // for…in, not Object.entries: every row of a plan is validated through this body.
+  for (const field in values) {
+    const value = values[field] as string | null;
     if (field === 'locale') body.config = { locale: value };
     else if (field === 'recoveryCode') body.recoveryCode = value === null ? null : { plain: value };
-    else if (NAMED_PROFILE.has(field)) profile[field] = value;
-    else if (field.startsWith(CUSTOM_PREFIX)) profile[field.slice(CUSTOM_PREFIX.length)] = value;
-    else body[field] = value;
+    else if (NAMED_PROFILE.has(field)) {
+      profile[field] = value;
+      profiled = true;
+    } else if (field.startsWith(CUSTOM_PREFIX)) {
+      profile[field.slice(CUSTOM_PREFIX.length)] = value;
+      profiled = true;
+    } else body[field] = value;
   }
-  if (Object.keys(profile).length > 0) body.profile = profile;
+  if (profiled) body.profile = profile;
   return body;
 }
 
@@ -86,9 +93,14 @@ export function currentValues(user: UserV3): Values {
   set('userName', user.userName?.value);
   set('role', user.role);
   set('locale', user.config?.locale);
-  for (const [key, value] of Object.entries(user.profile ?? {})) {
-    if (key === 'avatar') continue;
-    set(NAMED_PROFILE.has(key) ? key : `${CUSTOM_PREFIX}${key}`, value);
+  const profile = user.profile ?? {};
+  // for…in, not Object.entries: the snapshot runs this for every user of the branch.
+  for (const key in profile) {
+    if (key === 'avatar' || !Object.hasOwn(profile, key)) continue;
+    set(
+      NAMED_PROFILE.has(key) ? key : `${CUSTOM_PREFIX}${key}`,
+      profile[key as keyof typeof profile],
+    );
   }
   return values;
 }
@@ -104,7 +116,8 @@ function same(field: string, from: string | null, to: string | null): boolean {
 /** The fields a row would change on a user; create-only fields never count. */
 export function diff(values: Values, current: Values): Change[] {
   const changes: Change[] = [];
-  for (const [field, to] of Object.entries(values)) {
+  for (const field in values) {
+    const to = values[field] as string | null;
     if (CREATE_ONLY.has(field)) continue;
     const from = current[field] ?? null;
     if (!same(field, from, to)) changes.push({ field, from, to });

@@ -217,14 +217,12 @@ export async function importCsv(
   try {
     if (opts.dryRun) {
       if (report || hooks.onPlannedRow) {
-        const rows = async function* (): AsyncGenerator<PlannedRow & { row?: number }> {
-          for await (const e of await replay()) yield { ...plannedRow(e), row: e.row };
-          for (const u of plan.deactivate) yield plannedDeactivation(u, match);
-        };
-        for await (const { row, ...r } of rows()) {
+        const emit = async (r: PlannedRow, row?: number) => {
           report?.write({ ...r, ...(row ? { row } : {}), status: 'planned' });
           await hooks.onPlannedRow?.(r, row);
-        }
+        };
+        for await (const e of await replay()) await emit(plannedRow(e), e.row);
+        for (const u of plan.deactivate) await emit(plannedDeactivation(u, match));
       }
       return { plan, summary, failures: plan.errors.map(planned), refusal };
     }

@@ -54,6 +54,73 @@ describe('paginate', () => {
     expect(server.seen).toHaveLength(3);
   });
 
+  it('asks for pages ahead within total, and yields the same items in order', async () => {
+    const { server, client } = await pagedServer(250);
+    const users = await collect(client.iterateUsers({}, 100, 2));
+    expect(users.map((u) => u.id)).toEqual(Array.from({ length: 250 }, (_, i) => `u${i}`));
+    // Nothing past the end: page 3 of 3 is the last one asked for.
+    expect(server.seen.map((s) => s.url).sort()).toEqual([
+      '/api/users?limit=100&offset=0',
+      '/api/users?limit=100&offset=100',
+      '/api/users?limit=100&offset=200',
+    ]);
+  });
+
+  it('has the next pages on their way while a page is read', async () => {
+    const asked: number[] = [];
+    const items = paginate(
+      async ({ offset, limit }) => {
+        asked.push(offset);
+        return { total: 10, limit, offset, data: [offset, offset + 1].slice(0, 10 - offset) };
+      },
+      { pageSize: 2, ahead: 2 },
+    );
+    expect((await items.next()).value).toBe(0);
+    expect(asked).toEqual([0, 2, 4]);
+    expect(await collect(items)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(asked).toEqual([0, 2, 4, 6, 8]);
+  });
+
+  it('asking ahead, follows a server that caps the page size', async () => {
+    const { server, client } = await pagedServer(120, 50);
+    const users = await collect(client.iterateUsers({}, 100, 3));
+    expect(users.map((u) => u.id)).toEqual(Array.from({ length: 120 }, (_, i) => `u${i}`));
+    expect(server.seen.map((s) => s.url)).toContain('/api/users?limit=100&offset=100');
+    expect(server.seen.every((s) => !s.url.endsWith('offset=150'))).toBe(true);
+  });
+
+  it('asking ahead, re-asks a page whose offset moved', async () => {
+    const asked: number[] = [];
+    // The page at 2 answers 3 items for limit 2: the page asked ahead at 4 is dropped for 5.
+    const items = paginate(
+      async ({ offset, limit }) => {
+        asked.push(offset);
+        const data = offset === 2 ? [2, 3, 4] : [offset, offset + 1].slice(0, 7 - offset);
+        return { total: 7, limit: offset === 2 ? 3 : limit, offset, data };
+      },
+      { pageSize: 2, ahead: 2 },
+    );
+    expect(await collect(items)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(asked).toEqual([0, 2, 4, 6, 5]);
+  });
+
+  it('asking ahead, a failed page fails the iteration when it is reached', async () => {
+    const items = paginate(
+      async ({ offset, limit }) => {
+        if (offset === 4) throw new Error('page 3 failed');
+        return { total: 10, limit, offset, data: [offset, offset + 1] };
+      },
+      { pageSize: 2, ahead: 3 },
+    );
+    const seen: number[] = [];
+    await expect(
+      (async () => {
+        for await (const i of items) seen.push(i);
+      })(),
+    ).rejects.toThrow('page 3 failed');
+    expect(seen).toEqual([0, 1, 2, 3]);
+  });
+
   it('works over any page function', async () => {
     const pages = collect(
       paginate(

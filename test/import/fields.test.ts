@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { UserV3 } from '../../src/contract/user.js';
 import { plainLayout } from '../../src/import/columns.js';
@@ -157,5 +158,33 @@ describe('snapshot packing', () => {
     for (const values of cases) {
       expect(valuesOf({ id: 'u', status: 'activated', packed: pack(values) })).toEqual(values);
     }
+  });
+
+  it('unpacks what it packs, for any values (property)', async () => {
+    const { pack, valuesOf } = await import('../../src/import/snapshot.js');
+    const { FIELDS, CREATE_ONLY } = await import('../../src/import/columns.js');
+    const named = FIELDS.filter((f) => !CREATE_ONLY.has(f));
+    // Cells with the separators, empty ones, and custom fields among named ones.
+    const cell = fc.string({
+      unit: fc.constantFrom('a', 'Z', 'é', ' ', '', '\u0000', '\u0001', '\u0002'),
+    });
+    const values = fc.dictionary(
+      fc.oneof(
+        fc.constantFrom(...named),
+        cell.map((c) => `profile.x${c}`),
+      ),
+      cell,
+      { maxKeys: 20 },
+    );
+    fc.assert(
+      fc.property(values, (v) => {
+        const sorted = (o: Record<string, string | null>) =>
+          Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
+        expect(sorted(valuesOf({ id: 'u', status: 'activated', packed: pack(v) }))).toEqual(
+          sorted(v),
+        );
+      }),
+      { numRuns: 500 },
+    );
   });
 });

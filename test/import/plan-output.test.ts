@@ -5,7 +5,10 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planWriter } from '../../src/cli/commands/users/import/plan-output.js';
+import type { IO } from '../../src/cli/context.js';
 import { type ApiClient, createApiClient } from '../../src/client/index.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { importViaCli, tempCsv } from './helpers.js';
@@ -111,4 +114,61 @@ describe('a dry run for programs shows every row and every change', () => {
     expect(lines[0]).toBe('row,line,key,action,id,status,error,invitation,changes');
     expect(lines[2]).toBe(`2,3,E-2,update,${robert},planned,,,firstName: Robert → Bob`);
   });
+});
+
+describe('the plan writer', () => {
+  const rows = Array.from({ length: 3000 }, (_, i) => ({
+    line: i + 2,
+    key: `E-${i}`,
+    action: 'update' as const,
+    id: `id-${i}`,
+    changes: { department: { from: 'Sales', to: 'Sales Ops' } },
+  }));
+
+  /** A slow stdout (a small buffer, drained later) that records each write it gets. */
+  function slowStdout() {
+    const writes: string[] = [];
+    const stdout = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _encoding, done) {
+        writes.push(chunk.toString());
+        setImmediate(done);
+      },
+    });
+    return { io: { stdout } as unknown as IO, writes };
+  }
+
+  it.each(['ndjson', 'json', 'csv'] as const)(
+    '-o %s: the rows reach stdout in batches, whole and in order',
+    async (format) => {
+      const { io, writes } = slowStdout();
+      const writer = (await planWriter(io, format))!;
+      for (const row of rows) await writer.write(row);
+      await writer.end({
+        created: 0,
+        updated: 3000,
+        unchanged: 0,
+        deactivated: 0,
+        failed: 0,
+        rows: 3000,
+      });
+      const text = writes.join('');
+      // A write per row was a write(2) per row: a third of a 20,000-row dry run.
+      expect(writes.length).toBeLessThan(rows.length / 20);
+      if (format === 'ndjson') {
+        const lines = text
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+        expect(lines.slice(0, -1)).toEqual(rows);
+        expect(lines.at(-1)).toEqual({ summary: expect.objectContaining({ updated: 3000 }) });
+      } else if (format === 'json') {
+        expect(JSON.parse(text).rows).toEqual(rows);
+      } else {
+        const lines = text.trim().split('\n');
+        expect(lines).toHaveLength(3001);
+        expect(lines[3000]).toBe('3001,E-2999,update,id-2999,department,Sales,Sales Ops,');
+      }
+    },
+  );
 });

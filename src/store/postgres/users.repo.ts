@@ -147,14 +147,18 @@ export function usersRepo(pool: Pool): UsersRepo {
           `SELECT count(*) AS total FROM users WHERE ${filter}`,
           values,
         ),
-        // Deferred join: the page's rowids from an index where one fits, then only their rows.
+        // Deferred join: the page's rowids from an index where one fits, then only their rows,
+        // by primary key and kept in the page's order. (Joined as a subquery, the planner chose
+        // a hash join over every user of the table and sorted the wide rows again: 16 ms for a
+        // 1,000-user page of 30,000 users, 8 ms this way.)
         query<UserView>(
           pool,
-          `SELECT ${VIEW} FROM users JOIN (
-             SELECT rowid AS page_rowid FROM users WHERE ${filter}
+          `SELECT ${VIEW} FROM unnest(ARRAY(
+             SELECT rowid FROM users WHERE ${filter}
              ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}
-           ) AS page ON page.page_rowid = users.rowid
-           ORDER BY ${order}`,
+           )) WITH ORDINALITY AS page(page_rowid, n)
+           JOIN users ON users.rowid = page.page_rowid
+           ORDER BY page.n`,
           [...values, f.limit, f.offset],
         ),
       ]);

@@ -3,6 +3,7 @@
  * `-o json` `{"rows": […], "summary": …}`, `-o csv` one line per change
  * (`line,key,action,id,field,from,to,error`; a row that changes nothing is one line too).
  */
+import { Writable } from 'node:stream';
 import type { PlannedRow } from '../../../../import/planned.js';
 import type { Summary } from '../../../../import/types.js';
 import type { IO } from '../../../context.js';
@@ -31,6 +32,37 @@ const CSV_COLUMNS = [
   { header: 'error', value: (l: ChangeLine) => l.row.error },
 ];
 
+/** What is gathered before a write to stdout (one write per row cost a syscall per row). */
+const BATCH = 64 * 1024;
+
+/**
+ * An IO whose stdout gathers the plan's text and passes it on in batches; `end` passes on the
+ * rest. Waiting for the real stdout to drain holds the writes back, so memory stays bounded.
+ */
+function batching(io: IO): { io: IO; end(): Promise<void> } {
+  let pending = '';
+  const flush = () => {
+    const text = pending;
+    pending = '';
+    return text ? write(io, text) : Promise.resolve();
+  };
+  const stdout = new Writable({
+    decodeStrings: false,
+    write(chunk: string, _encoding, done) {
+      pending += chunk;
+      if (pending.length < BATCH) done();
+      else flush().then(() => done(), done);
+    },
+  });
+  return {
+    io: { ...io, stdout },
+    end: async () => {
+      await new Promise<void>((resolve) => stdout.end(resolve));
+      await flush();
+    },
+  };
+}
+
 const write = (io: IO, text: string) =>
   new Promise<void>((resolve) => {
     if (io.stdout.write(text)) resolve();
@@ -41,6 +73,18 @@ const print = (io: IO, value: unknown) => write(io, `${safeJson(JSON.stringify(v
 /** The writer for this format; undefined for a table (the person's view: format.ts). */
 export async function planWriter(io: IO, format: Format): Promise<PlanWriter | undefined> {
   if (format === 'table') return undefined;
+  const batch = batching(io);
+  const writer = await unbatched(batch.io, format);
+  return {
+    write: (row) => writer.write(row),
+    end: async (summary) => {
+      await writer.end(summary);
+      await batch.end();
+    },
+  };
+}
+
+async function unbatched(io: IO, format: Exclude<Format, 'table'>): Promise<PlanWriter> {
   if (format === 'json') {
     // Streamed, so a 100,000-row plan is never held whole: {"rows": [ … ], "summary": { … }}.
     let n = 0;
