@@ -9,14 +9,14 @@
  * compare without case, as mail systems and logins do.
  */
 
-export const IDENTITY_FIELDS = ['externalId', 'email', 'userName'] as const;
-export type IdentityField = (typeof IDENTITY_FIELDS)[number];
+import { IDENTITY_FIELDS, type IdentityField, USER_FIELDS, type UserField } from './user-fields.js';
 
-const CASE_EXACT: Record<IdentityField, boolean> = {
-  externalId: true,
-  email: false,
-  userName: false,
-};
+// Which fields are keys, and how each compares, is the user-field table's (user-fields.ts).
+export { IDENTITY_FIELDS, type IdentityField };
+
+const CASE_EXACT = new Set(
+  USER_FIELDS.filter((f: UserField) => f.identity === 'caseExact').map((f) => f.name as string),
+);
 
 export const isIdentityField = (field: string): field is IdentityField =>
   (IDENTITY_FIELDS as readonly string[]).includes(field);
@@ -28,7 +28,7 @@ const PRINTABLE_ASCII = /^[ -~]*$/;
 export function identityKey(field: IdentityField, value: string): string {
   // normalize() costs, and the import keys every user of the branch and every row by this.
   const nfc = PRINTABLE_ASCII.test(value) ? value : value.normalize('NFC');
-  return CASE_EXACT[field] ? nfc : nfc.toLowerCase();
+  return CASE_EXACT.has(field) ? nfc : nfc.toLowerCase();
 }
 
 /** Two values of a key that name the same user. */

@@ -5,7 +5,8 @@
 import { fromCsvCell } from '../contract/csv-cell.js';
 import { isIdentityField, sameIdentity } from '../contract/identity.js';
 import { fieldIssues, userBodySchemas } from '../contract/schemas.js';
-import { PROFILE_FIELDS, type UserV3 } from '../contract/user.js';
+import type { UserV3 } from '../contract/user.js';
+import { PROFILE_FIELDS, USER_FIELDS, type UserField } from '../contract/user-fields.js';
 import { CREATE_ONLY, CUSTOM_PREFIX, type Layout } from './columns.js';
 
 /** A row's cells by field: a string sets, null clears (`--empty-clears`); absent = unchanged. */
@@ -23,6 +24,13 @@ export interface Issue {
 }
 
 const NAMED_PROFILE: ReadonlySet<string> = new Set(PROFILE_FIELDS);
+const FIELDS: readonly UserField[] = USER_FIELDS;
+/** Field → its path in a v3 body, split once. */
+const BODY_PATH = new Map(FIELDS.map((f) => [f.name, f.body.split('.')]));
+/** The fields a v3 user answers, with the path of each, split once. */
+const READ_PATHS = FIELDS.flatMap((f) => (f.read ? [[f.name, f.read.split('.')] as const] : []));
+/** Body path → field, for the contract's issues (`config.locale` → locale). */
+const FIELD_OF_PATH = new Map(FIELDS.map((f) => [f.body, f.name]));
 
 /**
  * The row's values; cells are trimmed and unquoted (contract/csv-cell), roles lower-cased. Where
@@ -41,35 +49,30 @@ export function rowValues(cells: string[], layout: Layout, emptyClears: boolean)
   return values;
 }
 
-/** The v3 body (create or update) that sets these values. */
+/** The v3 body (create or update) that sets these values, at the table's paths. */
 export function toBody(values: Values): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  const profile: Record<string, string | null> = {};
-  let profiled = false;
   // for…in, not Object.entries: every row of a plan is validated through this body.
   for (const field in values) {
-    const value = values[field] as string | null;
-    if (field === 'locale') body.config = { locale: value };
-    else if (field === 'recoveryCode') body.recoveryCode = value === null ? null : { plain: value };
-    else if (NAMED_PROFILE.has(field)) {
-      profile[field] = value;
-      profiled = true;
-    } else if (field.startsWith(CUSTOM_PREFIX)) {
-      profile[field.slice(CUSTOM_PREFIX.length)] = value;
-      profiled = true;
-    } else body[field] = value;
+    const path = BODY_PATH.get(field) ?? ['profile', field.slice(CUSTOM_PREFIX.length)];
+    let at = body;
+    for (let i = 0; i < path.length - 1; i++) {
+      const key = path[i]!;
+      if (at[key] === undefined) at[key] = {};
+      at = at[key] as Record<string, unknown>;
+    }
+    at[path[path.length - 1]!] = values[field] as string | null;
   }
-  if (profiled) body.profile = profile;
   return body;
 }
 
-/** Body path (`profile.firstName`, `config.locale`) → import field. */
+/** Body path (`profile.firstName`, `config.locale`, `recoveryCode.plain`) → import field. */
 function fieldOfPath(path: string): string {
-  if (path === 'config.locale') return 'locale';
-  if (path.startsWith('recoveryCode')) return 'recoveryCode';
-  const [head, rest] = [path.slice(0, CUSTOM_PREFIX.length), path.slice(CUSTOM_PREFIX.length)];
-  if (head === CUSTOM_PREFIX && NAMED_PROFILE.has(rest)) return rest;
-  return path;
+  const named = FIELD_OF_PATH.get(path);
+  if (named) return named;
+  // An issue about a field's object (`recoveryCode`) names the field that writes into it.
+  const inside = FIELDS.find((f) => f.body.startsWith(`${path}.`));
+  return inside ? inside.name : path;
 }
 
 /** What the contract's update schema says about these values (the same check the server runs). */
@@ -85,22 +88,17 @@ export function validate(values: Values): Issue[] {
 /** A known user's values, as an import row would write them (absent = empty). */
 export function currentValues(user: UserV3): Values {
   const values: Values = {};
-  const set = (field: string, value: unknown) => {
-    if (typeof value === 'string') values[field] = value;
-  };
-  set('externalId', user.externalId);
-  set('email', user.email?.value);
-  set('userName', user.userName?.value);
-  set('role', user.role);
-  set('locale', user.config?.locale);
+  for (const [field, path] of READ_PATHS) {
+    let at: unknown = user;
+    for (const key of path) at = (at as Record<string, unknown> | null | undefined)?.[key];
+    if (typeof at === 'string') values[field] = at;
+  }
   const profile = user.profile ?? {};
   // for…in, not Object.entries: the snapshot runs this for every user of the branch.
   for (const key in profile) {
-    if (key === 'avatar' || !Object.hasOwn(profile, key)) continue;
-    set(
-      NAMED_PROFILE.has(key) ? key : `${CUSTOM_PREFIX}${key}`,
-      profile[key as keyof typeof profile],
-    );
+    if (key === 'avatar' || NAMED_PROFILE.has(key) || !Object.hasOwn(profile, key)) continue;
+    const value = profile[key as keyof typeof profile];
+    if (typeof value === 'string') values[`${CUSTOM_PREFIX}${key}`] = value;
   }
   return values;
 }
