@@ -4,6 +4,7 @@
  * contract's schemas before the request.
  */
 import type { Command } from 'commander';
+import { type UserFieldName, userField } from '../../../contract/user-fields.js';
 import { type Deps, type GlobalOptions, interactive, note } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { renderRecord } from '../../output/render.js';
@@ -11,7 +12,7 @@ import { prompterOf } from '../../prompt.js';
 import { readSecretFromStdin } from '../../stdin.js';
 import { collect, fieldsOption, globalsOf } from '../options.js';
 import { describeUser, userView } from './format.js';
-import { applySets, type Body } from './patch.js';
+import { applySets, type Body, putField } from './patch.js';
 import { ensureRequired } from './required.js';
 import { validateUserBody } from './validate.js';
 
@@ -31,18 +32,25 @@ export interface InviteOptions {
   globals: GlobalOptions;
 }
 
-/** The flag each body field comes from, for messages. */
-const FLAGS: Record<string, string> = {
-  email: '--email',
-  userName: '--user-name',
-  externalId: '--external-id',
-  'profile.firstName': '--first-name',
-  'profile.lastName': '--last-name',
-  role: '--role',
-  'config.locale': '--locale',
-  secret: '--secret',
-};
-export const flagOf = (field: string) => FLAGS[field] ?? `--set ${field}`;
+/** The user fields this command has a flag of its own for: `--first-name` sets firstName. */
+const FLAGGED = [
+  'email',
+  'userName',
+  'externalId',
+  'firstName',
+  'lastName',
+  'role',
+  'locale',
+  'secret',
+] as const satisfies readonly UserFieldName[];
+
+const flagName = (field: string) => `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/** The flag each body path comes from, for messages. */
+const FLAGS: ReadonlyMap<string, string> = new Map(
+  FLAGGED.map((name) => [userField(name)!.body, flagName(name)]),
+);
+export const flagOf = (field: string) => FLAGS.get(field) ?? `--set ${field}`;
 
 export function register(users: Command, deps: Deps, runFn = runInvite) {
   fieldsOption(
@@ -79,19 +87,10 @@ export function register(users: Command, deps: Deps, runFn = runInvite) {
 /** The v3 create body from the flags (only what was given). */
 export function inviteBody(opts: InviteOptions): Body {
   const body: Body = {};
-  const put = (key: string, value: string | undefined) => {
-    if (value !== undefined) body[key] = value;
-  };
-  put('email', opts.email);
-  put('userName', opts.userName);
-  put('externalId', opts.externalId);
-  put('role', opts.role);
-  if (typeof opts.secret === 'string') put('secret', opts.secret);
-  if (opts.locale !== undefined) body.config = { locale: opts.locale };
-  const profile: Body = {};
-  if (opts.firstName !== undefined) profile.firstName = opts.firstName;
-  if (opts.lastName !== undefined) profile.lastName = opts.lastName;
-  if (Object.keys(profile).length > 0) body.profile = profile;
+  for (const name of FLAGGED) {
+    const value = opts[name];
+    if (typeof value === 'string') putField(body, name, value, flagName(name));
+  }
   if (opts.sendMail === false) body.sendMail = false;
   return applySets(body, opts.set);
 }

@@ -29,6 +29,12 @@ function assign(body: Body, path: string, value: unknown, flag: string) {
   target[last] = value;
 }
 
+/** Sets a user field (by its table name, or a dotted path) in `body`, as `--set` does. */
+export function putField(body: Body, key: string, value: unknown, flag = '--set'): Body {
+  assign(body, resolveKey(key), value, flag);
+  return body;
+}
+
 /** Merges `--set`/`--unset` into `body` (which may hold values from other flags). */
 export function applySets(body: Body, sets: string[] = [], unsets: string[] = []): Body {
   const seen = new Set<string>();
