@@ -17,6 +17,7 @@ const s3 = process.env.ROSTER_TEST_BLOBS;
 const POSTGRES_TESTS = [
   'test/store/store-contract.test.ts',
   'test/store/postgres.test.ts',
+  'test/store/upgrade.test.ts',
   'test/server/users/**/*.test.ts',
   'test/server/http/auth.test.ts',
   'test/server/http/health.test.ts',
