@@ -14,6 +14,8 @@ export interface UserField {
   readonly read?: string;
   /** Its key in the flat (v1) representation; absent: that representation has none. */
   readonly flat?: string;
+  /** A column of the CLI's user tables by default (`--fields` shows any). */
+  readonly shown?: boolean;
   /**
    * A key unique among a tenant's users, and how its values compare (contract/identity.ts):
    * `caseExact` (an identity provider's key: "E1" and "e1" may be two people) or `caseless`
@@ -31,6 +33,7 @@ export interface UserField {
 export const USER_FIELDS = [
   {
     name: 'externalId',
+    shown: true,
     flat: 'externalID',
     body: 'externalId',
     read: 'externalId',
@@ -48,6 +51,7 @@ export const USER_FIELDS = [
   },
   {
     name: 'email',
+    shown: true,
     flat: 'email',
     body: 'email',
     read: 'email.value',
@@ -56,6 +60,7 @@ export const USER_FIELDS = [
   },
   {
     name: 'userName',
+    shown: true,
     flat: 'userName',
     body: 'userName',
     read: 'userName.value',
@@ -64,6 +69,7 @@ export const USER_FIELDS = [
   },
   {
     name: 'firstName',
+    shown: true,
     flat: 'firstName',
     body: 'profile.firstName',
     read: 'profile.firstName',
@@ -71,12 +77,13 @@ export const USER_FIELDS = [
   },
   {
     name: 'lastName',
+    shown: true,
     flat: 'lastName',
     body: 'profile.lastName',
     read: 'profile.lastName',
     aliases: ['surname', 'familyname', 'nachname'],
   },
-  { name: 'role', flat: 'role', body: 'role', read: 'role' },
+  { name: 'role', shown: true, flat: 'role', body: 'role', read: 'role' },
   {
     name: 'locale',
     body: 'config.locale',

@@ -1,7 +1,8 @@
 /** How users print: default columns, the fields `--fields` may name, the view for a command. */
 import type { UserV3 } from '../../../contract/user.js';
+import { USER_FIELDS as USER_FIELDS_TABLE, type UserField } from '../../../contract/user-fields.js';
 import type { Deps, GlobalOptions } from '../../context.js';
-import { parseFields } from '../../output/fields.js';
+import { getPath, parseFields } from '../../output/fields.js';
 import { type Column, resolveFormat, type View, viewOf } from '../../output/render.js';
 
 /** The top-level keys of a v3 user: the first segment of every `--fields` path. */
@@ -18,14 +19,12 @@ export const USER_FIELDS = [
   'profile',
 ] as const;
 
+/** id, the fields the user-field table shows by default, and status. */
 export const USER_COLUMNS: Column<UserV3>[] = [
   { header: 'id', value: (u) => u.id },
-  { header: 'externalId', value: (u) => u.externalId },
-  { header: 'email', value: (u) => u.email?.value },
-  { header: 'userName', value: (u) => u.userName?.value },
-  { header: 'firstName', value: (u) => u.profile.firstName },
-  { header: 'lastName', value: (u) => u.profile.lastName },
-  { header: 'role', value: (u) => u.role },
+  ...USER_FIELDS_TABLE.flatMap((f: UserField) =>
+    f.shown && f.read ? [{ header: f.name, value: (u: UserV3) => getPath(u, f.read!) }] : [],
+  ),
   { header: 'status', value: (u) => u.status },
 ];
 
