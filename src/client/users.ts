@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import type { Page } from '../contract/medium.js';
 import type { userBodySchemas } from '../contract/schemas.js';
 import type { ListableStatus, UserV3 } from '../contract/user.js';
+import { fieldAt, withValueAt } from '../contract/user-fields.js';
 import { mediaTypeOf, missingRequired, type VersionEntry } from '../contract/versions.js';
 import { RequiredFieldsError } from './errors.js';
 import type { HttpClient } from './http.js';
@@ -47,11 +48,11 @@ export function completeBody(
   where: { method: string; url: string } = { method: 'POST', url: '/users' },
 ): UserCreateBody {
   const requires = entry?.requires ?? [];
-  const out = { ...body } as Record<string, unknown>;
-  const lacking = missingRequired(out, requires);
-  if (lacking.includes('role') && defaults.role) out.role = defaults.role;
-  if (lacking.includes('config.locale') && defaults.locale) {
-    out.config = { ...(out.config as object), locale: defaults.locale };
+  let out = { ...body } as Record<string, unknown>;
+  for (const path of missingRequired(out, requires)) {
+    const field = fieldAt(path);
+    const value = field && field in defaults ? defaults[field as keyof UserDefaults] : undefined;
+    if (value) out = withValueAt(out, path, value);
   }
   const missing = missingRequired(out, requires);
   if (missing.length > 0 && entry) {

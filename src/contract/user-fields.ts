@@ -161,6 +161,26 @@ const BY_NAME: ReadonlyMap<string, UserField> = new Map(USER_FIELDS.map((f) => [
 /** The row of a field name, or undefined for a name that is not a named field. */
 export const userField = (name: string): UserField | undefined => BY_NAME.get(name);
 
+const BY_BODY: ReadonlyMap<string, UserField> = new Map(USER_FIELDS.map((f) => [f.body, f]));
+
+/** The field a v3 body path sets (`config.locale` → locale), or undefined. */
+export const fieldAt = (bodyPath: string): UserFieldName | undefined =>
+  BY_BODY.get(bodyPath)?.name as UserFieldName | undefined;
+
+/** Sets `value` at a dotted path of a body, making the objects on the way (a copy of each). */
+export function withValueAt(
+  body: Record<string, unknown>,
+  path: string,
+  value: unknown,
+): Record<string, unknown> {
+  const [head, ...rest] = path.split('.');
+  if (rest.length === 0) return { ...body, [head!]: value };
+  const inner = body[head!];
+  const object =
+    inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>) : {};
+  return { ...body, [head!]: withValueAt(object, rest.join('.'), value) };
+}
+
 /** Write-only: the service never answers it, so it is sent on create and never compared. */
 export const isWriteOnly = (f: UserField): boolean => f.read === undefined;
 

@@ -4,11 +4,10 @@
  * on a terminal; not on one, a usage error saying how to give them.
  */
 import type { ApiClient, UserDefaults } from '../../../client/index.js';
+import { fieldAt } from '../../../contract/user-fields.js';
 import { type Deps, interactive } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { prompterOf } from '../../prompt.js';
-
-const FIELDS = { role: 'role', 'config.locale': 'locale' } as const;
 
 /**
  * Makes sure the client can fill what the service requires and the input lacks (`given`: the
@@ -23,8 +22,8 @@ export async function ensureRequired(
   const requires = await client.createRequires();
   const defaults = client.userDefaults;
   const missing = requires
-    .map((path) => FIELDS[path as keyof typeof FIELDS])
-    .filter((key): key is keyof UserDefaults => key !== undefined)
+    .map((path) => fieldAt(path))
+    .filter((key): key is keyof UserDefaults => key === 'role' || key === 'locale')
     .filter((key) => !given[key] && !defaults[key]);
   if (missing.length === 0) return;
   if (!interactive(deps.io)) {
