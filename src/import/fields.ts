@@ -6,7 +6,7 @@ import { fromCsvCell } from '../contract/csv-cell.js';
 import { isIdentityField, sameIdentity } from '../contract/identity.js';
 import { fieldIssues, userBodySchemas } from '../contract/schemas.js';
 import type { UserV3 } from '../contract/user.js';
-import { PROFILE_FIELDS, USER_FIELDS, type UserField } from '../contract/user-fields.js';
+import { fieldAt, PROFILE_FIELDS, USER_FIELDS, type UserField } from '../contract/user-fields.js';
 import { CREATE_ONLY, CUSTOM_PREFIX, type Layout } from './columns.js';
 
 /** A row's cells by field: a string sets, null clears (`--empty-clears`); absent = unchanged. */
@@ -29,8 +29,6 @@ const FIELDS: readonly UserField[] = USER_FIELDS;
 const BODY_PATH = new Map(FIELDS.map((f) => [f.name, f.body.split('.')]));
 /** The fields a v3 user answers, with the path of each, split once. */
 const READ_PATHS = FIELDS.flatMap((f) => (f.read ? [[f.name, f.read.split('.')] as const] : []));
-/** Body path → field, for the contract's issues (`config.locale` → locale). */
-const FIELD_OF_PATH = new Map(FIELDS.map((f) => [f.body, f.name]));
 
 /**
  * The row's values; cells are trimmed and unquoted (contract/csv-cell), roles lower-cased. Where
@@ -68,7 +66,7 @@ export function toBody(values: Values): Record<string, unknown> {
 
 /** Body path (`profile.firstName`, `config.locale`, `recoveryCode.plain`) → import field. */
 function fieldOfPath(path: string): string {
-  const named = FIELD_OF_PATH.get(path);
+  const named = fieldAt(path);
   if (named) return named;
   // An issue about a field's object (`recoveryCode`) names the field that writes into it.
   const inside = FIELDS.find((f) => f.body.startsWith(`${path}.`));
