@@ -3,13 +3,13 @@
  * process, and killed with -9 mid-run. The rules (bad input, --sync, reports, export → import)
  * run in-process in test/import/import-cli.test.ts.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BIN, type CliServer, startCliServer } from '../helpers/cli-server.js';
-import { people } from '../import/helpers.js';
+import { people, tempCsv } from '../import/helpers.js';
 
 let server: CliServer;
 const dir = mkdtempSync(join(tmpdir(), 'roster-e2e-import-'));
@@ -22,11 +22,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const file = (name: string, content: string) => {
-  const path = join(dir, name);
-  writeFileSync(path, content);
-  return path;
-};
+const file = (name: string, content: string) => tempCsv(content, name);
 
 /** The CLI with a token of a fresh branch (ROSTER_TOKEN wins over the profile's). */
 async function inBranch() {

@@ -3,13 +3,13 @@
  * a real server on a real port (test/e2e/import.test.ts is the spawned journey). Each test works
  * in its own branch, with its own keys.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cliAgainst } from '../helpers/cli-run.js';
 import { startServer, type TestServer } from '../helpers/server.js';
-import { people } from './helpers.js';
+import { people, tempCsv } from './helpers.js';
 
 let server: TestServer;
 const dir = mkdtempSync(join(tmpdir(), 'roster-import-cli-'));
@@ -22,11 +22,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const file = (name: string, content: string) => {
-  const path = join(dir, name);
-  writeFileSync(path, content);
-  return path;
-};
+const file = (name: string, content: string) => tempCsv(content, name);
 
 /** The CLI with a token of a fresh branch. */
 async function inBranch() {
