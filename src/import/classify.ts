@@ -36,6 +36,11 @@ export interface PlanOptions {
   done?: Map<number, { key: string }>;
   /** How many creates/updates to keep whole for the preview. Default 20. */
   preview?: number;
+  /**
+   * Keep pass one's reading of every row, so pass two reads nothing again. Costs memory per row:
+   * for small files (run.ts decides), where reading the file twice costs more than holding it.
+   */
+  keepRows?: boolean;
 }
 
 const quoted = (v: string | null) =>

@@ -13,7 +13,8 @@ import { IDENTITY_FIELDS, identityKey } from '../contract/identity.js';
 import { classifier, type Entry, type PlanOptions } from './classify.js';
 import type { Layout } from './columns.js';
 import { ImportError } from './errors.js';
-import type { CsvFile } from './read.js';
+import type { Values } from './fields.js';
+import type { CsvFile, CsvRecord } from './read.js';
 import { type KnownUser, type Snapshot, valuesOf } from './snapshot.js';
 import type { MatchField } from './types.js';
 
@@ -54,6 +55,16 @@ export interface Plan {
   /** Per row (index = row - 1): the action's code, and the key (to notice a changed file). */
   actions: number[];
   keys: (string | undefined)[];
+  /** Pass one's reading of each row, when `keepRows` asked for it. */
+  kept?: ReadRow[];
+}
+
+/** A row as pass one read it. */
+export interface ReadRow {
+  rec: CsvRecord;
+  values: Values;
+  key?: string;
+  leaver?: string;
 }
 
 /** Pass one: reads every row and decides; keeps little per row. */
@@ -75,11 +86,13 @@ export async function buildPlan(
   const fileKeys = new Set<string>();
   const firstSeen = Object.fromEntries(IDENTITY_FIELDS.map((f) => [f, new Map<string, number>()]));
   const duplicates = new Map<string, { field: string; value: string; at: number[] }>();
+  const kept: ReadRow[] | undefined = opts.keepRows ? [] : undefined;
 
   for await (const rec of csv.records) {
     const at = actions.length;
     lines.push(rec.line);
     const { values, key, error, leaver } = read(rec);
+    kept?.push({ rec, values, key, leaver });
     for (const field of IDENTITY_FIELDS) {
       const value = values[field] && identityKey(field, values[field]);
       if (!value) continue;
@@ -157,12 +170,13 @@ export async function buildPlan(
     active: live.length,
     actions,
     keys,
+    ...(kept ? { kept } : {}),
   };
 }
 
 /**
- * Pass two: the same file again, each row as an entry with what to send. Fails if the file
- * no longer matches the plan (it changed in between).
+ * Pass two: the same file again (or pass one's reading of it, when kept), each row as an entry
+ * with what to send. Fails if the file no longer matches the plan (it changed in between).
  */
 export async function* replayPlan(
   plan: Plan,
@@ -173,10 +187,12 @@ export async function* replayPlan(
 ): AsyncGenerator<Entry> {
   const { read, decide } = classifier(csv, layout, snapshot, opts);
   const errors = new Map(plan.errors.map((e) => [e.row, e]));
+  async function* readAgain(): AsyncGenerator<ReadRow> {
+    for await (const rec of csv.records) yield { rec, ...read(rec) };
+  }
   let rows = 0;
-  for await (const rec of csv.records) {
+  for await (const { rec, values, key, leaver } of plan.kept ?? readAgain()) {
     rows++;
-    const { values, key, leaver } = read(rec);
     const code = plan.actions[rec.row - 1];
     if (code === undefined || plan.keys[rec.row - 1] !== key) {
       throw new ImportError(

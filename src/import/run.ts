@@ -3,6 +3,7 @@
  * about is found before the first request; a refused `--sync` or a `--dry-run` sends nothing.
  */
 
+import { statSync } from 'node:fs';
 import { applyPlan, type Outcome } from './apply.js';
 import { type Layout, parseMaps, resolveHeader } from './columns.js';
 import { ImportError, importUsageError } from './errors.js';
@@ -15,6 +16,13 @@ import { PlanCheck, type SavedPlan } from './saved-plan.js';
 import { type Snapshot, takeSnapshot } from './snapshot.js';
 import { DEFAULT_MAX_DEACTIVATE, type DeactivateLimit, syncRefusal } from './sync.js';
 import type { ImportClient, MatchField, Summary } from './types.js';
+
+/**
+ * Files up to this size are read once: pass two replays pass one's reading (a 20,000-row HR file
+ * is ~2 MB, and reading it again was ~0.3 s of a 2.3 s dry run). Larger ones are read twice, so
+ * memory stays bounded by the branch, not the file.
+ */
+const KEEP_ROWS_BYTES = 4 * 1024 * 1024;
 
 export interface ImportOptions {
   file: string;
@@ -200,7 +208,13 @@ export async function importCsv(
   const csv = await openCsv(opts.file, { ...read, onWarning: hooks.onWarning });
   const columns = layoutOf(csv, opts, preset, maps, hooks);
   const snapshot: Snapshot = await takeSnapshot(client);
-  const planOptions: PlanOptions = { match, emptyClears: opts.emptyClears, sync: opts.sync, done };
+  const planOptions: PlanOptions = {
+    match,
+    emptyClears: opts.emptyClears,
+    sync: opts.sync,
+    done,
+    keepRows: statSync(opts.file).size <= KEEP_ROWS_BYTES,
+  };
   const plan = await buildPlan(csv, columns, snapshot, planOptions);
   if (plan.rows === 0) hooks.onWarning?.(`${opts.file} has a header but no rows`);
   hooks.onPlan?.(plan);
@@ -213,7 +227,13 @@ export async function importCsv(
   summary.invitations = (opts.sendMail ?? true) ? plan.invitations : 0;
   const report = openReport(opts);
   const replay = async () =>
-    replayPlan(plan, await reopen(csv, opts, read), columns, snapshot, planOptions);
+    replayPlan(
+      plan,
+      plan.kept ? csv : await reopen(csv, opts, read),
+      columns,
+      snapshot,
+      planOptions,
+    );
   try {
     if (opts.dryRun) {
       if (report || hooks.onPlannedRow) {

@@ -210,6 +210,23 @@ describe('buildPlan', () => {
     };
     await expect(replay()).rejects.toThrow(/changed while it was being imported \(row 1\)/);
   });
+
+  it('with keepRows, pass two replays pass one: the same entries, and no second read', async () => {
+    const path = fixture('aliases.csv');
+    const users = [known('u1', { externalId: 'X-1', email: 'old@example.com' })];
+    const twice = await plan(path, users);
+    const csv = await openCsv(path);
+    const columns = resolveHeader(csv.header, { file: path });
+    const options = { match: 'externalId', keepRows: true } as const;
+    const snapshot = snapshotOf(users);
+    const once = await buildPlan(csv, columns, snapshot, options);
+    expect(once.kept).toHaveLength(twice.rows);
+    const entries: Entry[] = [];
+    // The records were read already: pass two takes none from this file.
+    for await (const e of replayPlan(once, csv, columns, snapshot, options)) entries.push(e);
+    expect(entries).toEqual(twice.entries);
+    expect(entries.length).toBeGreaterThan(0);
+  });
 });
 
 describe('--sync and unusable rows', () => {
