@@ -1,12 +1,12 @@
 /** How users print: default columns, the fields `--fields` may name, the view for a command. */
 import type { UserV3 } from '../../../contract/user.js';
-import { USER_FIELDS as USER_FIELDS_TABLE, type UserField } from '../../../contract/user-fields.js';
+import { USER_FIELDS, type UserField } from '../../../contract/user-fields.js';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { getPath, parseFields } from '../../output/fields.js';
 import { type Column, resolveFormat, type View, viewOf } from '../../output/render.js';
 
 /** The top-level keys of a v3 user: the first segment of every `--fields` path. */
-export const USER_FIELDS = [
+const USER_KEYS = [
   'id',
   'status',
   'role',
@@ -22,7 +22,7 @@ export const USER_FIELDS = [
 /** id, the fields the user-field table shows by default, and status. */
 export const USER_COLUMNS: Column<UserV3>[] = [
   { header: 'id', value: (u) => u.id },
-  ...USER_FIELDS_TABLE.flatMap((f: UserField) =>
+  ...USER_FIELDS.flatMap((f: UserField) =>
     f.shown && f.read ? [{ header: f.name, value: (u: UserV3) => getPath(u, f.read!) }] : [],
   ),
   { header: 'status', value: (u) => u.status },
@@ -30,7 +30,7 @@ export const USER_COLUMNS: Column<UserV3>[] = [
 
 /** The view for a users command: `-o` resolved against the TTY, `--fields` checked. */
 export function userView(globals: GlobalOptions, fields: string | undefined, deps: Deps) {
-  const paths = fields === undefined ? undefined : parseFields(fields, USER_FIELDS);
+  const paths = fields === undefined ? undefined : parseFields(fields, USER_KEYS);
   return viewOf(resolveFormat(globals.output, deps.io), USER_COLUMNS, paths);
 }
 
