@@ -24,6 +24,8 @@ export interface CsvFile {
   file: string;
   header: string[];
   delimiter: string;
+  /** The file's size when opened. */
+  bytes: number;
   records: AsyncGenerator<CsvRecord>;
 }
 
@@ -52,11 +54,13 @@ export function detectDelimiter(headerLine: string): string {
   return best;
 }
 
-async function checkFile(file: string) {
+/** The file's size, once it is known to be a file this user may read. */
+async function checkFile(file: string): Promise<number> {
   try {
     const s = await stat(file);
     if (s.isDirectory()) throw new ImportError(`${file} is a directory, not a CSV file`);
     await access(file, constants.R_OK);
+    return s.size;
   } catch (err) {
     if (err instanceof ImportError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
@@ -146,7 +150,7 @@ async function* records(
 
 /** Opens a CSV file for streaming: reads up to the header, then yields data rows. */
 export async function openCsv(file: string, opts: ReadOptions = {}): Promise<CsvFile> {
-  await checkFile(file);
+  const bytes = await checkFile(file);
   const text = decodeText(createReadStream(file), { ...opts, file });
   // Peek at the first lines (preamble and header) to pick the delimiter, then replay them.
   const want = (opts.skipLines ?? 0) + (opts.preamble ? 4 : 3);
@@ -225,5 +229,5 @@ export async function openCsv(file: string, opts: ReadOptions = {}): Promise<Csv
     if (!first.done) yield first.value;
     yield* rows;
   }
-  return { file, header: header.map((h) => h.trim()), delimiter, records: all() };
+  return { file, header: header.map((h) => h.trim()), delimiter, bytes, records: all() };
 }

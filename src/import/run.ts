@@ -3,7 +3,6 @@
  * about is found before the first request; a refused `--sync` or a `--dry-run` sends nothing.
  */
 
-import { statSync } from 'node:fs';
 import { applyPlan, type Outcome } from './apply.js';
 import { type Layout, parseMaps, resolveHeader } from './columns.js';
 import { ImportError, importUsageError } from './errors.js';
@@ -213,7 +212,7 @@ export async function importCsv(
     emptyClears: opts.emptyClears,
     sync: opts.sync,
     done,
-    keepRows: statSync(opts.file).size <= KEEP_ROWS_BYTES,
+    keepRows: csv.bytes <= KEEP_ROWS_BYTES,
   };
   const plan = await buildPlan(csv, columns, snapshot, planOptions);
   if (plan.rows === 0) hooks.onWarning?.(`${opts.file} has a header but no rows`);
