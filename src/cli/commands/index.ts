@@ -9,21 +9,21 @@ import type { Deps } from '../context.js';
  */
 export type CommandModule = { register(program: Command, deps: Deps): unknown };
 export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
-  serve: () => import('./serve.js'),
-  tokens: () => import('./tokens.js'),
-  tenants: () => import('./tenants.js'),
-  branches: () => import('./branches.js'),
-  backup: () => import('./backup.js'),
-  copy: () => import('./copy.js'),
-  login: () => import('./login.js'),
-  logout: () => import('./logout.js'),
-  auth: () => import('./auth.js'),
-  whoami: () => import('./whoami.js'),
-  profiles: () => import('./profiles.js'),
+  serve: () => import('./local/serve/index.js'),
+  tokens: () => import('./local/tokens/index.js'),
+  tenants: () => import('./local/tenants/index.js'),
+  branches: () => import('./local/branches/index.js'),
+  backup: () => import('./local/backup/index.js'),
+  copy: () => import('./local/copy/index.js'),
+  login: () => import('./auth/login.js'),
+  logout: () => import('./auth/logout.js'),
+  auth: () => import('./auth/index.js'),
+  whoami: () => import('./auth/whoami.js'),
+  profiles: () => import('./profiles/index.js'),
   users: () => import('./users/index.js'),
   media: () => import('./media/index.js'),
-  check: () => import('./check.js'),
-  completion: () => import('./completion.js'),
+  check: () => import('./check/index.js'),
+  completion: () => import('./completion/index.js'),
 };
 export const ALL = Object.keys(COMMANDS);
 /** Global options followed by a value, which is not a command name. */
