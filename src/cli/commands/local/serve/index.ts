@@ -3,34 +3,9 @@ import type { Command } from 'commander';
 import { DEFAULT_VENDOR } from '../../../../contract/versions.js';
 import type { Deps } from '../../../context.js';
 import { parseNonNegativeInt, parsePort, parsePositiveInt, parseSize } from '../../../parse.js';
+import type { ServeOptions } from './run.js';
 
-export interface ServeOptions {
-  port: number;
-  host: string;
-  data?: string;
-  database?: string;
-  blobs?: string;
-  dbPoolSize?: number;
-  dbStatementTimeout?: number;
-  vendor: string;
-  likePlatform?: boolean;
-  rateLimit?: string;
-  maxUploadSize?: number;
-  cdnUrl?: string;
-  cdnTokenOnly?: boolean;
-  publicUrl?: string;
-  forceSweep?: boolean;
-  sweepGrace?: number;
-  bodyTimeout?: number;
-  smtpUrl?: string;
-  quota?: number;
-  accessLog?: boolean;
-  keepAliveTimeout?: number;
-  drainDelay?: number;
-  metricsToken?: string;
-}
-
-export function register(program: Command, deps: Deps) {
+export function register(program: Command, deps: Deps, runFn = runServe) {
   program
     .command('serve')
     .description('run the user and media service on a local data dir')
@@ -117,8 +92,11 @@ export function register(program: Command, deps: Deps) {
       'after',
       '\nOn a fresh data dir (or empty database) serve creates the default tenant, its main branch and\nan admin token, and saves the token as CLI profile "local", so `roster users list` works next.\nWith --database, the data dir keeps only the lock, upload scratch and media files.',
     )
-    .action(async (opts: ServeOptions) => {
-      const { runServe } = await import('./run.js');
-      await runServe(opts, deps);
-    });
+    .action((opts: ServeOptions) => runFn(opts, deps));
+}
+
+/** The body is in run.ts, loaded only when serve runs (Koa and SQLite are slow to load). */
+export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
+  const { runServe } = await import('./run.js');
+  await runServe(opts, deps);
 }

@@ -7,8 +7,33 @@ import { CliError, usageError } from '../../../errors.js';
 import { openLocalStore } from '../../../local-store.js';
 import { dataDirOf } from '../../../paths.js';
 import { onInterrupt } from '../../../signals.js';
-import { parsePublicUrl } from '../tenants/settings.js';
-import type { ServeOptions } from './index.js';
+import { parsePublicUrl } from '../options.js';
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  data?: string;
+  database?: string;
+  blobs?: string;
+  dbPoolSize?: number;
+  dbStatementTimeout?: number;
+  vendor: string;
+  likePlatform?: boolean;
+  rateLimit?: string;
+  maxUploadSize?: number;
+  cdnUrl?: string;
+  cdnTokenOnly?: boolean;
+  publicUrl?: string;
+  forceSweep?: boolean;
+  sweepGrace?: number;
+  bodyTimeout?: number;
+  smtpUrl?: string;
+  quota?: number;
+  accessLog?: boolean;
+  keepAliveTimeout?: number;
+  drainDelay?: number;
+  metricsToken?: string;
+}
 
 /** The base URL a local client uses: a wildcard listen address is reached on loopback. */
 function localBaseUrl(host: string, port: number) {
