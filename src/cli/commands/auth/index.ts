@@ -1,26 +1,15 @@
 /**
- * `roster auth status` (and `roster whoami`): which profile and base URL a command would use,
- * the token's branch and scopes, and whether the service accepts the token.
+ * `roster auth status`: the credentials in use, one module per verb. The other credential
+ * commands live beside it as top-level commands of their own: login.ts, logout.ts, whoami.ts.
  */
 import type { Command } from 'commander';
-import type { Deps, GlobalOptions } from '../../context.js';
-import { globalsOf } from '../shared/options.js';
+import type { Deps } from '../../context.js';
 
-export interface AuthStatusOptions {
-  globals: GlobalOptions;
-}
+type VerbModule = { register(auth: Command, deps: Deps): unknown };
 
-export function register(program: Command, deps: Deps, runFn = runAuthStatus) {
-  program
-    .command('auth')
-    .description('the credentials in use')
-    .command('status')
-    .description('profile, base URL, branch, scopes, and whether the token works')
-    .action((_opts: unknown, cmd: Command) => runFn({ globals: globalsOf(cmd) }, deps));
-}
+export const VERBS: (() => Promise<VerbModule>)[] = [() => import('./status.js')];
 
-export async function runAuthStatus(opts: AuthStatusOptions, deps: Deps): Promise<void> {
-  const { authStatus, printAuthStatus } = await import('./status.js');
-  const status = await authStatus(opts.globals, deps);
-  await printAuthStatus(status, opts.globals, deps);
+export async function register(program: Command, deps: Deps): Promise<void> {
+  const auth = program.command('auth').description('the credentials in use');
+  for (const load of VERBS) await (await load()).register(auth, deps);
 }

@@ -84,7 +84,7 @@ async function checkBaseUrl(baseUrl: string, globals: GlobalOptions, deps: Deps)
 
 /** The role and locale defaults to save: the flags, checked, else what the profile had. */
 async function checkedDefaults(opts: LoginOptions, existing: Profile | undefined) {
-  const { checkUserDefaults } = await import('../profiles/index.js');
+  const { checkUserDefaults } = await import('../profiles/set.js');
   const given = await checkUserDefaults({ role: opts.role, locale: opts.locale });
   const role = given.role ?? existing?.role;
   const locale = given.locale ?? existing?.locale;

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { Deps } from '../../context.js';
 import { globalsOf } from '../shared/options.js';
-import { runAuthStatus } from './index.js';
+import { runAuthStatus } from './status.js';
 
 export function register(program: Command, deps: Deps, runFn = runAuthStatus) {
   program

@@ -74,7 +74,7 @@ export async function runCheck(opts: CheckOptions, deps: Deps): Promise<CheckRep
   const format = output === undefined ? 'text' : resolveFormat(output, deps.io);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
-  const { probeService } = await import('./run.js');
+  const { probeService } = await import('./check-run.js');
   const steps = await withSpinner(deps, `checking ${client.http.baseUrl}…`, () =>
     probeService(client, opts.write ?? false),
   );

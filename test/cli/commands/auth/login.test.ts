@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { register as registerLogin, runLogin } from '../../../../src/cli/commands/auth/login.js';
 import { runLogout } from '../../../../src/cli/commands/auth/logout.js';
-import { runList, runUse } from '../../../../src/cli/commands/profiles/index.js';
+import { runList } from '../../../../src/cli/commands/profiles/list.js';
+import { runUse } from '../../../../src/cli/commands/profiles/use.js';
 import { openConfig } from '../../../../src/cli/config.js';
 import type { Deps } from '../../../../src/cli/context.js';
 import { ApiError } from '../../../../src/client/errors.js';

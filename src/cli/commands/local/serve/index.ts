@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { DEFAULT_VENDOR } from '../../../../contract/versions.js';
 import type { Deps } from '../../../context.js';
 import { parseNonNegativeInt, parsePort, parsePositiveInt, parseSize } from '../../../parse.js';
-import type { ServeOptions } from './run.js';
+import type { ServeOptions } from './serve-run.js';
 
 export function register(program: Command, deps: Deps, runFn = runServe) {
   program
@@ -95,8 +95,8 @@ export function register(program: Command, deps: Deps, runFn = runServe) {
     .action((opts: ServeOptions) => runFn(opts, deps));
 }
 
-/** The body is in run.ts, loaded only when serve runs (Koa and SQLite are slow to load). */
+/** The body is in serve-run.ts, loaded only when serve runs (Koa and SQLite are slow to load). */
 export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
-  const { runServe } = await import('./run.js');
+  const { runServe } = await import('./serve-run.js');
   await runServe(opts, deps);
 }
