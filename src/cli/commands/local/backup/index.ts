@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { checkWritable, destinationError } from '../../../../files/destination.js';
 import { type Deps, note, print } from '../../../context.js';
 import { usageError } from '../../../errors.js';
 import { withStore } from '../../../local-store.js';
@@ -37,8 +38,13 @@ export async function runBackup(opts: BackupOptions, deps: Deps): Promise<void> 
     throw usageError(`${target} exists; give another file name, or --force to replace it`);
   }
   const { backupSqlite } = await import('../../../../store/copy.js');
+  // SQLite's backup reports an unwritable file as "unable to open database file": the cause
+  // is found first, in words.
+  checkWritable(target);
   const result = await withStore(sqliteOf(opts.data, deps), deps, (store) =>
-    backupSqlite(store, target),
+    backupSqlite(store, target).catch((err) => {
+      throw destinationError(target, err);
+    }),
   );
   if (opts.json) {
     print(deps.io, JSON.stringify({ file: target, ...result }));
