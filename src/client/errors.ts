@@ -95,6 +95,12 @@ export class ResponseFormatError extends ClientError {
   }
 }
 
+/** An HTML error page on the way through a proxy is most likely the proxy's: says so. */
+export function noteProxy(error: ClientError, via: ProxyUsed, url: URL) {
+  if (!(error instanceof ResponseFormatError)) return;
+  error.message += ` The request went through ${via.proxy} (${via.source}): the answer may be the proxy's; list ${url.hostname} in NO_PROXY if it is reachable without the proxy.`;
+}
+
 /** The proxy a failed request went through (HTTPS_PROXY, HTTP_PROXY). */
 export interface ProxyUsed {
   /** The proxy's origin, never its credentials. */
