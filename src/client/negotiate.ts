@@ -71,6 +71,15 @@ export class Negotiation {
     this.types.useCatalog(data);
   }
 
+  private announced: string | undefined;
+
+  /** The vendor word in use, when not named before in this run. */
+  announce(): string | undefined {
+    if (this.announced === this.types.vendor) return undefined;
+    this.announced = this.types.vendor;
+    return this.announced;
+  }
+
   /** Asks the catalog first where the request's body type is not known yet. */
   async prepare(spec: RequestSpec) {
     const { endpoint, method } = spec;
@@ -124,12 +133,20 @@ export class Negotiation {
   }
 }
 
-/** One request's media types, headers and body; a 406 or 415 steps them down once. */
+/**
+ * Steps down one request may take: each goes to a type not tried yet, and a service could name
+ * a new vendor word in every answer. The registry's choices and known words need fewer.
+ */
+const MAX_STEPS = 6;
+
+/** One request's media types, headers and body; a 406 or 415 steps them down. */
 export class RequestPlan {
   used: Used;
   headers: Record<string, string>;
   payload: RawBody | undefined;
-  private stepped = false;
+  /** The media types and vendor words this request was refused with. */
+  private readonly refused = new Set<string>();
+  private readonly refusedVendors = new Set<string>();
 
   constructor(
     private readonly n: Negotiation,
@@ -141,20 +158,29 @@ export class RequestPlan {
     this.payload = n.payload(spec, this.used);
   }
 
-  /** The request succeeded: the base URL's choices are these. */
-  learn() {
+  /**
+   * The request succeeded: the base URL's choices are these. Gives the vendor word in use when
+   * this run has not named it yet (or it changed), for the trace.
+   */
+  learn(): string | undefined {
     this.n.types.learn(this.used);
+    return this.used.length > 0 ? this.n.announce() : undefined;
   }
 
   /**
    * After an error answer: for a 406 (Accept) or 415 (Content-Type) to a negotiated type, the
-   * first time, the media type to try instead; undefined when there is none (or it is not that).
+   * media type to try instead, one this request was not refused yet; undefined when there is
+   * none (or the answer is not that).
    */
   async stepDown(status: number, error: ApiError): Promise<{ to: string | undefined } | undefined> {
     const h = status === 406 ? 'accept' : status === 415 ? 'content-type' : null;
     const failed = this.used.find(([, , header]) => header === h);
-    if (!failed || this.stepped) return undefined;
-    this.stepped = true;
+    if (!failed || this.refused.size >= MAX_STEPS) return undefined;
+    const [endpoint, method, header] = failed;
+    const tried = this.headers[header] ?? '';
+    const seen = (type: string | undefined) => `${header} ${(type ?? '').toLowerCase()}`;
+    this.refused.add(seen(tried));
+    this.refusedVendors.add(this.n.types.vendor);
     const before = JSON.stringify(this.headers);
     const refresh = () => {
       this.used = this.n.used(this.spec);
@@ -164,15 +190,13 @@ export class RequestPlan {
     // A catalog settles it if the service has one; else the answer and the registry.
     const { types } = this.n;
     if (types.catalog === undefined) await this.n.fetchCatalog(this.spec.signal);
-    const [endpoint, method, header] = failed;
-    const tried = this.headers[header] ?? '';
-    if (
+    const stepped =
       refresh() ||
-      (types.step(endpoint, method, header, tried, error.serverMessage) && refresh())
-    ) {
-      this.payload = this.n.payload(this.spec, this.used);
-      return { to: this.headers[header] };
-    }
-    return undefined;
+      (types.step(endpoint, method, header, tried, error.serverMessage, this.refusedVendors) &&
+        refresh());
+    const to = this.headers[header];
+    if (!stepped || this.refused.has(seen(to))) return undefined;
+    this.payload = this.n.payload(this.spec, this.used);
+    return { to };
   }
 }

@@ -19,7 +19,15 @@ import {
   type RetryOptions,
   sleep,
 } from './retry.js';
-import { answerLine, failureLine, requestLine, stepLine, stopwatch, type Trace } from './trace.js';
+import {
+  answerLine,
+  failureLine,
+  requestLine,
+  stepLine,
+  stopwatch,
+  type Trace,
+  vendorLine,
+} from './trace.js';
 import type { RequestSpec, RetryInfo } from './types.js';
 import { targetOf } from './url.js';
 
@@ -86,7 +94,8 @@ export function createSend(ctx: SendContext): Send {
         const deprecated = Boolean(header(res.headers, 'deprecation'));
         trace?.(answerLine(res.statusCode, elapsed(), deprecated));
         if (res.statusCode < 400) {
-          plan.learn();
+          const vendor = plan.learn();
+          if (vendor) trace?.(vendorLine(vendor));
           return await consume(answer, href);
         }
         // A DELETE retried after a failure the first attempt may have acted on, now answered

@@ -24,3 +24,5 @@ export const failureLine = (code: string | undefined, ms: number) =>
   `← ${code ?? 'error'} ${ms} ms`;
 
 export const stepLine = (mediaType: string | undefined) => `  stepping down to ${mediaType}`;
+
+export const vendorLine = (vendor: string) => `  media types of vendor '${vendor}'`;
