@@ -2,11 +2,13 @@
  * The HTTP core every endpoint function goes through, put together from its parts: the
  * connections (dispatch.ts: a keep-alive Pool per origin, or the proxy agent), the media types
  * and headers (negotiate.ts: Basic auth only towards the base URL's origin unless a request
- * says otherwise), and the attempts (send.ts: timeouts, retries, errors → typed errors).
+ * says otherwise), the attempts (send.ts: timeouts, retries, errors → typed errors), and a 401
+ * told apart from a missing permission (permission.ts).
  */
 import { createDispatch } from './dispatch.js';
 import { MediaTypes } from './media-types.js';
 import { Negotiation } from './negotiate.js';
+import { explainUnauthorized } from './permission.js';
 import { readJson } from './response.js';
 import { DEFAULT_RETRY } from './retry.js';
 import { createSend, type Send } from './send.js';
@@ -36,6 +38,23 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     sleep: opts.sleep,
   });
 
+  // A 401 to a token that works otherwise is a missing permission (permission.ts). Asked once
+  // per client: a run of many requests that all get 401 asks it once.
+  let branchAnswer: Promise<unknown> | undefined;
+  const branch = (signal?: AbortSignal) => {
+    branchAnswer ??= send({ method: 'GET', url: '/branch', signal, once: true }, (a, u) =>
+      readJson<unknown>(a, 'GET', u),
+    );
+    return branchAnswer;
+  };
+  const explained: Send = async (spec, consume) => {
+    try {
+      return await send(spec, consume);
+    } catch (err) {
+      throw opts.token ? await explainUnauthorized(err, spec, branch) : err;
+    }
+  };
+
   return {
     baseUrl,
     origin: base.origin,
@@ -47,13 +66,13 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
       return types.choose(endpoint, method, header);
     },
     async json<T>(spec: RequestSpec) {
-      return send(spec, async (answer, url) => ({
+      return explained(spec, async (answer, url) => ({
         status: answer.status,
         headers: answer.headers,
         data: await readJson<T>(answer, spec.method, url),
       }));
     },
-    request: (spec) => send(spec, async (answer) => answer),
+    request: (spec) => explained(spec, async (answer) => answer),
     close: () => dispatch.close(),
   };
 }
