@@ -4,7 +4,7 @@
  * The tenant's public origin is set here too: one middleware less on every API request.
  */
 import type { Middleware } from 'koa';
-import type { Scope } from '../../contract/scopes.js';
+import { NEEDED_SCOPES, type ScopedRequest } from '../../contract/scopes.js';
 import type { Store } from '../../store/store.js';
 import { AppError } from '../errors.js';
 import { type AppState, publicOrigin } from './state.js';
@@ -31,8 +31,9 @@ export function authMiddleware(store: Store, publicUrl?: string): Middleware<App
   };
 }
 
-/** Requires a scope; a missing one answers 401 or 403 as the contract's table says. */
-export function requireScope(scope: Scope, answer: 401 | 403): Middleware<AppState> {
+/** Requires the request's scope; a missing one answers 401 or 403 as the contract's table says. */
+export function requireScope(request: ScopedRequest): Middleware<AppState> {
+  const [scope, answer] = NEEDED_SCOPES[request];
   return async (ctx, next) => {
     const { token, branch } = ctx.state.scope;
     if (!token.scopes.includes(scope)) {

@@ -49,9 +49,10 @@ export function registerUserRoutes(
   vendor: string,
   kind: ServerKind = 'roster',
 ): void {
-  const read = requireScope('users:read', 403);
-  const write = requireScope('users:write', 401);
-  const remove = requireScope('users:write', 403);
+  // One guard per row kind of the contract's table (GET and PUT by id have the same rows).
+  const read = requireScope('GET /users');
+  const write = requireScope('POST /users');
+  const remove = requireScope('DELETE /users/{userId}');
 
   router.get('/api/users', read, negotiate('/users', 'GET', { vendor, kind }), async (ctx) => {
     const query = parseQuery(userListQuerySchema, ctx.query);
