@@ -8,16 +8,14 @@ import { toCsvCell } from '../../contract/csv-cell.js';
 import type { IO } from '../context.js';
 import { usageError } from '../errors.js';
 import { leaves, pathColumns, pickPaths } from './fields.js';
+import type { TableColumn } from './table.js';
 import { safeJson } from './text-safe.js';
 
 export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
 export type Format = (typeof FORMATS)[number];
 
-export interface Column<T> {
-  header: string;
+export interface Column<T> extends TableColumn {
   value: (row: T) => unknown;
-  /** In a table, a long cell goes on over more lines instead of being cut. */
-  wrap?: boolean;
 }
 
 /** How rows of one kind print: columns for table/CSV, an object for JSON/NDJSON. */
@@ -60,13 +58,12 @@ async function write(io: IO, text: string) {
   if (!io.stdout.write(text)) await once(io.stdout, 'drain');
 }
 
-async function table(io: IO, head: string[], rows: unknown[][], wrap?: boolean[]) {
+async function table(io: IO, columns: TableColumn[], rows: unknown[][]) {
   const { renderTable } = await import('./table.js');
   await renderTable(
     io,
-    head,
+    columns,
     rows.map((r) => r.map(cell)),
-    wrap,
   );
 }
 
@@ -104,9 +101,8 @@ export async function listWriter<T>(io: IO, view: View<T>): Promise<ListWriter<T
       if (format === 'table') {
         await table(
           io,
-          columns.map((c) => c.header),
+          columns,
           buffered.map((r) => columns.map((c) => c.value(r))),
-          columns.map((c) => c.wrap ?? false),
         );
       }
       return count;
@@ -148,5 +144,9 @@ export async function renderRecord<T>(io: IO, view: View<T>, row: T) {
     await renderOne(io, view.format, row, view.columns, view.json);
     return;
   }
-  await table(io, ['field', 'value'], leaves(view.json(row)));
+  const { renderFields } = await import('./table.js');
+  await renderFields(
+    io,
+    leaves(view.json(row)).map(([path, value]) => [path, cell(value)]),
+  );
 }

@@ -27,10 +27,11 @@ const dimensions = (m: Medium) => {
 export function mediumColumns(format: Format): Column<Medium>[] {
   return [
     { header: 'id', value: (m) => m.id },
-    { header: 'name', value: (m) => m.fileName },
-    { header: 'type', value: (m) => m.resourceInfo.type },
+    // On a narrow terminal the name stays longest after the id; dimensions and preview go first.
+    { header: 'name', keep: 2, value: (m) => m.fileName },
+    { header: 'type', keep: 1, value: (m) => m.resourceInfo.type },
     format === 'table'
-      ? { header: 'size', value: (m) => formatBytes(m.resourceInfo.bytes) }
+      ? { header: 'size', keep: 1, value: (m) => formatBytes(m.resourceInfo.bytes) }
       : { header: 'bytes', value: (m) => m.resourceInfo.bytes },
     { header: 'dimensions', value: dimensions },
     { header: 'preview', value: (m) => (m.transformations?.[PREVIEW] ? 'yes' : 'no') },

@@ -19,13 +19,18 @@ const USER_KEYS = [
   'profile',
 ] as const;
 
+/** On a narrow terminal, what stays longest after the id: the address and status, then names. */
+const KEEP: Partial<Record<string, number>> = { email: 2, firstName: 1, lastName: 1 };
+
 /** id, the fields the user-field table shows by default, and status. */
 export const USER_COLUMNS: Column<UserV3>[] = [
   { header: 'id', value: (u) => u.id },
   ...USER_FIELDS.flatMap((f: UserField) =>
-    f.shown && f.read ? [{ header: f.name, value: (u: UserV3) => getPath(u, f.read!) }] : [],
+    f.shown && f.read
+      ? [{ header: f.name, keep: KEEP[f.name], value: (u: UserV3) => getPath(u, f.read!) }]
+      : [],
   ),
-  { header: 'status', value: (u) => u.status },
+  { header: 'status', keep: 2, value: (u) => u.status },
 ];
 
 /** The view for a users command: `-o` resolved against the TTY, `--fields` checked. */
