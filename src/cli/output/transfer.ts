@@ -6,6 +6,7 @@
  */
 import type { IO } from '../context.js';
 import { formatBytes, progressLine, stderrColumns } from './progress-line.js';
+import { safeLines } from './text-safe.js';
 import { clip } from './width.js';
 
 export { formatBytes };
@@ -92,8 +93,9 @@ export function transferBars(io: IO, now = () => performance.now()): TransferBar
       };
     },
     log(line) {
-      if (tty && !ended) draw([line]);
-      else io.stderr.write(`${line}\n`);
+      const safe = safeLines(line);
+      if (tty && !ended) draw([safe]);
+      else io.stderr.write(`${safe}\n`);
     },
     footer(text) {
       footer = text;

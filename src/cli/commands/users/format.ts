@@ -4,6 +4,7 @@ import { USER_FIELDS, type UserField } from '../../../contract/user-fields.js';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { getPath, parseFields } from '../../output/fields.js';
 import { type Column, resolveFormat, type View, viewOf } from '../../output/render.js';
+import { safeText } from '../../output/text-safe.js';
 
 /** The top-level keys of a v3 user: the first segment of every `--fields` path. */
 const USER_KEYS = [
@@ -43,8 +44,8 @@ export type UserView = View<UserV3>;
 
 /** `Ann Smith <ann@example.com>`, or the id: how a user is named in notices. */
 export function describeUser(u: UserV3): string {
-  const name = [u.profile.firstName, u.profile.lastName].filter(Boolean).join(' ');
-  const address = u.email?.value ?? u.userName?.value;
+  const name = safeText([u.profile.firstName, u.profile.lastName].filter(Boolean).join(' '));
+  const address = safeText(u.email?.value ?? u.userName?.value ?? '');
   if (name && address) return `${name} <${address}>`;
-  return name || address || u.id;
+  return name || address || safeText(u.id);
 }
