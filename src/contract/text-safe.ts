@@ -7,13 +7,13 @@
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point.
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-const escape = (c: string) => {
+const visible = (c: string) => {
   const code = c.codePointAt(0) ?? 0;
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
 };
 
 /** Replaces each unsafe character with a visible escape (`\x1b`, `\x0a`, `\u202e`). */
-export const safeText = (s: string) => s.replace(UNSAFE, escape);
+export const safeText = (s: string) => s.replace(UNSAFE, visible);
 
 /** The same, but a line feed stays: for text made of lines (a message and its hints). */
-export const safeTextLines = (s: string) => s.replace(UNSAFE, (c) => (c === '\n' ? c : escape(c)));
+export const safeTextLines = (s: string) => s.replace(UNSAFE, (c) => (c === '\n' ? c : visible(c)));
