@@ -22,6 +22,8 @@ export interface IO {
   color: boolean;
   /** The same for stderr (notices, errors, spinners). */
   stderrColor?: boolean;
+  /** False: tables and CSV without their header row (`--no-headers`). */
+  headers?: boolean;
 }
 
 export interface Deps {

@@ -182,10 +182,9 @@ export async function renderTable(io: IO, columns: TableColumn[], rows: string[]
     return out;
   };
   const head = columns.map((c) => safeText(c.header));
-  await write(
-    io,
-    rule('┌', '┬', '┐') + line(head, (h) => paint(io, 'cyan', h)) + rule('├', '┼', '┤'),
-  );
+  const header =
+    io.headers === false ? '' : line(head, (h) => paint(io, 'cyan', h)) + rule('├', '┼', '┤');
+  await write(io, rule('┌', '┬', '┐') + header);
   await writeRows(io, safeRows, (r) => line(r));
   await write(io, rule('└', '┴', '┘'));
   if (hidden.length > 0) {

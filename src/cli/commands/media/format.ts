@@ -39,8 +39,13 @@ export function mediumColumns(format: Format): Column<Medium>[] {
 }
 
 /** The view for a media command: `-o` resolved against the TTY, `--fields` checked. */
-export function mediumView(globals: GlobalOptions, fields: string | undefined, deps: Deps) {
-  const format = resolveFormat(globals.output, deps.io);
+export function mediumView(
+  globals: GlobalOptions,
+  fields: string | undefined,
+  deps: Deps,
+  allow: { ids?: boolean } = {},
+) {
+  const format = resolveFormat(globals.output, deps.io, allow);
   const paths = fields === undefined ? undefined : parseFields(fields, MEDIUM_FIELDS);
   return viewOf(format, mediumColumns(format), paths);
 }

@@ -35,9 +35,14 @@ export const USER_COLUMNS: Column<UserV3>[] = [
 ];
 
 /** The view for a users command: `-o` resolved against the TTY, `--fields` checked. */
-export function userView(globals: GlobalOptions, fields: string | undefined, deps: Deps) {
+export function userView(
+  globals: GlobalOptions,
+  fields: string | undefined,
+  deps: Deps,
+  allow: { ids?: boolean } = {},
+) {
   const paths = fields === undefined ? undefined : parseFields(fields, USER_KEYS);
-  return viewOf(resolveFormat(globals.output, deps.io), USER_COLUMNS, paths);
+  return viewOf(resolveFormat(globals.output, deps.io, allow), USER_COLUMNS, paths);
 }
 
 export type UserView = View<UserV3>;
