@@ -1,5 +1,5 @@
 /** User rules: status on create and change, secrets, uniqueness answers, invitations. */
-import { identityKey } from '../../contract/identity.js';
+import { type IdentityField, identityKey } from '../../contract/identity.js';
 import { customFieldsIssue } from '../../contract/limits.js';
 import type { Page } from '../../contract/medium.js';
 import { DEFAULT_LIMIT, type UserListQuery } from '../../contract/schemas.js';
@@ -147,6 +147,17 @@ export function usersService(store: Store, invited: () => void) {
 
     get: async (scope: RequestScope, key: string): Promise<UserRecord> =>
       toRecord(await find(scope, key)),
+
+    /** A live user of the branch by one unique key's value (compared as identity.ts says). */
+    async findBy(
+      scope: RequestScope,
+      field: IdentityField,
+      value: string,
+    ): Promise<UserRecord | undefined> {
+      const key = identityKey(field, value);
+      const row = await store.users.findBy(scope.tenant.id, scope.branch.id, field, key);
+      return row && toRecord(row);
+    },
 
     async create(scope: RequestScope, input: UserInput): Promise<UserRecord> {
       const secrets = await secretColumns(input);
