@@ -7,6 +7,7 @@ import type { UsersRepo } from '../store.js';
 import {
   type NewUserRow,
   type OutboxMessage,
+  USER_ROW_COLUMNS,
   type UserRow,
   type UserView,
   VIEW_COLUMNS,
@@ -19,10 +20,7 @@ import { enqueue } from './outbox.repo.js';
 const SORT_COLUMNS = sortColumns({ firstName: 'first_name_key', lastName: 'last_name_key' });
 
 // The stored columns a user row has (the sort keys and search vector stay inside).
-const USER_COLUMNS = `rowid, id, tenant_id, branch_id, status, role, external_id, email, email_norm,
-  user_name, user_name_norm, secret_hash, recovery_hash, recovery_expires, locale, gender,
-  first_name, last_name, public_email, phone, position, department, location, avatar, custom,
-  created_at, updated_at, activated_at`;
+const USER_COLUMNS = USER_ROW_COLUMNS.join(', ');
 
 const quote = (column: string) => `"${column.replace(/"/g, '')}"`;
 
