@@ -5,6 +5,7 @@
  */
 import { toV3, type UserRecord } from '../../contract/user.js';
 import { withValueAt } from '../../contract/user-fields.js';
+import { etagOf } from '../http/etag.js';
 import {
   activeValue,
   CORE_USER,
@@ -26,8 +27,8 @@ function readDotted(o: unknown, path: string): unknown {
   return v;
 }
 
-/** The SCIM User of a record; `location` is its absolute URL, `version` its ETag value. */
-export function toScim(user: UserRecord, location: string, version?: string): Obj {
+/** The SCIM User of a record; `location` is its absolute URL. */
+export function toScim(user: UserRecord, location: string): Obj {
   const v3 = toV3(user);
   const resource: Obj = { schemas: [CORE_USER], id: user.id };
   for (const m of SCIM_FIELDS) {
@@ -51,7 +52,7 @@ export function toScim(user: UserRecord, location: string, version?: string): Ob
     created: user.createdAt,
     lastModified: user.updatedAt,
     location,
-    ...(version ? { version } : {}),
+    version: etagOf(user.version),
   };
   return resource;
 }

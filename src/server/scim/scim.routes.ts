@@ -5,6 +5,7 @@
 import type Router from '@koa/router';
 import { requireScope } from '../http/auth.middleware.js';
 import { readJsonBody } from '../http/body.js';
+import { etagOf, ifMatch } from '../http/etag.js';
 import type { AppContext, AppState } from '../http/state.js';
 import { LIST_RESPONSE, prop, SEARCH_REQUEST } from './attributes.js';
 import { MAX_RESULTS, serviceProviderConfig, userResourceType, userSchemas } from './discovery.js';
@@ -71,6 +72,7 @@ function listResponse(ctx: AppContext, page: ScimPage, startIndex: number) {
 const one = (ctx: AppContext, user: Parameters<typeof toScim>[0], status = 200) => {
   const location = `${base(ctx)}/Users/${user.id}`;
   if (status === 201) ctx.set('Location', location);
+  ctx.set('ETag', etagOf(user.version));
   answer(ctx, toScim(user, location), status);
 };
 
@@ -158,16 +160,18 @@ export function registerScimRoutes(
 
   router.put(`${p}/Users/:id`, write, async (ctx) => {
     const body = await scimBody(ctx);
-    one(ctx, await scim.replace(ctx.state.scope, ctx.params.id!, body));
+    const check = ifMatch(ctx.get('If-Match'));
+    one(ctx, await scim.replace(ctx.state.scope, ctx.params.id!, body, check));
   });
 
   router.patch(`${p}/Users/:id`, write, async (ctx) => {
     const body = await scimBody(ctx);
-    one(ctx, await scim.patch(ctx.state.scope, ctx.params.id!, body));
+    const check = ifMatch(ctx.get('If-Match'));
+    one(ctx, await scim.patch(ctx.state.scope, ctx.params.id!, body, check));
   });
 
   router.delete(`${p}/Users/:id`, write, async (ctx) => {
-    await scim.remove(ctx.state.scope, ctx.params.id!);
+    await scim.remove(ctx.state.scope, ctx.params.id!, ifMatch(ctx.get('If-Match')));
     ctx.status = 204;
     ctx.body = null;
   });

@@ -5,6 +5,7 @@
 import { LISTABLE_STATUSES, type UserInput, type UserRecord } from '../../contract/user.js';
 import { parseUserBody } from '../../contract/user-input.js';
 import { AppError, validationError } from '../errors.js';
+import type { VersionCheck } from '../http/etag.js';
 import type { RequestScope } from '../http/state.js';
 import type { UsersService } from '../users/users.service.js';
 import { type Lookup, lookupOf, parseFilter } from './filter.js';
@@ -62,7 +63,12 @@ export function scimService(users: UsersService) {
     }
   }
 
-  async function update(scope: RequestScope, current: UserRecord, change: ScimBody) {
+  async function update(
+    scope: RequestScope,
+    current: UserRecord,
+    change: ScimBody,
+    check?: VersionCheck,
+  ) {
     let input: UserInput = {};
     if (Object.keys(change.body).length > 0) {
       const parsed = parseUserBody('v3', 'update', change.body);
@@ -71,8 +77,13 @@ export function scimService(users: UsersService) {
     }
     const status = statusFor(current.status, change.active);
     if (status) input.status = status;
-    if (Object.keys(input).length === 0) return current;
-    return users.update(scope, current.id, input);
+    if (Object.keys(input).length === 0) {
+      if (check && !check(current.version)) {
+        return users.update(scope, current.id, {}, check); // answers the 412
+      }
+      return current;
+    }
+    return users.update(scope, current.id, input, check);
   }
 
   return {
@@ -117,19 +128,20 @@ export function scimService(users: UsersService) {
       return active === false ? users.update(scope, user.id, { status: 'deactivated' }) : user;
     },
 
-    async replace(scope: RequestScope, id: string, resource: unknown) {
+    async replace(scope: RequestScope, id: string, resource: unknown, check?: VersionCheck) {
       const current = await users.get(scope, id);
-      return update(scope, current, scimBody(resource, 'replace'));
+      return update(scope, current, scimBody(resource, 'replace'), check);
     },
 
-    async patch(scope: RequestScope, id: string, patchBody: unknown) {
+    async patch(scope: RequestScope, id: string, patchBody: unknown, check?: VersionCheck) {
       const operations = patchOperations(patchBody);
       const current = await users.get(scope, id);
       const before = toScim(current, '');
-      return update(scope, current, scimChanges(before, applyPatch(before, operations)));
+      return update(scope, current, scimChanges(before, applyPatch(before, operations)), check);
     },
 
-    remove: (scope: RequestScope, id: string) => users.remove(scope, id),
+    remove: (scope: RequestScope, id: string, check?: VersionCheck) =>
+      users.remove(scope, id, check),
   };
 }
 

@@ -301,6 +301,57 @@ describe('users', () => {
   });
 });
 
+describe('ETag and If-Match', () => {
+  test('meta.version and ETag are W/"<version>"; the REST GET sends the same', async () => {
+    const created = await scim('POST', '/Users', scimUser('etag'));
+    expect(created.json.meta.version).toBe('W/"1"');
+    expect(created.headers.etag).toBe('W/"1"');
+    const id = created.json.id;
+    const patched = await scim(
+      'PATCH',
+      `/Users/${id}`,
+      patch({ op: 'replace', path: 'title', value: 'T' }),
+    );
+    expect(patched.headers.etag).toBe('W/"2"');
+    const got = await scim('GET', `/Users/${id}`);
+    expect(got.headers.etag).toBe('W/"2"');
+    const rest = await server.req('GET', `/api/users/${id}`, { headers: { accept: V3 } });
+    expect(rest.headers.etag).toBe(got.headers.etag);
+  });
+
+  test('a stale If-Match is 412 on PUT, PATCH and DELETE, and changes nothing', async () => {
+    const created = await scim('POST', '/Users', scimUser('ifmatch'));
+    const id = created.json.id;
+    await scim('PATCH', `/Users/${id}`, patch({ op: 'replace', path: 'title', value: 'T' }));
+    const stale = { 'if-match': 'W/"1"' };
+    expectScimError(
+      await scim(
+        'PATCH',
+        `/Users/${id}`,
+        patch({ op: 'replace', path: 'title', value: 'X' }),
+        stale,
+      ),
+      412,
+    );
+    expectScimError(
+      await scim('PUT', `/Users/${id}`, scimUser('ifmatch', { title: 'X' }), stale),
+      412,
+    );
+    expectScimError(await scim('DELETE', `/Users/${id}`, undefined, stale), 412);
+    const now = await scim('GET', `/Users/${id}`);
+    expect(now.json.title).toBe('T');
+    const ok = await scim(
+      'PATCH',
+      `/Users/${id}`,
+      patch({ op: 'replace', path: 'title', value: 'X' }),
+      {
+        'if-match': now.headers.etag ?? '',
+      },
+    );
+    expect(ok.json.title).toBe('X');
+  });
+});
+
 describe('SCIM and REST see one user', () => {
   test('a REST user with no userName shows its email as userName and is found by it', async () => {
     const made = await server.req(
