@@ -32,3 +32,4 @@ export const scimUser = (n: string | number, extra: Record<string, unknown> = {}
   active: true,
   ...extra,
 });
+export const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
