@@ -2,8 +2,8 @@
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { parseNonNegativeInt, parsePositiveInt } from '../../parse.js';
-import { fieldsOption, globalsOf } from '../options.js';
-import { runPagedList } from '../paged-list.js';
+import { fieldsOption, globalsOf } from '../shared/options.js';
+import { runPagedList } from '../shared/paged-list.js';
 import { mediumView } from './format.js';
 
 export interface ListOptions {

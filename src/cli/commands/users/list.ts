@@ -4,8 +4,8 @@ import { LISTABLE_STATUSES, type ListableStatus, SORT_KEYS } from '../../../cont
 import type { Deps, GlobalOptions } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { parseNonNegativeInt, parsePositiveInt, parseSort, parseStatuses } from '../../parse.js';
-import { fieldsOption, globalsOf } from '../options.js';
-import { runPagedList } from '../paged-list.js';
+import { fieldsOption, globalsOf } from '../shared/options.js';
+import { runPagedList } from '../shared/paged-list.js';
 import { userView } from './format.js';
 
 export interface ListOptions {
