@@ -22,6 +22,7 @@ import {
   type UserView,
 } from '../../store/types.js';
 import { AppError } from '../errors.js';
+import type { VersionCheck } from '../http/etag.js';
 import type { RequestScope } from '../http/state.js';
 import { composeInvitation } from '../mail/invitation.js';
 import { hashSecret } from './secrets.js';
@@ -116,6 +117,16 @@ function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {
   return { status: 'activated', activated_at: now };
 }
 
+/** Checked inside the store's step, so no other write slips between the check and the change. */
+function checkVersion(row: UserRow, ifMatch: VersionCheck | undefined) {
+  if (ifMatch && !ifMatch(row.version)) {
+    throw new AppError(
+      'preconditionFailed',
+      `user ${row.id} has changed (it is at version ${row.version}); read it again and retry with its ETag`,
+    );
+  }
+}
+
 /** A path's id or externalId, in the form externalIds are stored in (ids are ASCII). */
 const byKey = (key: string) => identityKey('externalId', key);
 
@@ -153,6 +164,17 @@ export function usersService(store: Store, invited: () => void) {
     get: async (scope: RequestScope, key: string): Promise<UserRecord> =>
       toRecord(await find(scope, key)),
 
+    /** A live user of the branch by one unique key's value (compared as identity.ts says). */
+    async findBy(
+      scope: RequestScope,
+      field: IdentityField,
+      value: string,
+    ): Promise<UserRecord | undefined> {
+      const key = identityKey(field, value);
+      const row = await store.users.findBy(scope.tenant.id, scope.branch.id, field, key);
+      return row && toRecord(row);
+    },
+
     async create(scope: RequestScope, input: UserInput): Promise<UserRecord> {
       const secrets = await secretColumns(input);
       const now = new Date().toISOString();
@@ -189,13 +211,20 @@ export function usersService(store: Store, invited: () => void) {
       return toRecord(row);
     },
 
-    async update(scope: RequestScope, key: string, input: UserInput): Promise<UserRecord> {
+    /** `ifMatch`: the change applies only to a user whose version it accepts (else 412). */
+    async update(
+      scope: RequestScope,
+      key: string,
+      input: UserInput,
+      ifMatch?: VersionCheck,
+    ): Promise<UserRecord> {
       await find(scope, key); // 404 before the (slow) hashing
       const secrets = await secretColumns(input);
       let row: UserRow | undefined;
       try {
         // Read, decide and write as one store step: nothing else runs in between.
         row = await store.users.update(scope.branch.id, byKey(key), (current) => {
+          checkVersion(current, ifMatch);
           const changes: Partial<UserColumns> = {
             ...plainColumns(input),
             ...secrets,
@@ -213,13 +242,16 @@ export function usersService(store: Store, invited: () => void) {
       return toRecord(row);
     },
 
-    async remove(scope: RequestScope, key: string): Promise<void> {
+    async remove(scope: RequestScope, key: string, ifMatch?: VersionCheck): Promise<void> {
       const removed = await store.reserve.whenFull(() =>
-        store.users.update(scope.branch.id, byKey(key), (current) => ({
-          status: 'deleted',
-          updated_at: new Date().toISOString(),
-          version: current.version + 1,
-        })),
+        store.users.update(scope.branch.id, byKey(key), (current) => {
+          checkVersion(current, ifMatch);
+          return {
+            status: 'deleted',
+            updated_at: new Date().toISOString(),
+            version: current.version + 1,
+          };
+        }),
       );
       if (!removed) throw notFound(scope, key);
     },

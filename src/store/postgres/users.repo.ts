@@ -1,4 +1,5 @@
 /** Every SQL statement on users, for PostgreSQL; the same answers as ../sqlite/users.repo.ts. */
+import { IDENTITY_COLUMNS } from '../common/identity-columns.js';
 import { searchWords } from '../common/search.js';
 import { sortColumns } from '../common/sort-columns.js';
 import { OBJECT_ID } from '../ids.js';
@@ -81,6 +82,16 @@ async function lockUser(db: Queryable, branchId: number, key: string) {
 export function usersRepo(pool: Pool): UsersRepo {
   return {
     find: userFinder(pool),
+
+    async findBy(tenantId, branchId, field, key) {
+      const { rows } = await query<UserView>(
+        pool,
+        `SELECT ${VIEW} FROM users WHERE tenant_id = $1 AND ${IDENTITY_COLUMNS[field]} = $2
+           AND status <> 'deleted' AND branch_id = $3`,
+        [tenantId, key, branchId],
+      );
+      return rows[0];
+    },
 
     insert: (row: NewUserRow, invitation?: OutboxMessage) =>
       transaction(pool, async (client) => {
