@@ -11,6 +11,7 @@ export const VERBS: (() => Promise<VerbModule>)[] = [
   () => import('./set.js'),
   () => import('./show.js'),
   () => import('./remove.js'),
+  () => import('./sync.js'),
 ];
 
 export async function register(users: Command, deps: Deps): Promise<void> {
