@@ -26,13 +26,14 @@ import { createMetrics } from './http/metrics.js';
 import { rateLimitMiddleware } from './http/rate-limit.js';
 import { requestIdOf } from './http/request-id.js';
 import { routeByPrefix } from './http/routing.js';
-import type { AppState } from './http/state.js';
+import type { AppContext, AppState } from './http/state.js';
 import { type OutboxDelivery, outboxDelivery } from './mail/delivery.js';
 import { emlTransport, type MailTransport, smtpTransport } from './mail/transports.js';
 import { registerMediaRoutes } from './media/media.routes.js';
 import { mediaService } from './media/media.service.js';
 import type { PreviewScheduler } from './media/preview-scheduler.js';
 import { sweepMedia } from './media/sweep.js';
+import { avatarMedia } from './users/avatars.js';
 import { registerUserRoutes } from './users/users.routes.js';
 import { usersService } from './users/users.service.js';
 
@@ -98,12 +99,6 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   if (config.rateLimit) api.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
   registerBranchRoutes(api);
   let delivery: OutboxDelivery | undefined;
-  registerUserRoutes(
-    api,
-    usersService(store, () => delivery?.kick()),
-    config.vendor,
-    kind,
-  );
 
   // Signed CDN URLs: the secret is made once per database and kept in its meta table, so
   // every replica signs and checks with the same one.
@@ -124,10 +119,21 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     log,
   });
   const cdnUrl = config.cdnUrl?.replace(/\/+$/, '');
+  const cdnBase = (ctx: AppContext) => cdnUrl ?? `${ctx.state.origin}/cdn`;
+  registerUserRoutes(
+    api,
+    usersService(store, () => delivery?.kick()),
+    config.vendor,
+    kind,
+    {
+      service: avatarMedia({ store, viewer: media.viewer, removeMedium: media.remove }),
+      cdnBase,
+    },
+  );
   registerMediaRoutes(api, media, {
     vendor: config.vendor,
     maxUploadBytes: config.maxUploadBytes,
-    cdnBase: (ctx) => cdnUrl ?? `${ctx.state.origin}/cdn`,
+    cdnBase,
     uploadIdleTimeoutMs: config.uploadIdleTimeoutMs,
   });
   // /cdn authorises per file (signed URL or token), not through the API's auth middleware.

@@ -10,6 +10,7 @@ import { readFormBody, readJsonBody } from '../http/body.js';
 import { negotiate } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import type { AppContext, AppState } from '../http/state.js';
+import type { AvatarMediaService } from './avatars.js';
 import type { UsersService } from './users.service.js';
 
 const USER_SHAPES = ['flat', 'v2', 'v3'] as const;
@@ -30,8 +31,11 @@ async function userInput(ctx: AppContext, operation: UserOperation) {
   return parsed.input;
 }
 
-const view = (ctx: AppContext, user: UserRecord) =>
-  represent(user, userShape(ctx.state.accept.shape));
+/** Avatars made of the branch's media (avatars.ts); without it, avatars are stored as given. */
+export interface AvatarRouting {
+  service: AvatarMediaService;
+  cdnBase: (ctx: AppContext) => string;
+}
 
 /** The platform documents name keys alone: any other sort key is a 400 there. */
 function checkPlatformSort(sort: { key: string }[] | undefined) {
@@ -48,7 +52,22 @@ export function registerUserRoutes(
   users: UsersService,
   vendor: string,
   kind: ServerKind = 'roster',
+  avatars?: AvatarRouting,
 ): void {
+  const view = async (ctx: AppContext, user: UserRecord) => {
+    const shown = avatars
+      ? await avatars.service.present(ctx.state.scope, user, avatars.cdnBase(ctx))
+      : user;
+    return represent(shown, userShape(ctx.state.accept.shape));
+  };
+  const input = async (ctx: AppContext, operation: UserOperation) => {
+    const parsed = await userInput(ctx, operation);
+    if (avatars && parsed.avatar !== undefined) {
+      const base = avatars.cdnBase(ctx);
+      parsed.avatar = await avatars.service.link(ctx.state.scope, parsed.avatar, base);
+    }
+    return parsed;
+  };
   const read = requireScope('users:read', 403);
   const write = requireScope('users:write', 401);
   const remove = requireScope('users:write', 403);
@@ -59,14 +78,16 @@ export function registerUserRoutes(
     const page = await users.list(ctx.state.scope, query);
     // Encoded once: Koa measures a string or object body (Buffer.byteLength) and encodes it again
     // as it writes, a cost on pages of up to 1,000 users. negotiate() sets the type after this.
-    ctx.body = Buffer.from(JSON.stringify({ ...page, data: page.data.map((u) => view(ctx, u)) }));
+    const data = [];
+    for (const u of page.data) data.push(await view(ctx, u));
+    ctx.body = Buffer.from(JSON.stringify({ ...page, data }));
   });
 
   router.post('/api/users', write, negotiate('/users', 'POST', { vendor, kind }), async (ctx) => {
-    const user = await users.create(ctx.state.scope, await userInput(ctx, 'create'));
+    const user = await users.create(ctx.state.scope, await input(ctx, 'create'));
     ctx.status = 201;
     ctx.set('Location', `${ctx.state.origin}/api/users/${user.id}`);
-    ctx.body = view(ctx, user);
+    ctx.body = await view(ctx, user);
   });
 
   router.options('/api/users', (ctx) => {
@@ -79,7 +100,7 @@ export function registerUserRoutes(
     read,
     negotiate('/users/{userId}', 'GET', { vendor, kind }),
     async (ctx) => {
-      ctx.body = view(ctx, await users.get(ctx.state.scope, ctx.params.userId!));
+      ctx.body = await view(ctx, await users.get(ctx.state.scope, ctx.params.userId!));
     },
   );
 
@@ -88,8 +109,8 @@ export function registerUserRoutes(
     write,
     negotiate('/users/{userId}', 'PUT', { vendor, kind, forms: true }),
     async (ctx) => {
-      const input = await userInput(ctx, 'update');
-      ctx.body = view(ctx, await users.update(ctx.state.scope, ctx.params.userId!, input));
+      const change = await input(ctx, 'update');
+      ctx.body = await view(ctx, await users.update(ctx.state.scope, ctx.params.userId!, change));
     },
   );
 
@@ -98,7 +119,11 @@ export function registerUserRoutes(
     remove,
     negotiate('/users/{userId}', 'DELETE', { vendor, kind }),
     async (ctx) => {
-      await users.remove(ctx.state.scope, ctx.params.userId!);
+      const { scope } = ctx.state;
+      const user = avatars ? await users.get(scope, ctx.params.userId!) : undefined;
+      await users.remove(scope, ctx.params.userId!);
+      // Its avatar's media go with it, once the user is gone (a failure leaves them, not it).
+      if (user) await avatars?.service.removeOf(scope, user);
       // 202 without a body, and so without a body type.
       ctx.body = null;
       ctx.status = 202;
