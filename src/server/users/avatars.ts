@@ -90,31 +90,25 @@ export function avatarMedia(deps: AvatarMediaDeps) {
       const ids = linkedMedia(user.avatar);
       if (ids.length === 0) return user;
       const view = deps.viewer(scope, cdnBase);
+      const shown = await Promise.all(
+        IMAGES.map(async (name): Promise<AvatarImage | undefined> => {
+          const image = user.avatar?.[name];
+          const id = LINK.exec(image?.url ?? '')?.[1];
+          // Stored before avatars were media (a plain URL): answered as it was stored.
+          if (!image || !id) return image;
+          const row = await store.media.find(scope.branch.id, id);
+          if (!row) return undefined; // its medium was deleted: so is the image
+          const { url, width, height, bytes, format, mimeType } = view(row).resourceInfo;
+          // As the service interface reads them: the original with its size, the others without.
+          return name === 'original'
+            ? { url, width, height, size: bytes, format, mimeType }
+            : { url, format, mimeType };
+        }),
+      );
       const avatar: Avatar = {};
-      for (const name of IMAGES) {
-        const image = user.avatar?.[name];
-        if (!image) continue;
-        const id = LINK.exec(image.url)?.[1];
-        if (!id) {
-          avatar[name] = image;
-          continue;
-        }
-        const row = await store.media.find(scope.branch.id, id);
-        if (!row) continue; // its medium was deleted: so is the image
-        const info = view(row).resourceInfo;
-        const facts: AvatarImage = { url: info.url, format: info.format, mimeType: info.mimeType };
-        avatar[name] =
-          name === 'original'
-            ? {
-                url: info.url,
-                width: info.width,
-                height: info.height,
-                size: info.bytes,
-                format: info.format,
-                mimeType: info.mimeType,
-              }
-            : facts;
-      }
+      IMAGES.forEach((name, i) => {
+        if (shown[i]) avatar[name] = shown[i];
+      });
       return { ...user, avatar: IMAGES.some((n) => avatar[n]) ? avatar : null };
     },
 

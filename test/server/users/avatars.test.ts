@@ -59,9 +59,11 @@ describe('an avatar write', () => {
       format: 'jpg',
       mimeType: 'image/jpeg',
     });
-    const [row] = await sql<{ avatar: string }>(s.store, 'SELECT avatar FROM users WHERE id = ?', [
+    const [row] = await sql<{ avatar: string }>(
+      s.store,
+      'SELECT avatar FROM users WHERE id = ?',
       userId,
-    ]);
+    );
     expect(JSON.parse(row!.avatar)).toEqual({
       original: { url: `medium:${media.original!.id}` },
       thumb: { url: `medium:${media.thumb!.id}` },
@@ -93,14 +95,8 @@ describe('an avatar write', () => {
   test('the URL of a medium that does not exist is a 400', () =>
     refusedAt('thumb', media.thumb!.url.replace(media.thumb!.id, 'f'.repeat(24))));
 
-  test('a medium URL with another file name is refused too', async () => {
-    const r = await put({
-      ...urls(),
-      icon: { url: media.icon!.url.replace('.icon.jpg', '.x.jpg') },
-    });
-    expect(r.status).toBe(400);
-    expect(r.json.details[0].field).toBe('profile.avatar.icon.url');
-  });
+  test("a medium's URL with another file name is a 400", () =>
+    refusedAt('icon', media.icon!.url.replace('.icon.jpg', '.x.jpg')));
 });
 
 describe('deletes', () => {
