@@ -21,6 +21,9 @@ export const NEEDED_SCOPES = {
   'POST /media': ['media:write', 401],
   'GET /media/{mediumID}': ['media:read', 401],
   'DELETE /media/{mediumID}': ['media:write', 403],
+  // SCIM (RFC 7644 §3.12): a token without the permission is 403, whatever the operation.
+  'GET /scim/v2/Users': ['users:read', 403],
+  'POST /scim/v2/Users': ['users:write', 403],
 } as const satisfies Record<string, readonly [Scope, 401 | 403]>;
 
 export type ScopedRequest = keyof typeof NEEDED_SCOPES;

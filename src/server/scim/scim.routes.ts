@@ -86,9 +86,9 @@ export function registerScimRoutes(
   scim: ScimService,
   { invitations }: ScimRouteOptions,
 ): void {
-  // RFC 7644 §3.12: a token without the permission is 403, whatever the operation.
-  const read = requireScope('users:read', 403);
-  const write = requireScope('users:write', 403);
+  // Reads of any SCIM resource need users:read, writes users:write (contract/scopes.ts).
+  const read = requireScope('GET /scim/v2/Users');
+  const write = requireScope('POST /scim/v2/Users');
   const p = SCIM_PREFIX;
 
   router.get(`${p}/ServiceProviderConfig`, (ctx) => answer(ctx, serviceProviderConfig(base(ctx))));
