@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { BATCH_EXIT_HELP, runConfirmedBatch } from '../shared/batch.js';
+import { STDIN_IDS_HELP } from '../shared/ids.js';
 import { globalsOf } from '../shared/options.js';
 
 export interface DeleteOptions {
@@ -14,7 +15,7 @@ export function register(media: Command, deps: Deps, runFn = runDelete) {
     .command('delete')
     .aliases(['remove', 'rm'])
     .description('delete media by id (the files are removed; their URLs stop working)')
-    .argument('<ids...>', 'medium ids')
+    .argument('<ids...>', `medium ids; ${STDIN_IDS_HELP}`)
     .addHelpText(
       'after',
       `\nAsks for confirmation on a terminal; elsewhere it refuses (exit 2) unless -y/--yes is given.${BATCH_EXIT_HELP}`,

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { BATCH_EXIT_HELP, runConfirmedBatch } from '../shared/batch.js';
+import { STDIN_IDS_HELP } from '../shared/ids.js';
 import { globalsOf } from '../shared/options.js';
 
 export interface RemoveOptions {
@@ -14,7 +15,7 @@ export function register(users: Command, deps: Deps, runFn = runRemove) {
     .command('remove')
     .aliases(['delete', 'rm'])
     .description('remove users by id or externalId (they become deleted: 404 from then on)')
-    .argument('<ids...>', 'user ids or externalIds')
+    .argument('<ids...>', `user ids or externalIds; ${STDIN_IDS_HELP}`)
     .addHelpText(
       'after',
       `\nAsks for confirmation on a terminal; elsewhere it refuses (exit 2) unless -y/--yes is given.${BATCH_EXIT_HELP}`,

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { BATCH_EXIT_HELP, runBatch } from '../shared/batch.js';
+import { expandIds, STDIN_IDS_HELP } from '../shared/ids.js';
 import { globalsOf } from '../shared/options.js';
 
 export interface SetStatusOptions {
@@ -24,7 +25,7 @@ export function registerStatusVerb(
         ? 'activate users (deactivated or pending) by id or externalId'
         : 'deactivate users by id or externalId (they can no longer sign in)',
     )
-    .argument('<ids...>', 'user ids or externalIds')
+    .argument('<ids...>', `user ids or externalIds; ${STDIN_IDS_HELP}`)
     .addHelpText('after', BATCH_EXIT_HELP)
     .action((ids: string[], _opts: unknown, cmd: Command) =>
       runFn({ ids, status, globals: globalsOf(cmd) }, deps),
@@ -32,10 +33,11 @@ export function registerStatusVerb(
 }
 
 export async function runSetStatus(opts: SetStatusOptions, deps: Deps): Promise<void> {
+  const ids = await expandIds(opts.ids, deps);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   await runBatch(
-    opts.ids,
+    ids,
     async (id) => (await client.updateUser(id, { status: opts.status })).status,
     opts.status,
     opts.globals,

@@ -2,6 +2,8 @@
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { renderRecord } from '../../output/render.js';
+import { showEach } from '../shared/batch.js';
+import { expandIds, STDIN_IDS_HELP } from '../shared/ids.js';
 import { fieldsOption, globalsOf } from '../shared/options.js';
 import { userView } from './format.js';
 
@@ -16,7 +18,7 @@ export function register(users: Command, deps: Deps, runFn = runShow) {
     users
       .command('show')
       .description('show one user by id or externalId (exit 4 when there is none)')
-      .argument('<id>', 'the user id, or an externalId'),
+      .argument('<id>', `the user id, or an externalId; ${STDIN_IDS_HELP} (JSON: an array)`),
   ).action((id: string, opts: { fields?: string }, cmd: Command) =>
     runFn({ id, ...opts, globals: globalsOf(cmd) }, deps),
   );
@@ -26,5 +28,10 @@ export async function runShow(opts: ShowOptions, deps: Deps): Promise<void> {
   const view = userView(opts.globals, opts.fields, deps);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
+  if (opts.id === '-') {
+    const ids = await expandIds([opts.id], deps);
+    await showEach(ids, (id) => client.getUser(id), view, { one: 'user', many: 'users' }, deps);
+    return;
+  }
   await renderRecord(deps.io, view, await client.getUser(opts.id));
 }
