@@ -13,6 +13,7 @@ import { note } from '../../context.js';
 import { CliError, EXIT, firstLine } from '../../errors.js';
 import { renderList, resolveFormat, type View } from '../../output/render.js';
 import { paintErr } from '../../output/style.js';
+import type { Preview } from './dry-run.js';
 import { expandIds, type IdItem, isBadId } from './ids.js';
 import { confirmOrRefuse } from './options.js';
 
@@ -137,7 +138,7 @@ export async function runBatch(
  * `doing` refuses ("not removing …"), `done` reports ("removed").
  */
 export async function runConfirmedBatch(
-  opts: { ids: string[]; globals: GlobalOptions },
+  opts: { ids: string[]; dryRun?: boolean; globals: GlobalOptions },
   deps: Deps,
   spec: {
     verb: string;
@@ -145,8 +146,15 @@ export async function runConfirmedBatch(
     done: string;
     noun: Noun;
     action: (client: ApiClient, id: string) => Promise<string>;
+    /** `--dry-run`: what the action would do to this id (reads only). */
+    preview: (client: ApiClient, id: string) => Promise<Preview>;
   },
 ): Promise<void> {
+  if (opts.dryRun) {
+    const { runDryRun } = await import('./dry-run.js');
+    await runDryRun(opts.ids, spec.preview, opts.globals, deps, spec.noun);
+    return;
+  }
   const ids = [...new Set(await expandIds(opts.ids, deps))];
   const what = describeIds(
     ids.map((id) => (isBadId(id) ? id.text : id)),

@@ -14,6 +14,8 @@ export interface UpdateOptions {
   set?: string[];
   unset?: string[];
   fields?: string;
+  /** Show each field's value now → after, change nothing. */
+  dryRun?: boolean;
   globals: GlobalOptions;
 }
 
@@ -31,7 +33,8 @@ export function register(users: Command, deps: Deps, runFn = runUpdate) {
         '--unset <key>',
         'clear an optional field, e.g. profile.phoneNumber (repeatable)',
         collect,
-      ),
+      )
+      .option('--dry-run', 'show what would change (each field: now → after); change nothing'),
   )
     .addHelpText(
       'after',
@@ -52,7 +55,8 @@ export async function runUpdate(opts: UpdateOptions, deps: Deps): Promise<void> 
   }
   const patch = applySets({}, opts.set, opts.unset);
   await validateUserBody('update', patch);
-  if (opts.id === '-') return (await import('./update-each.js')).updateEach(opts, patch, deps);
+  if (opts.id === '-' || opts.dryRun)
+    return (await import('./update-each.js')).updateEach(opts, patch, deps);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   const user = await client.updateUser(opts.id, patch);
