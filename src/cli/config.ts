@@ -23,6 +23,11 @@ export interface Profile {
   role?: string;
   /** Locale (xx_YY) of new users where the service requires one. */
   locale?: string;
+  /**
+   * The real path of the data dir whose `serve` saved this profile: serve never overwrites a
+   * profile of another data dir. Absent in profiles from `login` and older versions.
+   */
+  dataDir?: string;
 }
 
 interface ConfigShape {
