@@ -38,8 +38,13 @@ export interface AvatarRouting {
   cdnBase: (ctx: AppContext) => string;
 }
 
-/** The platform documents name keys alone: any other sort key is a 400 there. */
-function checkPlatformSort(sort: { key: string }[] | undefined) {
+/**
+ * The platform documents name keys alone: any other sort key is a 400 there. It has no cursor
+ * paging either: `after` is an unknown parameter, as any other.
+ */
+function checkPlatformOnly({ sort, after }: { sort?: { key: string }[]; after?: string }) {
+  if (after !== undefined)
+    throw validationError([{ field: 'after', message: 'is not a known field' }]);
   const bad = sort?.find((s) => !(PLATFORM_SORT_KEYS as readonly string[]).includes(s.key));
   if (bad) {
     throw validationError([
@@ -76,8 +81,16 @@ export function registerUserRoutes(
 
   router.get('/api/users', read, negotiate('/users', 'GET', { vendor, kind }), async (ctx) => {
     const query = parseQuery(userListQuerySchema, ctx.query);
-    if (kind === 'platform') checkPlatformSort(query.sort);
-    const page = await users.list(ctx.state.scope, query);
+    if (kind === 'platform') checkPlatformOnly(query);
+    const { next, ...page } = await users.list(ctx.state.scope, query);
+    if (next && kind !== 'platform') {
+      // The same list from the next page on: every parameter kept but the page's start.
+      const link = new URLSearchParams(ctx.querystring);
+      link.delete('offset');
+      link.set('after', next);
+      ctx.set('Link', `<${ctx.state.origin}/api/users?${link}>; rel="next"`);
+      Object.assign(page, { next });
+    }
     // Encoded once: Koa measures a string or object body (Buffer.byteLength) and encodes it again
     // as it writes, a cost on pages of up to 1,000 users. negotiate() sets the type after this.
     // Avatars' media are looked up together (a PostgreSQL pool answers them side by side).
