@@ -7,14 +7,7 @@
  * It holds no secrets: no token, and the input only as its size and SHA-256.
  */
 import { createHash } from 'node:crypto';
-import {
-  createReadStream,
-  existsSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { writeWholeSync } from '../files/destination.js';
 import { ImportError, importUsageError } from './errors.js';
