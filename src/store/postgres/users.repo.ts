@@ -219,7 +219,8 @@ export function usersRepo(pool: Pool): UsersRepo {
               [page.map((p) => p.at(-1))],
             );
       const total = counted[0]!.total;
-      return picked.length > f.limit
+      // A page of none (limit 0: the count alone) has no position to go on from.
+      return picked.length > f.limit && page.length > 0
         ? { total, rows, next: positionOf(page.at(-1)!) }
         : { total, rows };
     },

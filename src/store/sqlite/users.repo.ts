@@ -201,7 +201,9 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
                 `SELECT ${USERS_VIEW} FROM json_each(@ids) AS page JOIN users ON users.rowid = page.value ORDER BY page.key`,
               ).all({ ids: JSON.stringify(page.map((p) => p.at(-1))) }) as unknown[][]
             ).map(viewOf);
-      const next = picked.length > f.limit ? positionOf(page.at(-1)!) : undefined;
+      // A page of none (limit 0: the count alone) has no position to go on from.
+      const next =
+        picked.length > f.limit && page.length > 0 ? positionOf(page.at(-1)!) : undefined;
       return next ? { total, rows, next } : { total, rows };
     },
   };
