@@ -19,6 +19,7 @@ const POSTGRES_TESTS = [
   'test/store/postgres.test.ts',
   'test/store/upgrade.test.ts',
   'test/server/users/**/*.test.ts',
+  'test/server/scim/**/*.test.ts',
   'test/server/http/auth.test.ts',
   'test/server/http/health.test.ts',
   'test/server/http/metrics.test.ts',
@@ -38,7 +39,7 @@ const POSTGRES_TESTS = [
   'test/import/preset-imports.test.ts',
   'test/import/import-cli.test.ts',
   'test/cli/commands/users/users-cli.test.ts',
-  'test/cli/commands/check.test.ts',
+  'test/cli/commands/check/index.test.ts',
   // #22 asks the interrupted-and-resumed import on both backends, as a user meets it.
   'test/e2e/import-resume.test.ts',
   'test/e2e/postgres-copy.test.ts',

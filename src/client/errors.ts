@@ -5,6 +5,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { ErrorEnvelope, FieldIssue } from '../contract/errors.js';
+import { safeText } from '../contract/text-safe.js';
 
 /** Base class of every error the client throws on purpose (anything else is a bug). */
 /** Query values that must not reach a message or trace (signed CDN URLs, tokens in links). */
@@ -55,9 +56,10 @@ export class ApiError extends ClientError {
     const { status, method, url, envelope } = init;
     const serverMessage = envelope?.message ?? STATUS_CODES[status] ?? 'Error';
     const details = envelope?.details ?? [];
+    // The service's words are data: a newline or escape in them must not reach a terminal raw.
     const lines = [
-      `${serverMessage} (${status}${envelope ? ` ${envelope.type}` : ''}, ${method} ${redactUrl(url)})`,
-      ...details.map((d) => `  ${d.field}: ${d.message}`),
+      `${safeText(serverMessage)} (${status}${envelope ? ` ${safeText(envelope.type)}` : ''}, ${method} ${redactUrl(url)})`,
+      ...details.map((d) => `  ${safeText(d.field)}: ${safeText(d.message)}`),
     ];
     super(lines.join('\n'), method, url);
     this.status = status;
@@ -272,7 +274,7 @@ export class MediaAuthError extends ClientError {
         text = `${head} It was reached through a redirect to another origin, and the token never follows a redirect to another origin (cdnAuth allows hosts for the media URLs the service gives, not for where they redirect).`;
         break;
       default: {
-        const said = init.serverMessage ? `: ${init.serverMessage}` : '';
+        const said = init.serverMessage ? `: ${safeText(init.serverMessage)}` : '';
         text = `${head} It refused the API token${said}.`;
       }
     }

@@ -27,16 +27,32 @@ export interface UserField {
    * case, without spaces, `_`, `-` and `.`).
    */
   readonly aliases?: readonly string[];
+  /**
+   * The store's column holding it (snake_case; a migration adds it). An identity field without
+   * `norm` is stored in its compared form (identityKey); with `norm`, the column keeps the value
+   * as given and `norm` holds the compared form the unique index is on. Absent: not stored as
+   * given (a secret is hashed by the service).
+   */
+  readonly column?: string;
+  readonly norm?: string;
+  /**
+   * Its SCIM 2.0 attribute (RFC 7643): a path, a multi-valued attribute's entry of one type
+   * (`emails[type eq "work"].value`) or an extension's attribute after its URN; absent: SCIM
+   * has none (server/scim derives its map from these).
+   */
+  readonly scim?: string;
 }
 
 /** In template and export order. */
 export const USER_FIELDS = [
   {
     name: 'externalId',
+    column: 'external_id',
     shown: true,
     flat: 'externalID',
     body: 'externalId',
     read: 'externalId',
+    scim: 'externalId',
     identity: 'caseExact',
     aliases: [
       'identifier',
@@ -51,71 +67,91 @@ export const USER_FIELDS = [
   },
   {
     name: 'email',
+    column: 'email',
+    norm: 'email_norm',
     shown: true,
     flat: 'email',
     body: 'email',
     read: 'email.value',
+    scim: 'emails[type eq "work"].value',
     identity: 'caseless',
     aliases: ['emailaddress', 'mail', 'workemail'],
   },
   {
     name: 'userName',
+    column: 'user_name',
+    norm: 'user_name_norm',
     shown: true,
     flat: 'userName',
     body: 'userName',
     read: 'userName.value',
+    scim: 'userName',
     identity: 'caseless',
     aliases: ['login', 'loginname'],
   },
   {
     name: 'firstName',
+    column: 'first_name',
     shown: true,
     flat: 'firstName',
     body: 'profile.firstName',
     read: 'profile.firstName',
+    scim: 'name.givenName',
     aliases: ['givenname', 'forename', 'vorname'],
   },
   {
     name: 'lastName',
+    column: 'last_name',
     shown: true,
     flat: 'lastName',
     body: 'profile.lastName',
     read: 'profile.lastName',
+    scim: 'name.familyName',
     aliases: ['surname', 'familyname', 'nachname'],
   },
-  { name: 'role', shown: true, flat: 'role', body: 'role', read: 'role' },
+  { name: 'role', shown: true, flat: 'role', body: 'role', read: 'role', column: 'role' },
   {
     name: 'locale',
+    column: 'locale',
     body: 'config.locale',
     read: 'config.locale',
+    scim: 'locale',
     aliases: ['configlocale', 'language', 'sprache'],
   },
   {
     name: 'position',
+    column: 'position',
     flat: 'position',
     body: 'profile.position',
     read: 'profile.position',
+    scim: 'title',
     aliases: ['jobtitle'],
   },
   {
     name: 'department',
+    column: 'department',
     flat: 'department',
     body: 'profile.department',
     read: 'profile.department',
+    scim: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department',
     aliases: ['dept', 'abteilung'],
   },
   {
     name: 'location',
+    column: 'location',
     flat: 'location',
     body: 'profile.location',
     read: 'profile.location',
+    scim: 'addresses[type eq "work"].locality',
     aliases: ['office', 'officelocation', 'standort', 'büro'],
   },
   {
     name: 'phoneNumber',
+    column: 'phone',
     flat: 'phoneNumber',
     body: 'profile.phoneNumber',
     read: 'profile.phoneNumber',
+    scim: 'phoneNumbers[type eq "mobile"].value',
     aliases: [
       'phone',
       'telephone',
@@ -130,12 +166,20 @@ export const USER_FIELDS = [
   },
   {
     name: 'publicEmailAddress',
+    column: 'public_email',
     flat: 'publicEmailAddress',
     body: 'profile.publicEmailAddress',
     read: 'profile.publicEmailAddress',
+    scim: 'emails[type eq "public"].value',
     aliases: ['publicemail'],
   },
-  { name: 'secret', flat: 'secret', body: 'secret', aliases: ['password', 'initialpassword'] },
+  {
+    name: 'secret',
+    flat: 'secret',
+    body: 'secret',
+    scim: 'password',
+    aliases: ['password', 'initialpassword'],
+  },
   { name: 'recoveryCode', body: 'recoveryCode.plain' },
 ] as const satisfies readonly UserField[];
 
@@ -146,10 +190,24 @@ export type IdentityField = Extract<Row, { identity: string }>['name'];
 /** The named profile fields (`profile.<name>`); any other key there is a custom field id. */
 export type ProfileField = Extract<Row, { body: `profile.${string}` }>['name'];
 
+/** A store column a field's value is kept in (see `column`). */
+export type FieldColumn = Extract<Row, { column: string }>['column'];
+/** A store column holding an identity field's compared form (see `norm`). */
+export type NormColumn = Extract<Row, { norm: string }>['norm'];
+/** A field the store keeps in a column of its own. */
+export type StoredField = UserField & { readonly column: FieldColumn; readonly norm?: NormColumn };
+
+export const STORED_FIELDS = (USER_FIELDS as readonly UserField[]).filter(
+  (f): f is StoredField => f.column !== undefined,
+);
+
 const PROFILE = 'profile.';
 
+/** A named profile field (kept under `profile` in a record and a v3 body). */
+export const isProfileField = (f: UserField): boolean => f.body.startsWith(PROFILE);
+
 export const PROFILE_FIELDS = USER_FIELDS.flatMap((f) =>
-  f.body.startsWith(PROFILE) ? [f.name as ProfileField] : [],
+  isProfileField(f) ? [f.name as ProfileField] : [],
 );
 
 export const IDENTITY_FIELDS = USER_FIELDS.flatMap((f) =>

@@ -75,6 +75,8 @@ export interface UserRecord {
   createdAt: string;
   updatedAt: string;
   activatedAt: string | null;
+  /** Counts the user's writes (1 when created): what an ETag is made from. */
+  version: number;
   externalId: string | null;
   email: string | null;
   userName: string | null;
@@ -129,22 +131,15 @@ export interface UserV2 extends Omit<UserV3, 'email' | 'userName'> {
 }
 
 /** The earlier flat representation (plain application/json). */
-export interface UserFlat {
+export type UserFlat = Record<ProfileField, string | null> & {
   id: string;
   externalID: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  publicEmailAddress: string | null;
   gender: string | null;
-  position: string | null;
-  department: string | null;
-  location: string | null;
-  phoneNumber: string | null;
   status: UserStatus;
   role: { type: Role } | null;
   created: string;
   updated: string;
-}
+};
 
 export type UserRepresentation = UserV3 | UserV2 | UserFlat;
 
@@ -176,18 +171,12 @@ export function toV2(u: UserRecord): UserV2 {
 }
 
 export function toFlat(u: UserRecord): UserFlat {
-  const p = u.profile;
+  const profile = Object.fromEntries(PROFILE_FIELDS.map((f) => [f, u.profile[f] ?? null]));
   return {
     id: u.id,
     externalID: u.externalId,
-    firstName: p.firstName ?? null,
-    lastName: p.lastName ?? null,
-    publicEmailAddress: p.publicEmailAddress ?? null,
+    ...(profile as Record<ProfileField, string | null>),
     gender: u.gender,
-    position: p.position ?? null,
-    department: p.department ?? null,
-    location: p.location ?? null,
-    phoneNumber: p.phoneNumber ?? null,
     status: u.status,
     role: u.role === null ? null : { type: u.role },
     created: u.createdAt,

@@ -7,6 +7,7 @@
  * transaction and PostgreSQL under `SELECT … FOR UPDATE`: nothing interleaves on either. Slow
  * work (hashing, previews, file I/O) happens before a store call, never inside one.
  */
+import type { IdentityField } from '../contract/identity.js';
 import type { BlobStore } from './blobs/blob-store.js';
 import type { DiskReserve } from './data-dir/reserve.js';
 import type {
@@ -73,6 +74,16 @@ export interface CredentialsRepo {
 export interface UsersRepo {
   /** A live user of the branch by id, else by externalId: the columns an answer shows. */
   find(branchId: number, key: string): Promise<UserView | undefined>;
+  /**
+   * A live user of the branch by one unique key, `key` in its compared form
+   * (contract/identity.ts), through the tenant's unique index on it.
+   */
+  findBy(
+    tenantId: number,
+    branchId: number,
+    field: IdentityField,
+    key: string,
+  ): Promise<UserView | undefined>;
   /**
    * Inserts a user and, in the same transaction, the invitation announcing them: a crash
    * leaves both or neither, so a committed user is always invited.

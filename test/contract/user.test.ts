@@ -9,6 +9,7 @@ const record: UserRecord = {
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-02T00:00:00.000Z',
   activatedAt: '2026-01-01T00:00:00.000Z',
+  version: 1,
   externalId: 'e-1',
   email: 'ann@example.com',
   userName: 'ann',

@@ -1,5 +1,5 @@
 import { newObjectId } from '../../src/store/ids.js';
-import type { NewUserRow } from '../../src/store/types.js';
+import { emptyUserRow, type NewUserRow } from '../../src/store/types.js';
 
 let counter = 0;
 
@@ -12,30 +12,8 @@ export function userRow(
 ): NewUserRow {
   const now = new Date(Date.UTC(2026, 0, 1, 0, 0, counter++)).toISOString();
   return {
-    id: newObjectId(),
+    ...emptyUserRow({ id: newObjectId(), tenant_id: 0, branch_id: 0, created_at: now }),
     status: 'activated',
-    role: null,
-    external_id: null,
-    email: null,
-    email_norm: null,
-    user_name: null,
-    user_name_norm: null,
-    secret_hash: null,
-    recovery_hash: null,
-    recovery_expires: null,
-    locale: null,
-    gender: null,
-    first_name: null,
-    last_name: null,
-    public_email: null,
-    phone: null,
-    position: null,
-    department: null,
-    location: null,
-    avatar: null,
-    custom: '{}',
-    created_at: now,
-    updated_at: now,
     activated_at: now,
     ...overrides,
   };

@@ -27,6 +27,19 @@ export function userStatesSuite(start: StartServer) {
   const get = async (id: string) =>
     (await s.req('GET', `/api/users/${id}`, { headers: { accept: V3 } })).json;
 
+  describe('the version counter (ETags)', () => {
+    test('is 1 on create and counts every write', async () => {
+      const tenant = (await s.store.tenants.byHost('*'))!;
+      const branch = (await s.store.branches.byName(tenant.id, 'main'))!;
+      const version = async (id: string) => (await s.store.users.find(branch.id, id))?.version;
+      const u = await make();
+      expect(await version(u.id)).toBe(1);
+      await put(u.id, { profile: { firstName: 'Ada' } });
+      await put(u.id, { profile: { firstName: 'Ada' } });
+      expect(await version(u.id)).toBe(3);
+    });
+  });
+
   describe('user status transitions', () => {
     test('created without a secret: pending; with one: activated', async () => {
       expect((await make()).status).toBe('pending');

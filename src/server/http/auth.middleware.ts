@@ -12,12 +12,20 @@ import { type AppState, publicOrigin } from './state.js';
 const REQUIRES_AUTH =
   'this endpoint requires authentication: send "Authorization: Basic <API token>" (create one with `roster tokens create`)';
 
-/** `publicUrl`: serve's --public-url, for the default tenant (see `publicOrigin`). */
-export function authMiddleware(store: Store, publicUrl?: string): Middleware<AppState> {
+/**
+ * `publicUrl`: serve's --public-url, for the default tenant (see `publicOrigin`). `bearer`: the
+ * token is also taken as `Authorization: Bearer <token>` (SCIM clients send it so).
+ */
+export function authMiddleware(
+  store: Store,
+  publicUrl?: string,
+  { bearer = false }: { bearer?: boolean } = {},
+): Middleware<AppState> {
+  const scheme = bearer ? /^(?:Basic|Bearer) +(\S+) *$/i : /^Basic +(\S+) *$/i;
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
     if (!header) throw new AppError('notLoggedIn', REQUIRES_AUTH);
-    const match = /^Basic +(\S+) *$/i.exec(header);
+    const match = scheme.exec(header);
     const scope = match && (await store.credentials.resolve(ctx.hostname.toLowerCase(), match[1]!));
     if (!scope) {
       throw new AppError(

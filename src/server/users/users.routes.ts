@@ -7,6 +7,7 @@ import type { ServerKind } from '../../contract/versions.js';
 import { validationError } from '../errors.js';
 import { requireScope } from '../http/auth.middleware.js';
 import { readFormBody, readJsonBody } from '../http/body.js';
+import { etagOf, ifMatch } from '../http/etag.js';
 import { negotiate } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import type { AppContext, AppState } from '../http/state.js';
@@ -80,7 +81,9 @@ export function registerUserRoutes(
     read,
     negotiate('/users/{userId}', 'GET', { vendor, kind }),
     async (ctx) => {
-      ctx.body = view(ctx, await users.get(ctx.state.scope, ctx.params.userId!));
+      const user = await users.get(ctx.state.scope, ctx.params.userId!);
+      ctx.set('ETag', etagOf(user.version));
+      ctx.body = view(ctx, user);
     },
   );
 
@@ -90,7 +93,10 @@ export function registerUserRoutes(
     negotiate('/users/{userId}', 'PUT', { vendor, kind, forms: true }),
     async (ctx) => {
       const input = await userInput(ctx, 'update');
-      ctx.body = view(ctx, await users.update(ctx.state.scope, ctx.params.userId!, input));
+      const check = ifMatch(ctx.get('If-Match'));
+      const user = await users.update(ctx.state.scope, ctx.params.userId!, input, check);
+      ctx.set('ETag', etagOf(user.version));
+      ctx.body = view(ctx, user);
     },
   );
 
@@ -99,7 +105,7 @@ export function registerUserRoutes(
     remove,
     negotiate('/users/{userId}', 'DELETE', { vendor, kind }),
     async (ctx) => {
-      await users.remove(ctx.state.scope, ctx.params.userId!);
+      await users.remove(ctx.state.scope, ctx.params.userId!, ifMatch(ctx.get('If-Match')));
       // 202 without a body, and so without a body type.
       ctx.body = null;
       ctx.status = 202;

@@ -3,47 +3,54 @@ import { identityKey } from '../../contract/identity.js';
 import { customFieldsIssue } from '../../contract/limits.js';
 import type { Page } from '../../contract/medium.js';
 import { DEFAULT_LIMIT, type UserListQuery } from '../../contract/schemas.js';
-import type { UserInput, UserRecord } from '../../contract/user.js';
+import type { ProfileField, UserInput, UserRecord } from '../../contract/user.js';
+import {
+  type IdentityField,
+  isProfileField,
+  STORED_FIELDS,
+  type StoredField,
+} from '../../contract/user-fields.js';
 import { UniqueViolationError } from '../../store/errors.js';
 import { newObjectId } from '../../store/ids.js';
 import type { Store } from '../../store/store.js';
 import {
+  emptyUserRow,
   type NewUserRow,
-  PROFILE_COLUMNS,
   toRecord,
   type UserColumns,
   type UserRow,
   type UserView,
 } from '../../store/types.js';
 import { AppError } from '../errors.js';
+import type { VersionCheck } from '../http/etag.js';
 import type { RequestScope } from '../http/state.js';
 import { composeInvitation } from '../mail/invitation.js';
 import { hashSecret } from './secrets.js';
 
-/** The columns an input sets directly (no rules, no hashing). */
+/** An input's value of a field: absent = unchanged, null = clear. */
+function inputValue(input: UserInput, f: StoredField): string | null | undefined {
+  if (isProfileField(f)) return input.profile?.[f.name as ProfileField];
+  return input[f.name as keyof UserInput] as string | null | undefined;
+}
+
+/** The columns an input sets directly (no rules, no hashing), as the user-field table stores them. */
 function plainColumns(input: UserInput): Partial<UserColumns> {
-  const c: Partial<UserColumns> = {};
-  // externalId is its own index, so it is kept in the form it is compared in (NFC).
-  if (input.externalId !== undefined) {
-    c.external_id = input.externalId === null ? null : identityKey('externalId', input.externalId);
+  const c: Record<string, unknown> = {};
+  for (const f of STORED_FIELDS) {
+    const value = inputValue(input, f);
+    if (value === undefined) continue;
+    const key = value === null || !f.identity ? value : identityKey(f.name as IdentityField, value);
+    // A key with a `norm` column keeps its value as given beside the form it is indexed in;
+    // one without (externalId) is stored in the form it is compared in.
+    if (f.norm) {
+      c[f.column] = value;
+      c[f.norm] = key;
+    } else c[f.column] = key;
   }
-  if (input.email !== undefined) {
-    c.email = input.email;
-    c.email_norm = input.email === null ? null : identityKey('email', input.email);
-  }
-  if (input.userName !== undefined) {
-    c.user_name = input.userName;
-    c.user_name_norm = input.userName === null ? null : identityKey('userName', input.userName);
-  }
-  if (input.role !== undefined) c.role = input.role;
-  if (input.locale !== undefined) c.locale = input.locale;
   if (input.gender !== undefined) c.gender = input.gender;
   if (input.avatar !== undefined)
     c.avatar = input.avatar === null ? null : JSON.stringify(input.avatar);
-  for (const [field, value] of Object.entries(input.profile ?? {})) {
-    (c as Record<string, unknown>)[PROFILE_COLUMNS[field as keyof typeof PROFILE_COLUMNS]] = value;
-  }
-  return c;
+  return c as Partial<UserColumns>;
 }
 
 async function secretColumns(input: UserInput): Promise<Partial<UserColumns>> {
@@ -73,9 +80,8 @@ function mergeCustom(current: Record<string, string>, change: UserInput['custom'
 
 function conflict(err: unknown, input: UserInput): never {
   if (err instanceof UniqueViolationError) {
-    const value = { externalId: input.externalId, email: input.email, userName: input.userName }[
-      err.field as 'externalId'
-    ];
+    const field = STORED_FIELDS.find((f) => f.name === err.field);
+    const value = field && inputValue(input, field);
     throw new AppError(
       'conflict',
       `${err.field} '${value}' is already used by another user of this tenant`,
@@ -109,6 +115,16 @@ function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {
     );
   }
   return { status: 'activated', activated_at: now };
+}
+
+/** Checked inside the store's step, so no other write slips between the check and the change. */
+function checkVersion(row: UserRow, ifMatch: VersionCheck | undefined) {
+  if (ifMatch && !ifMatch(row.version)) {
+    throw new AppError(
+      'preconditionFailed',
+      `user ${row.id} has changed (it is at version ${row.version}); read it again and retry with its ETag`,
+    );
+  }
 }
 
 /** A path's id or externalId, in the form externalIds are stored in (ids are ASCII). */
@@ -148,37 +164,30 @@ export function usersService(store: Store, invited: () => void) {
     get: async (scope: RequestScope, key: string): Promise<UserRecord> =>
       toRecord(await find(scope, key)),
 
+    /** A live user of the branch by one unique key's value (compared as identity.ts says). */
+    async findBy(
+      scope: RequestScope,
+      field: IdentityField,
+      value: string,
+    ): Promise<UserRecord | undefined> {
+      const key = identityKey(field, value);
+      const row = await store.users.findBy(scope.tenant.id, scope.branch.id, field, key);
+      return row && toRecord(row);
+    },
+
     async create(scope: RequestScope, input: UserInput): Promise<UserRecord> {
       const secrets = await secretColumns(input);
       const now = new Date().toISOString();
       const activated = input.secret !== undefined;
       const base: NewUserRow = {
-        id: newObjectId(),
-        tenant_id: scope.tenant.id,
-        branch_id: scope.branch.id,
-        created_at: now,
-        updated_at: now,
+        ...emptyUserRow({
+          id: newObjectId(),
+          tenant_id: scope.tenant.id,
+          branch_id: scope.branch.id,
+          created_at: now,
+        }),
         status: activated ? 'activated' : 'pending',
         activated_at: activated ? now : null,
-        role: null,
-        external_id: null,
-        email: null,
-        email_norm: null,
-        user_name: null,
-        user_name_norm: null,
-        secret_hash: null,
-        recovery_hash: null,
-        recovery_expires: null,
-        locale: null,
-        gender: null,
-        first_name: null,
-        last_name: null,
-        public_email: null,
-        phone: null,
-        position: null,
-        department: null,
-        location: null,
-        avatar: null,
         custom: mergeCustom({}, input.custom),
         ...plainColumns(input),
         ...secrets,
@@ -202,18 +211,26 @@ export function usersService(store: Store, invited: () => void) {
       return toRecord(row);
     },
 
-    async update(scope: RequestScope, key: string, input: UserInput): Promise<UserRecord> {
+    /** `ifMatch`: the change applies only to a user whose version it accepts (else 412). */
+    async update(
+      scope: RequestScope,
+      key: string,
+      input: UserInput,
+      ifMatch?: VersionCheck,
+    ): Promise<UserRecord> {
       await find(scope, key); // 404 before the (slow) hashing
       const secrets = await secretColumns(input);
       let row: UserRow | undefined;
       try {
         // Read, decide and write as one store step: nothing else runs in between.
         row = await store.users.update(scope.branch.id, byKey(key), (current) => {
+          checkVersion(current, ifMatch);
           const changes: Partial<UserColumns> = {
             ...plainColumns(input),
             ...secrets,
             ...nextStatus(current, input),
             updated_at: new Date().toISOString(),
+            version: current.version + 1,
           };
           if (input.custom) changes.custom = mergeCustom(JSON.parse(current.custom), input.custom);
           return changes;
@@ -225,12 +242,16 @@ export function usersService(store: Store, invited: () => void) {
       return toRecord(row);
     },
 
-    async remove(scope: RequestScope, key: string): Promise<void> {
+    async remove(scope: RequestScope, key: string, ifMatch?: VersionCheck): Promise<void> {
       const removed = await store.reserve.whenFull(() =>
-        store.users.update(scope.branch.id, byKey(key), () => ({
-          status: 'deleted',
-          updated_at: new Date().toISOString(),
-        })),
+        store.users.update(scope.branch.id, byKey(key), (current) => {
+          checkVersion(current, ifMatch);
+          return {
+            status: 'deleted',
+            updated_at: new Date().toISOString(),
+            version: current.version + 1,
+          };
+        }),
       );
       if (!removed) throw notFound(scope, key);
     },

@@ -193,4 +193,10 @@ export const MIGRATIONS: string[] = [
   CREATE TRIGGER tokens_epoch AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON tokens
     FOR EACH STATEMENT EXECUTE FUNCTION roster_credentials_changed();
   `,
+  `
+  -- A counter of each user's writes, for ETags (SCIM and REST If-Match): a timestamp could
+  -- repeat within its precision, a counter cannot. Existing users start at 1. A constant
+  -- default is stored in the catalog, so this does not rewrite the table.
+  ALTER TABLE users ADD COLUMN version integer NOT NULL DEFAULT 1;
+  `,
 ];

@@ -1,4 +1,5 @@
 /** Every SQL statement on users, for PostgreSQL; the same answers as ../sqlite/users.repo.ts. */
+import { IDENTITY_COLUMNS } from '../common/identity-columns.js';
 import { searchWords } from '../common/search.js';
 import { sortColumns } from '../common/sort-columns.js';
 import { OBJECT_ID } from '../ids.js';
@@ -6,6 +7,7 @@ import type { UsersRepo } from '../store.js';
 import {
   type NewUserRow,
   type OutboxMessage,
+  USER_ROW_COLUMNS,
   type UserRow,
   type UserView,
   VIEW_COLUMNS,
@@ -18,10 +20,7 @@ import { enqueue } from './outbox.repo.js';
 const SORT_COLUMNS = sortColumns({ firstName: 'first_name_key', lastName: 'last_name_key' });
 
 // The stored columns a user row has (the sort keys and search vector stay inside).
-const USER_COLUMNS = `rowid, id, tenant_id, branch_id, status, role, external_id, email, email_norm,
-  user_name, user_name_norm, secret_hash, recovery_hash, recovery_expires, locale, gender,
-  first_name, last_name, public_email, phone, position, department, location, avatar, custom,
-  created_at, updated_at, activated_at`;
+const USER_COLUMNS = USER_ROW_COLUMNS.join(', ');
 
 const quote = (column: string) => `"${column.replace(/"/g, '')}"`;
 
@@ -83,6 +82,16 @@ async function lockUser(db: Queryable, branchId: number, key: string) {
 export function usersRepo(pool: Pool): UsersRepo {
   return {
     find: userFinder(pool),
+
+    async findBy(tenantId, branchId, field, key) {
+      const { rows } = await query<UserView>(
+        pool,
+        `SELECT ${VIEW} FROM users WHERE tenant_id = $1 AND ${IDENTITY_COLUMNS[field]} = $2
+           AND status <> 'deleted' AND branch_id = $3`,
+        [tenantId, key, branchId],
+      );
+      return rows[0];
+    },
 
     insert: (row: NewUserRow, invitation?: OutboxMessage) =>
       transaction(pool, async (client) => {

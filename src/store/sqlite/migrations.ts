@@ -181,4 +181,9 @@ export const MIGRATIONS: string[] = [
     VALUES (new.rowid, new.first_name, new.last_name, new.email, new.user_name, new.position, new.department, new.location, new.phone, 'b' || new.branch_id || new.status);
   END;
   `,
+  `
+  -- A counter of each user's writes, for ETags (SCIM and REST If-Match): a timestamp could
+  -- repeat within its precision, a counter cannot. Existing users start at 1.
+  ALTER TABLE users ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+  `,
 ];

@@ -1,4 +1,6 @@
 /** Every SQL statement on users. Rows in, `UserRecord`s out; rules live in the service. */
+import type { IdentityField } from '../../contract/identity.js';
+import { IDENTITY_COLUMNS } from '../common/identity-columns.js';
 import { searchWords } from '../common/search.js';
 import { sortColumns } from '../common/sort-columns.js';
 import { OBJECT_ID } from '../ids.js';
@@ -48,6 +50,18 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
   const viewById = live('id', VIEW).raw();
   const viewByExternalId = live('external_id', VIEW).raw();
   const byRowid = db.prepare<[number], UserRow>('SELECT * FROM users WHERE rowid = ?');
+  // tenant_id first: the unique index on each key is (tenant_id, key) for live users.
+  const identityLookup = (column: string) =>
+    db
+      .prepare<[number, string, number]>(
+        `SELECT ${VIEW} FROM users WHERE tenant_id = ? AND ${column} = ? AND status <> 'deleted' AND branch_id = ?`,
+      )
+      .raw();
+  const byIdentity = {
+    externalId: identityLookup(IDENTITY_COLUMNS.externalId),
+    email: identityLookup(IDENTITY_COLUMNS.email),
+    userName: identityLookup(IDENTITY_COLUMNS.userName),
+  };
   const statements = new Map<string, ReturnType<Db['prepare']>>();
   const cached = (sql: string, raw = false) => {
     const key = raw ? `raw:${sql}` : sql;
@@ -74,6 +88,10 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
 
   return {
     find,
+    findBy(tenantId: number, branchId: number, field: IdentityField, key: string) {
+      const values = byIdentity[field].get(tenantId, key, branchId) as unknown[] | undefined;
+      return values && viewOf(values);
+    },
     /**
      * Inserts a user and, in the same transaction, the invitation announcing them: a crash
      * leaves both or neither, so a committed user is always invited.

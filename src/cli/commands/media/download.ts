@@ -8,7 +8,7 @@ import type { Medium } from '../../../contract/medium.js';
 import { PREVIEW } from '../../../contract/medium.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
-import { globalsOf } from '../options.js';
+import { globalsOf } from '../shared/options.js';
 
 export interface DownloadOptions {
   id: string;

@@ -2,8 +2,8 @@
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { parseNonNegativeInt, parsePositiveInt } from '../../parse.js';
-import { fieldsOption, globalsOf } from '../options.js';
-import { runPagedList } from '../paged-list.js';
+import { fieldsOption, globalsOf } from '../shared/options.js';
+import { runPagedList } from '../shared/paged-list.js';
 import { mediumView } from './format.js';
 
 export interface ListOptions {
@@ -32,7 +32,7 @@ export function register(media: Command, deps: Deps, runFn = runList) {
 }
 
 export async function runList(opts: ListOptions, deps: Deps): Promise<void> {
-  const view = mediumView(opts.globals, opts.fields, deps);
+  const view = mediumView(opts.globals, opts.fields, deps, { ids: true });
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   await runPagedList(deps, view, opts, (page) => client.listMedia(page), {

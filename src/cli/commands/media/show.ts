@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { renderRecord } from '../../output/render.js';
-import { fieldsOption, globalsOf } from '../options.js';
+import { fieldsOption, globalsOf } from '../shared/options.js';
 import { mediumView } from './format.js';
 
 export interface ShowOptions {

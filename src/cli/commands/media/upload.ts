@@ -11,7 +11,7 @@ import { CliError, EXIT, usageError } from '../../errors.js';
 import { renderList, resolveFormat } from '../../output/render.js';
 import { paintErr } from '../../output/style.js';
 import { exitCodeOf, onInterrupt } from '../../signals.js';
-import { globalsOf } from '../options.js';
+import { globalsOf } from '../shared/options.js';
 import { parseConcurrency } from '../users/import/flags.js';
 import type { Outcome } from './upload-run.js';
 

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { ListableStatus } from '../../../contract/user.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { parseStatuses } from '../../parse.js';
-import { globalsOf } from '../options.js';
+import { globalsOf } from '../shared/options.js';
 import { parseDelimiter } from './import/flags.js';
 
 export interface ExportFlags {

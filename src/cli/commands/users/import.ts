@@ -6,7 +6,7 @@ import type { MatchField } from '../../../import/types.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
 import { exitCodeOf, onInterrupt, type StopSignal } from '../../signals.js';
-import { collect, globalsOf } from '../options.js';
+import { collect, globalsOf } from '../shared/options.js';
 import {
   parseConcurrency,
   parseDelimiter,

@@ -10,7 +10,7 @@ import { usageError } from '../../errors.js';
 import { renderRecord } from '../../output/render.js';
 import { prompterOf } from '../../prompt.js';
 import { readSecretFromStdin } from '../../stdin.js';
-import { collect, fieldsOption, globalsOf } from '../options.js';
+import { collect, fieldsOption, globalsOf } from '../shared/options.js';
 import { describeUser, userView } from './format.js';
 import { applySets, type Body, putField } from './patch.js';
 import { ensureRequired } from './required.js';

@@ -4,8 +4,8 @@ import { LISTABLE_STATUSES, type ListableStatus, SORT_KEYS } from '../../../cont
 import type { Deps, GlobalOptions } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { parseNonNegativeInt, parsePositiveInt, parseSort, parseStatuses } from '../../parse.js';
-import { fieldsOption, globalsOf } from '../options.js';
-import { runPagedList } from '../paged-list.js';
+import { fieldsOption, globalsOf } from '../shared/options.js';
+import { runPagedList } from '../shared/paged-list.js';
 import { userView } from './format.js';
 
 export interface ListOptions {
@@ -67,7 +67,7 @@ async function checkQuery(opts: ListOptions) {
 }
 
 export async function runList(opts: ListOptions, deps: Deps): Promise<void> {
-  const view = userView(opts.globals, opts.fields, deps);
+  const view = userView(opts.globals, opts.fields, deps, { ids: true });
   await checkQuery(opts);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);

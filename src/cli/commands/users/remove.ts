@@ -1,8 +1,8 @@
 /** `roster users remove <id…>`: asks on a terminal; without one, refuses unless --yes. */
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
-import { BATCH_EXIT_HELP, runConfirmedBatch } from '../batch.js';
-import { globalsOf } from '../options.js';
+import { BATCH_EXIT_HELP, runConfirmedBatch } from '../shared/batch.js';
+import { globalsOf } from '../shared/options.js';
 
 export interface RemoveOptions {
   ids: string[];

@@ -1,8 +1,8 @@
 /** activate and deactivate: the same PUT of `status` over several ids. */
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
-import { BATCH_EXIT_HELP, runBatch } from '../batch.js';
-import { globalsOf } from '../options.js';
+import { BATCH_EXIT_HELP, runBatch } from '../shared/batch.js';
+import { globalsOf } from '../shared/options.js';
 
 export interface SetStatusOptions {
   ids: string[];

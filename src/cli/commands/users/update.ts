@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { renderRecord } from '../../output/render.js';
-import { collect, fieldsOption, globalsOf } from '../options.js';
+import { collect, fieldsOption, globalsOf } from '../shared/options.js';
 import { describeUser, userView } from './format.js';
 import { applySets } from './patch.js';
 import { validateUserBody } from './validate.js';

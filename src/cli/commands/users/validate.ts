@@ -6,6 +6,7 @@ import type { FieldIssue } from '../../../contract/errors.js';
 import { isWriteOnly, USER_FIELDS } from '../../../contract/user-fields.js';
 import { usageError } from '../../errors.js';
 import { getPath } from '../../output/fields.js';
+import { safeText } from '../../output/text-safe.js';
 import type { Body } from './patch.js';
 
 /** Values never echoed back in a message: the write-only fields (secrets). */
@@ -21,7 +22,9 @@ function describe(issue: FieldIssue, body: Body, flagOf: (field: string) => stri
   // The value helps when it is wrong, not when the key is (unknown or read-only field).
   const aboutKey = /is read-only|is not a known field/.test(issue.message);
   const shown =
-    typeof value === 'string' && !aboutKey && !SECRET_FIELDS.has(issue.field) ? ` '${value}'` : '';
+    typeof value === 'string' && !aboutKey && !SECRET_FIELDS.has(issue.field)
+      ? ` '${safeText(value)}'`
+      : '';
   return `${flagOf(issue.field)}${shown}: ${issue.message}`;
 }
 

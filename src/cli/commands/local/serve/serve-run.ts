@@ -1,0 +1,218 @@
+/** The body of `roster serve`, loaded only when serve runs (Koa and SQLite are slow to load). */
+import { createServer } from 'node:net';
+import type { Store } from '../../../../store/store.js';
+import { type Config, DEFAULT_PROFILE, openConfig } from '../../../config.js';
+import { type Deps, note } from '../../../context.js';
+import { CliError, usageError } from '../../../errors.js';
+import { openLocalStore } from '../../../local-store.js';
+import { dataDirOf } from '../../../paths.js';
+import { onInterrupt } from '../../../signals.js';
+import { parsePublicUrl } from '../options.js';
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  data?: string;
+  database?: string;
+  blobs?: string;
+  dbPoolSize?: number;
+  dbStatementTimeout?: number;
+  vendor: string;
+  likePlatform?: boolean;
+  rateLimit?: string;
+  maxUploadSize?: number;
+  cdnUrl?: string;
+  cdnTokenOnly?: boolean;
+  publicUrl?: string;
+  forceSweep?: boolean;
+  sweepGrace?: number;
+  bodyTimeout?: number;
+  smtpUrl?: string;
+  quota?: number;
+  accessLog?: boolean;
+  keepAliveTimeout?: number;
+  drainDelay?: number;
+  metricsToken?: string;
+}
+
+/** The base URL a local client uses: a wildcard listen address is reached on loopback. */
+function localBaseUrl(host: string, port: number) {
+  const reachable = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '[::1]' : host;
+  const shown =
+    reachable.includes(':') && !reachable.startsWith('[') ? `[${reachable}]` : reachable;
+  return `http://${shown}:${port}/api`;
+}
+
+/** Saves a new admin token as profile `local`, or points an existing `local` at this port. */
+async function updateLocalProfile(
+  config: Config,
+  store: Store,
+  baseUrl: string,
+  newToken?: string,
+) {
+  if (newToken) {
+    config.setProfile(DEFAULT_PROFILE, { baseUrl, token: newToken });
+    return 'saved';
+  }
+  const existing = config.profile(DEFAULT_PROFILE);
+  if (existing && (await store.tokens.authenticate(existing.token))) {
+    if (existing.baseUrl !== baseUrl) config.setProfile(DEFAULT_PROFILE, { ...existing, baseUrl });
+    return 'updated';
+  }
+  return 'absent';
+}
+
+/**
+ * The service's modules. Imported, not bundled: the CLI is one bundle (scripts/bundle-cli.mjs)
+ * that reaches the service through import() only, so no other command loads Koa or a database.
+ */
+async function loadService() {
+  const [app, config, rateLimit, sweep, lock] = await Promise.all([
+    import('../../../../server/app.js'),
+    import('../../../../server/config.js'),
+    import('../../../../server/http/rate-limit.js'),
+    import('../../../../server/media/sweep.js'),
+    import('../../../../store/data-dir/lock.js'),
+  ]);
+  return { ...app, ...config, ...rateLimit, ...sweep, ...lock };
+}
+type Service = Awaited<ReturnType<typeof loadService>>;
+
+function takeLock(dataDir: string, { lockDataDir, DataDirBusyError }: Service) {
+  try {
+    return lockDataDir(dataDir);
+  } catch (err) {
+    if (err instanceof DataDirBusyError) throw usageError(err.message);
+    throw err;
+  }
+}
+
+const portInUse = (port: number, host: string) =>
+  usageError(`port ${port} on ${host} is in use; pick another with --port`);
+
+/** Binds the port for a moment: a busy one is refused before the data dir is touched. */
+async function checkPortFree(port: number, host: string) {
+  if (port === 0) return;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? portInUse(port, host) : err),
+    );
+    probe.listen(port, host, () => resolve());
+  });
+  await new Promise((resolve) => probe.close(resolve));
+}
+
+export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
+  const { io, env } = deps;
+  const service = await loadService();
+  let rateLimit: number | undefined;
+  try {
+    rateLimit = opts.rateLimit === undefined ? undefined : service.parseRateLimit(opts.rateLimit);
+  } catch (err) {
+    throw usageError(`--rate-limit: ${(err as Error).message}`);
+  }
+  const publicUrl = opts.publicUrl === undefined ? undefined : parsePublicUrl(opts.publicUrl);
+  const dataDir = dataDirOf(opts.data, env);
+  // Before anything is created or swept: is this data dir ours, and is the port free?
+  const lock = takeLock(dataDir, service);
+  try {
+    await checkPortFree(opts.port, opts.host);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  let store: Store;
+  try {
+    store = await openLocalStore(
+      { data: opts.data, database: opts.database, blobs: opts.blobs },
+      deps,
+      {
+        poolSize: opts.dbPoolSize,
+        statementTimeoutMs:
+          opts.dbStatementTimeout === undefined ? undefined : opts.dbStatementTimeout * 1000,
+      },
+    );
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  for (const w of store.permissionWarnings) note(io, `warning: ${w}`);
+  const created = await store.bootstrap();
+  const app = await service.createApp({
+    store,
+    config: {
+      dataDir,
+      vendor: opts.vendor,
+      likePlatform: opts.likePlatform,
+      rateLimit,
+      maxUploadBytes: opts.maxUploadSize ?? service.DEFAULT_MAX_UPLOAD_BYTES,
+      cdnUrl: opts.cdnUrl,
+      cdnTokenOnly: opts.cdnTokenOnly,
+      publicUrl,
+      forceSweep: opts.forceSweep,
+      sweepGraceMs: opts.sweepGrace === undefined ? undefined : opts.sweepGrace * 1000,
+      quotaBytes: opts.quota,
+      smtpUrl: opts.smtpUrl ?? env.ROSTER_SMTP_URL,
+      bodyTimeoutMs: opts.bodyTimeout === undefined ? undefined : opts.bodyTimeout * 1000,
+      accessLog: opts.accessLog,
+      keepAliveTimeoutMs:
+        opts.keepAliveTimeout === undefined ? undefined : opts.keepAliveTimeout * 1000,
+      drainDelayMs: opts.drainDelay === undefined ? undefined : opts.drainDelay * 1000,
+      metricsToken: opts.metricsToken ?? (env.ROSTER_METRICS_TOKEN || undefined),
+    },
+    log: (line) => note(io, line),
+  });
+
+  let running: Awaited<ReturnType<typeof app.listen>>;
+  try {
+    running = await app.listen(opts.port, opts.host);
+  } catch (err) {
+    await store.close();
+    lock.release();
+    const code = (err as NodeJS.ErrnoException).code;
+    if (err instanceof service.SweepRefusedError) throw new CliError(err.message);
+    if (code === 'EADDRINUSE') throw portInUse(opts.port, opts.host);
+    throw err;
+  }
+
+  const baseUrl = localBaseUrl(opts.host, running.port);
+  const config = await openConfig(env);
+  const profile = await updateLocalProfile(config, store, baseUrl, created?.adminToken);
+  if (profile === 'saved') {
+    note(io, `created the default tenant, branch 'main' and an admin token;`);
+    note(io, `saved it as CLI profile '${DEFAULT_PROFILE}' in ${config.path}`);
+    note(io, 'next: roster users list');
+  } else if (profile === 'absent') {
+    // The token is made where the data is: the data dir, or the database (its URL is the
+    // operator's to give again; it is never printed with its password).
+    const create = store.policy.sharedDatabase
+      ? 'ROSTER_DATABASE_URL=<the same URL> roster tokens create'
+      : `roster tokens create --data ${dataDir}`;
+    note(io, `no CLI profile '${DEFAULT_PROFILE}' for this data dir: create a token with`);
+    note(io, `  ${create}   and   roster login --base-url ${baseUrl}`);
+  }
+  // Announced last, after the profile is saved: whoever waits for this line can use it.
+  lock.describeOwner(baseUrl);
+  const where = store.policy.sharedDatabase
+    ? `database: ${store.location}, files: ${dataDir}`
+    : `data: ${dataDir}`;
+  note(io, `roster service listening on ${baseUrl} (${where})`);
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      note(io, `${signal}: finishing in-flight requests…`);
+      app
+        .close()
+        .then(() => store.close())
+        .then(() => {
+          lock.release();
+          note(io, 'stopped');
+          resolve();
+        })
+        .catch(resolve);
+    };
+    // The first SIGINT/SIGTERM drains; a second one ends the process at once (signals.ts).
+    onInterrupt(stop);
+  });
+}

@@ -1,0 +1,36 @@
+// Module hooks that add one profile field to the built service and CLI the way a developer
+// would: a row in the user-field table and a migration, nothing else.
+const ROW = `{
+  name: 'costCenter',
+  flat: 'costCenter',
+  body: 'profile.costCenter',
+  read: 'profile.costCenter',
+  column: 'cost_center',
+  aliases: ['kostenstelle'],
+}, `;
+const MIGRATION = `
+MIGRATIONS.push('ALTER TABLE users ADD COLUMN cost_center TEXT;');
+`;
+
+function edit(url, source) {
+  if (url.endsWith('/dist/contract/user-fields.js')) {
+    // Before the write-only rows, where a profile field goes.
+    const at = source.search(/\{\s*name: 'secret'/);
+    if (at < 0) throw new Error(`add-a-field: the user-field table's shape changed (${url})`);
+    return source.slice(0, at) + ROW + source.slice(at);
+  }
+  if (url.endsWith('/dist/store/sqlite/migrations.js')) {
+    if (!source.includes('export const MIGRATIONS')) {
+      throw new Error(`add-a-field: the SQLite migrations' shape changed (${url})`);
+    }
+    return source + MIGRATION;
+  }
+  return undefined;
+}
+
+export async function load(url, context, next) {
+  const loaded = await next(url, context);
+  if (loaded.source === undefined || loaded.source === null) return loaded;
+  const edited = edit(url, String(loaded.source));
+  return edited === undefined ? loaded : { ...loaded, source: edited };
+}
