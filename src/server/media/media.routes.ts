@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import { pageQuerySchema } from '../../contract/schemas.js';
 import { AppError } from '../errors.js';
-import { requireScope } from '../http/auth.middleware.js';
+import { requireScopeOf } from '../http/auth.middleware.js';
 import { negotiate } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import type { AppContext, AppState } from '../http/state.js';
@@ -52,9 +52,9 @@ export function registerMediaRoutes(
 ): void {
   const { vendor, maxUploadBytes } = opts;
   // One guard per row kind of the contract's table (GET by id has the same row as the list).
-  const read = requireScope('GET /media');
-  const write = requireScope('POST /media');
-  const remove = requireScope('DELETE /media/{mediumID}');
+  const read = requireScopeOf('GET /media');
+  const write = requireScopeOf('POST /media');
+  const remove = requireScopeOf('DELETE /media/{mediumID}');
   const view = (ctx: AppContext) => media.viewer(ctx.state.scope, opts.cdnBase(ctx));
 
   router.get('/api/media', read, negotiate('/media', 'GET', { vendor }), async (ctx) => {

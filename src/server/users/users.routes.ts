@@ -5,7 +5,7 @@ import { PLATFORM_SORT_KEYS, represent, type UserRecord } from '../../contract/u
 import { parseUserBody, type UserOperation } from '../../contract/user-input.js';
 import type { ServerKind } from '../../contract/versions.js';
 import { validationError } from '../errors.js';
-import { requireScope } from '../http/auth.middleware.js';
+import { requireScopeOf } from '../http/auth.middleware.js';
 import { readFormBody, readJsonBody } from '../http/body.js';
 import { etagOf, ifMatch } from '../http/etag.js';
 import { negotiate } from '../http/negotiation.js';
@@ -75,9 +75,9 @@ export function registerUserRoutes(
     return parsed;
   };
   // One guard per row kind of the contract's table (GET and PUT by id have the same rows).
-  const read = requireScope('GET /users');
-  const write = requireScope('POST /users');
-  const remove = requireScope('DELETE /users/{userId}');
+  const read = requireScopeOf('GET /users');
+  const write = requireScopeOf('POST /users');
+  const remove = requireScopeOf('DELETE /users/{userId}');
 
   router.get('/api/users', read, negotiate('/users', 'GET', { vendor, kind }), async (ctx) => {
     const query = parseQuery(userListQuerySchema, ctx.query);
