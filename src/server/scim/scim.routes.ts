@@ -3,7 +3,7 @@
  * SCIM Error schema (app.ts gives the error middleware this prefix's dialect).
  */
 import type Router from '@koa/router';
-import { requireScope } from '../http/auth.middleware.js';
+import { requireScopeOf } from '../http/auth.middleware.js';
 import { readJsonBody } from '../http/body.js';
 import { etagOf, ifMatch } from '../http/etag.js';
 import type { AppContext, AppState } from '../http/state.js';
@@ -87,8 +87,8 @@ export function registerScimRoutes(
   { invitations }: ScimRouteOptions,
 ): void {
   // Reads of any SCIM resource need users:read, writes users:write (contract/scopes.ts).
-  const read = requireScope('GET /scim/v2/Users');
-  const write = requireScope('POST /scim/v2/Users');
+  const read = requireScopeOf('GET /scim/v2/Users');
+  const write = requireScopeOf('POST /scim/v2/Users');
   const p = SCIM_PREFIX;
 
   router.get(`${p}/ServiceProviderConfig`, (ctx) => answer(ctx, serviceProviderConfig(base(ctx))));
