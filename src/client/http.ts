@@ -186,9 +186,10 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   };
 
   async function send<T>(
-    spec: RequestSpec,
+    request: RequestSpec,
     consume: (a: Answer, url: string) => Promise<T>,
   ): Promise<T> {
+    const spec = request.signal || !opts.signal ? request : { ...request, signal: opts.signal };
     const { endpoint, method } = spec;
     if (endpoint && hasJson(spec) && method !== 'HEAD' && method !== 'OPTIONS') {
       await askCatalog(endpoint, method, spec.signal);

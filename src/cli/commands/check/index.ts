@@ -5,12 +5,16 @@ import { CliError, EXIT } from '../../errors.js';
 import { withSpinner } from '../../output/progress.js';
 import { type Format, renderList, renderOne, resolveFormat } from '../../output/render.js';
 import { paint } from '../../output/style.js';
+import { parsePositiveSeconds } from '../../parse.js';
 import { globalsOf } from '../shared/options.js';
+import { type StartDeadline, startDeadline, timerDeadline } from './deadline.js';
 import type { Step } from './probe.js';
 
 export interface CheckOptions {
   write?: boolean;
   json?: boolean;
+  /** Seconds the whole run may take, retries included (default 60). */
+  deadline?: number;
   globals: GlobalOptions;
 }
 
@@ -22,12 +26,22 @@ export interface CheckReport {
   steps: Step[];
 }
 
-export function register(program: Command, deps: Deps, runFn = runCheck) {
+export function register(
+  program: Command,
+  deps: Deps,
+  runFn: (opts: CheckOptions, deps: Deps) => Promise<unknown> = runCheck,
+) {
   program
     .command('check')
     .description('smoke-check the service: reachability, auth, version negotiation per endpoint')
     .option('--write', 'also create, change and remove throwaway users (and a medium)')
     .option('--json', 'print the report as JSON (same as -o json)')
+    .option(
+      '--deadline <seconds>',
+      'end the whole check after this long, retries included; the step it cuts fails',
+      parsePositiveSeconds,
+      60,
+    )
     .addHelpText(
       'after',
       `
@@ -35,7 +49,10 @@ Exit codes: 0 no step failed (skipped and "not offered" steps do not fail), 3 th
 rejected (401/403), 1 any other failure. "Not offered": the service does not have it (no
 GET /api, a version it does not serve, such as the deprecated user.v2 on the real platform);
 the media types this client itself sends must be offered. The report goes to stdout: lines of text by default, or
--o json|ndjson|csv|table. The media steps run only when the service answers GET /media.`,
+-o json|ndjson|csv|table. The media steps run only when the service answers GET /media.
+--deadline bounds the whole run, retries and their waits included (--timeout bounds one
+request): the step in flight fails as "cut by --deadline", the rest are skipped, exit 1.
+  roster check --deadline 20`,
     )
     .action(async (opts: Omit<CheckOptions, 'globals'>, cmd: Command) => {
       await runFn({ ...opts, globals: globalsOf(cmd) }, deps);
@@ -69,15 +86,20 @@ async function render(report: CheckReport, format: Format | 'text', deps: Deps) 
   }
 }
 
-export async function runCheck(opts: CheckOptions, deps: Deps): Promise<CheckReport> {
+export async function runCheck(
+  opts: CheckOptions,
+  deps: Deps,
+  clock: StartDeadline = timerDeadline,
+): Promise<CheckReport> {
   const output = opts.json ? 'json' : opts.globals.output;
   const format = output === undefined ? 'text' : resolveFormat(output, deps.io);
+  const deadline = startDeadline(opts.deadline ?? 60, clock);
   const { apiClient } = await import('../../client.js');
-  const client = await apiClient(opts.globals, deps);
+  const client = await apiClient(opts.globals, deps, { signal: deadline.signal });
   const { probeService } = await import('./check-run.js');
   const steps = await withSpinner(deps, `checking ${client.http.baseUrl}…`, () =>
     probeService(client, opts.write ?? false),
-  );
+  ).finally(deadline.cancel);
   const failed = steps.filter((s) => s.result === 'fail');
   const report: CheckReport = {
     ok: failed.length === 0,
@@ -87,6 +109,12 @@ export async function runCheck(opts: CheckOptions, deps: Deps): Promise<CheckRep
     steps,
   };
   await render(report, format, deps);
+  const cut = steps.find((s) => s.result === 'fail' && s.detail === deadline.reason.message);
+  if (cut) {
+    throw new CliError(
+      `check stopped by --deadline ${deadline.reason.seconds} s during '${cut.name}'`,
+    );
+  }
   if (failed.length > 0) {
     const auth = failed.some((s) => s.auth);
     throw new CliError(
