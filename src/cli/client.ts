@@ -109,7 +109,8 @@ export async function resolveSettings(
     (env.ROSTER_TOKEN ? { value: env.ROSTER_TOKEN, from: 'ROSTER_TOKEN' } : undefined) ??
     fromProfile(profile?.token);
 
-  const where = config ? ` (profile '${name}' in ${config.path})` : '';
+  // A profile that does not exist (no config file yet) is no place to send anyone.
+  const where = config && profile ? ` (profile '${name}' in ${config.path})` : '';
   if (!baseUrl) {
     throw new CliError(
       `no service base URL${where}: ${loginHint(explicit)}, or pass --base-url / set ROSTER_BASE_URL`,
