@@ -149,6 +149,16 @@ async function runCleanups(deps: Deps) {
   }
 }
 
+/**
+ * `roster help users import` as `roster users import --help`: commander's help command looks
+ * one word deep, so it showed the `users` help.
+ */
+function helpAsFlag(argv: string[]): string[] {
+  const [node = 'node', script = 'roster', first, ...words] = argv;
+  if (first !== 'help' || words.length === 0 || words.some((w) => w.startsWith('-'))) return argv;
+  return [node, script, ...words, '--help'];
+}
+
 /** Runs one command line (argv with node and script) and returns its exit code. */
 export async function run(argv: string[], deps: Deps): Promise<ExitCode> {
   const verbose = argv.includes('--verbose');
@@ -163,8 +173,9 @@ export async function run(argv: string[], deps: Deps): Promise<ExitCode> {
   });
   let code: ExitCode = EXIT.ok;
   try {
-    const program = await buildProgram(deps, commandsFor(argv.slice(2)));
-    await program.parseAsync(argv);
+    const args = helpAsFlag(argv);
+    const program = await buildProgram(deps, commandsFor(args.slice(2)));
+    await program.parseAsync(args);
   } catch (err) {
     code = await reportError(err, deps, verbose);
   } finally {

@@ -47,7 +47,9 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
     );
     return branchAnswer;
   };
-  const explained: Send = async (spec, consume) => {
+  const explained: Send = async (request, consume) => {
+    // A request without a signal of its own stops with the client's (a run's deadline).
+    const spec = request.signal || !opts.signal ? request : { ...request, signal: opts.signal };
     try {
       return await send(spec, consume);
     } catch (err) {

@@ -7,7 +7,9 @@ import { CliError, EXIT, usageError } from '../../errors.js';
 import { withSpinner } from '../../output/progress.js';
 import { type Format, renderList, renderOne, resolveFormat } from '../../output/render.js';
 import { paint } from '../../output/style.js';
+import { parsePositiveSeconds } from '../../parse.js';
 import { globalsOf } from '../shared/options.js';
+import { type StartDeadline, startDeadline, timerDeadline } from './deadline.js';
 import type { Step } from './probe.js';
 
 export interface CheckOptions {
@@ -15,6 +17,8 @@ export interface CheckOptions {
   json?: boolean;
   /** Scopes the token must have, comma-separated (`users:read,media:read`). */
   expectScopes?: string;
+  /** Seconds the whole run may take, retries included (default 60). */
+  deadline?: number;
   globals: GlobalOptions;
 }
 
@@ -26,7 +30,11 @@ export interface CheckReport {
   steps: Step[];
 }
 
-export function register(program: Command, deps: Deps, runFn = runCheck) {
+export function register(
+  program: Command,
+  deps: Deps,
+  runFn: (opts: CheckOptions, deps: Deps) => Promise<unknown> = runCheck,
+) {
   program
     .command('check')
     .description('smoke-check the service: reachability, auth, version negotiation per endpoint')
@@ -35,6 +43,12 @@ export function register(program: Command, deps: Deps, runFn = runCheck) {
     .option(
       '--expect-scopes <list>',
       'scopes the token must have, e.g. users:read,media:read: a step needing a missing one fails',
+    )
+    .option(
+      '--deadline <seconds>',
+      'end the whole check after this long, retries included; the step it cuts fails',
+      parsePositiveSeconds,
+      60,
     )
     .addHelpText(
       'after',
@@ -45,7 +59,10 @@ permitted (needs media:read)": the token works but may not run that step; with
 --expect-scopes naming that scope (or --write, for users:write and media:write) it fails. "Not offered": the service does not have it (no
 GET /api, a version it does not serve, such as the deprecated user.v2 on the real platform);
 the media types this client itself sends must be offered. The report goes to stdout: lines of text by default, or
--o json|ndjson|csv|table. The media steps run only when the service answers GET /media.`,
+-o json|ndjson|csv|table. The media steps run only when the service answers GET /media.
+--deadline bounds the whole run, retries and their waits included (--timeout bounds one
+request): the step in flight fails as "cut by --deadline", the rest are skipped, exit 1.
+  roster check --deadline 20`,
     )
     .action(async (opts: Omit<CheckOptions, 'globals'>, cmd: Command) => {
       await runFn({ ...opts, globals: globalsOf(cmd) }, deps);
@@ -85,16 +102,21 @@ async function render(report: CheckReport, format: Format | 'text', deps: Deps) 
   }
 }
 
-export async function runCheck(opts: CheckOptions, deps: Deps): Promise<CheckReport> {
+export async function runCheck(
+  opts: CheckOptions,
+  deps: Deps,
+  clock: StartDeadline = timerDeadline,
+): Promise<CheckReport> {
   const output = opts.json ? 'json' : opts.globals.output;
   const format = output === undefined ? 'text' : resolveFormat(output, deps.io);
   const expectScopes = scopesOf(opts.expectScopes);
+  const deadline = startDeadline(opts.deadline ?? 60, clock);
   const { apiClient } = await import('../../client.js');
-  const client = await apiClient(opts.globals, deps);
+  const client = await apiClient(opts.globals, deps, { signal: deadline.signal });
   const { probeService } = await import('./check-run.js');
   const steps = await withSpinner(deps, `checking ${client.http.baseUrl}…`, () =>
     probeService(client, opts.write ?? false, expectScopes),
-  );
+  ).finally(deadline.cancel);
   const failed = steps.filter((s) => s.result === 'fail');
   const report: CheckReport = {
     ok: failed.length === 0,
@@ -104,6 +126,12 @@ export async function runCheck(opts: CheckOptions, deps: Deps): Promise<CheckRep
     steps,
   };
   await render(report, format, deps);
+  const cut = steps.find((s) => s.result === 'fail' && s.detail === deadline.reason.message);
+  if (cut) {
+    throw new CliError(
+      `check stopped by --deadline ${deadline.reason.seconds} s during '${cut.name}'`,
+    );
+  }
   if (failed.length > 0) {
     const auth = failed.some((s) => s.auth);
     throw new CliError(

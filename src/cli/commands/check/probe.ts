@@ -9,6 +9,7 @@ import { ApiError, ClientError, PermissionError } from '../../../client/index.js
 import { type Endpoint, mediaTypeOf, type VersionEntry } from '../../../contract/versions.js';
 import { userMessage } from '../../advice.js';
 import { firstLine } from '../../errors.js';
+import { DeadlineReached } from './deadline.js';
 
 export type Result = 'pass' | 'fail' | 'skip' | 'not offered' | 'not permitted';
 
@@ -83,7 +84,9 @@ export async function step(probe: Probe, name: string, fn: () => Promise<string>
         : firstLine(userMessage(err));
     probe.steps.push({ name, result: 'fail', detail, ms: ms(), ...(auth ? { auth } : {}) });
     if (auth) probe.stopped = 'skipped: the token was rejected';
-    else if (err instanceof ClientError && !(err instanceof ApiError)) {
+    else if (err instanceof DeadlineReached) {
+      probe.stopped = `skipped: --deadline ${err.seconds} s reached`;
+    } else if (err instanceof ClientError && !(err instanceof ApiError)) {
       probe.stopped = 'skipped: the service could not be reached';
     }
     return false;

@@ -1,6 +1,6 @@
 /** activate and deactivate: the same PUT of `status` over several ids. */
 import type { Command } from 'commander';
-import type { Deps, GlobalOptions } from '../../context.js';
+import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { BATCH_EXIT_HELP, runBatch } from '../shared/batch.js';
 import { change, runDryRun } from '../shared/dry-run.js';
 import { expandIds, STDIN_IDS_HELP } from '../shared/ids.js';
@@ -56,9 +56,17 @@ export async function runSetStatus(opts: SetStatusOptions, deps: Deps): Promise<
   const client = await apiClient(opts.globals, deps);
   await runBatch(
     ids,
-    async (id) => (await client.updateUser(id, { status: opts.status })).status,
+    async (id) => {
+      const { status } = await client.updateUser(id, { status: opts.status });
+      if (opts.status === 'activated' && status === 'pending') note(deps.io, stillPending(id));
+      return status;
+    },
     opts.status,
     opts.globals,
     deps,
   );
 }
+
+/** A user who never signed up goes back to pending, not to activated (the service's rule). */
+const stillPending = (id: string) =>
+  `${id} is pending, not activated: it never signed up. It becomes activated when they accept the invitation, or at once with a one-time password: roster users update ${id} --secret`;

@@ -14,7 +14,12 @@ const SECRET_FIELDS: ReadonlySet<string> = new Set(
   USER_FIELDS.filter(isWriteOnly).map((f) => f.body),
 );
 
-function describe(issue: FieldIssue, body: Body, flagOf: (field: string) => string): string {
+function describe(
+  issue: FieldIssue,
+  body: Body,
+  flagOf: (field: string) => string,
+  operation: 'create' | 'update',
+): string {
   if (issue.message === 'email or userName is required') {
     return `${flagOf('email')} or ${flagOf('userName')} is required`;
   }
@@ -25,7 +30,12 @@ function describe(issue: FieldIssue, body: Body, flagOf: (field: string) => stri
     typeof value === 'string' && !aboutKey && !SECRET_FIELDS.has(issue.field)
       ? ` '${safeText(value)}'`
       : '';
-  return `${flagOf(issue.field)}${shown}: ${issue.message}`;
+  // An empty value is how people try to clear a field; updates clear with --unset.
+  const clear =
+    value === '' && flagOf(issue.field).startsWith('--set ') && operation === 'update'
+      ? `; to clear it: --unset ${issue.field}`
+      : '';
+  return `${flagOf(issue.field)}${shown}: ${issue.message}${clear}`;
 }
 
 export async function validateUserBody(
@@ -36,6 +46,6 @@ export async function validateUserBody(
   const { parseUserBody } = await import('../../../contract/user-input.js');
   const result = parseUserBody('v3', operation, body);
   if (result.ok) return;
-  const lines = result.issues.map((issue) => describe(issue, body, flagOf));
+  const lines = result.issues.map((issue) => describe(issue, body, flagOf, operation));
   throw usageError(lines.join('; '));
 }

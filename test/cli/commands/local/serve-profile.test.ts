@@ -173,3 +173,42 @@ test('profiles list shows each profile’s URL and data dir', async () => {
   const table = await cliWith(env)(['profiles', 'list', '-o', 'table']);
   expect(table.stdout).toContain('/srv/b');
 });
+
+test('a data dir restored from another one’s backup gets its own profile with the token that works', async () => {
+  const { conf, profiles } = await config();
+  const a = await dataDir('roster-a-');
+  const restored = dirs.temp('roster-restored-');
+  const base = { authenticates: authenticates(a.store) };
+  await saveServeProfile(conf, {
+    ...base,
+    dataDir: a.dir,
+    baseUrl: 'http://127.0.0.1:8080/api',
+    port: 8080,
+    newToken: a.token,
+  });
+  // The restored copy holds the same tokens (its store answers as a's does), but is not a's dir.
+  const r = await saveServeProfile(conf, {
+    ...base,
+    dataDir: restored,
+    baseUrl: 'http://127.0.0.1:9000/api',
+    port: 9000,
+  });
+  expect(r).toMatchObject({ action: 'saved', name: 'local-9000' });
+  expect(profiles()['local-9000']).toEqual({
+    baseUrl: 'http://127.0.0.1:9000/api',
+    token: a.token,
+    dataDir: realpathSync(restored),
+  });
+  expect(profiles().local!.baseUrl).toBe('http://127.0.0.1:8080/api');
+
+  // Nothing that works here and no new token: nothing is saved.
+  const other = await dataDir('roster-other-');
+  const none = await saveServeProfile(conf, {
+    dataDir: other.dir,
+    baseUrl: 'http://127.0.0.1:9001/api',
+    port: 9001,
+    authenticates: authenticates(other.store),
+  });
+  expect(none).toEqual({ action: 'absent' });
+  expect(Object.keys(profiles()).sort()).toEqual(['local', 'local-9000']);
+});

@@ -20,7 +20,7 @@ export interface ServeProfileInput {
 }
 
 export type ServeProfileResult =
-  /** A profile now holds a token for this data dir; `owner` names the data dir that kept `local`. */
+  /** A profile now holds a token for this data dir; `displaced`: who kept `local` (its data dir). */
   | { action: 'saved'; name: string; displaced?: { name: string; dataDir?: string } }
   /** This data dir's profile, pointed at this serve's URL. */
   | { action: 'updated'; name: string }

@@ -209,7 +209,7 @@ function announceProfile(
   if (profile.action === 'absent') {
     // The token is made where the data is: the data dir, or the database (its URL is the
     // operator's to give again; it is never printed with its password).
-    note(io, `no CLI profile '${DEFAULT_PROFILE}' for this data dir: create a token with`);
+    note(io, 'no CLI profile holds a token for this data dir: create a token with');
     note(io, `  ${at.create}   and   roster login --base-url ${at.baseUrl}`);
     return;
   }
