@@ -8,14 +8,18 @@
 import { join } from 'node:path';
 import sharp, { type OutputInfo, type Sharp } from 'sharp';
 import { PhotoError } from './errors.js';
+import { type AvatarImageName, avatarFileName } from './file-name.js';
 import { MAX_PHOTO_PIXELS } from './photo.js';
 
 // Photos are big and seen once: keep no decoded image in libvips' cache (memory stays flat).
 sharp.cache(false);
 
-export const AVATAR_SIZES = { original: 2048, thumb: 200, icon: 48 } as const;
-export type AvatarImageName = keyof typeof AVATAR_SIZES;
-export const AVATAR_IMAGES = Object.keys(AVATAR_SIZES) as AvatarImageName[];
+export const AVATAR_SIZES: Record<AvatarImageName, number> = {
+  original: 2048,
+  thumb: 200,
+  icon: 48,
+};
+export const AVATAR_IMAGES: AvatarImageName[] = ['original', 'thumb', 'icon'];
 const JPEG_QUALITY = 85;
 
 export interface RenderedImage {
@@ -29,10 +33,6 @@ export interface RenderedImage {
   format: 'jpg' | 'png';
   mimeType: 'image/jpeg' | 'image/png';
 }
-
-/** The media file name of one avatar image of the photo with this hash. */
-export const avatarFileName = (hash: string, name: AvatarImageName, format: 'jpg' | 'png') =>
-  `avatar.${hash}.${name}.${format}`;
 
 /** Whether any pixel is not fully opaque (alpha is the last of `channels`). */
 function hasTransparency(data: Buffer, channels: number): boolean {

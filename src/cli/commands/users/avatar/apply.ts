@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ApiError } from '../../../../client/errors.js';
 import type { ApiClient, UserUpdateBody } from '../../../../client/index.js';
 import type { Medium } from '../../../../contract/medium.js';
 import type { Avatar, UserV3 } from '../../../../contract/user.js';
@@ -45,7 +46,7 @@ async function deleteOld(deps: AvatarDeps, old: Avatar | null | undefined): Prom
         deps.media.forget(m);
       } catch (err) {
         // Already gone (a server that deletes it with the avatar) is what was wanted.
-        if ((err as { status?: number }).status !== 404) leftOver.push(m.id);
+        if (!(err instanceof ApiError && err.status === 404)) leftOver.push(m.id);
       }
     }),
   );

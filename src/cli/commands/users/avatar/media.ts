@@ -8,11 +8,10 @@
 import type { ApiClient } from '../../../../client/index.js';
 import type { Medium } from '../../../../contract/medium.js';
 import type { Avatar } from '../../../../contract/user.js';
-
-const AVATAR_FILE = /^avatar\.([0-9a-f]{16})\.(original|thumb|icon)\.(jpg|png)$/;
+import { hashInFileName } from '../../../avatar/file-name.js';
 
 /** Whether a medium's file name is one `avatar set` gives. */
-export const isAvatarFileName = (name: string) => AVATAR_FILE.test(name);
+export const isAvatarFileName = (name: string) => hashInFileName(name) !== undefined;
 
 /** A URL's path, decoded; relative URLs resolve against `base`. */
 export function pathOf(url: string, base = 'http://localhost/'): string | undefined {
@@ -36,7 +35,7 @@ export const avatarUrls = (avatar: Avatar | null | undefined): string[] =>
 export function avatarHashOf(avatar: Avatar | null | undefined): string | undefined {
   const urls = avatarUrls(avatar);
   if (urls.length !== 3) return undefined;
-  const hashes = new Set(urls.map((u) => AVATAR_FILE.exec(pathOf(u)?.split('/').pop() ?? '')?.[1]));
+  const hashes = new Set(urls.map((u) => hashInFileName(pathOf(u)?.split('/').pop() ?? '')));
   const [hash] = hashes;
   return hashes.size === 1 ? hash : undefined;
 }

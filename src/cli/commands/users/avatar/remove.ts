@@ -32,13 +32,11 @@ export async function runRemove(opts: RemoveOptions, deps: Deps): Promise<void> 
   if (!(await confirmOrRefuse(deps, opts.globals, `Remove ${what}?`, `not removing ${what}`))) {
     throw new CliError('nothing removed: not confirmed');
   }
-  const { avatarSession } = await import('./session.js');
+  const { avatarSession, noteLeftOver } = await import('./session.js');
   const { removeAvatar } = await import('./apply.js');
   const { CHANGE_COLUMNS, changeJson } = await import('./format.js');
   const change = await removeAvatar(await avatarSession(opts.globals, deps), opts.user);
-  if (change.leftOver.length > 0) {
-    note(deps.io, `the old avatar's media ${change.leftOver.join(', ')} could not be deleted`);
-  }
+  noteLeftOver(deps, change);
   note(
     deps.io,
     change.result === 'removed'

@@ -1,7 +1,7 @@
 /** What every avatar verb needs: the client, the avatar-media finder, the env, Ctrl-C. */
-import type { Deps, GlobalOptions } from '../../../context.js';
+import { type Deps, type GlobalOptions, note } from '../../../context.js';
 import { CliError } from '../../../errors.js';
-import type { AvatarDeps } from './apply.js';
+import type { AvatarChange, AvatarDeps } from './apply.js';
 
 export async function avatarSession(globals: GlobalOptions, deps: Deps): Promise<AvatarDeps> {
   const { apiClient } = await import('../../../client.js');
@@ -14,4 +14,10 @@ export async function avatarSession(globals: GlobalOptions, deps: Deps): Promise
 export async function asCliError(err: unknown): Promise<unknown> {
   const { PhotoError } = await import('../../../avatar/errors.js');
   return err instanceof PhotoError ? new CliError(err.message) : err;
+}
+
+/** Says which of the old avatar's media stayed behind (the change itself stands). */
+export function noteLeftOver(deps: Deps, change: AvatarChange) {
+  if (change.leftOver.length === 0) return;
+  note(deps.io, `the old avatar's media ${change.leftOver.join(', ')} could not be deleted`);
 }

@@ -33,16 +33,14 @@ and only then are the old avatar's media deleted. The same photo again changes n
 
 export async function runSet(opts: SetOptions, deps: Deps): Promise<void> {
   const format = resolveFormat(opts.globals.output, deps.io);
-  const { avatarSession, asCliError } = await import('./session.js');
+  const { avatarSession, noteLeftOver, asCliError } = await import('./session.js');
   const { setAvatar } = await import('./apply.js');
   const { CHANGE_COLUMNS, changeJson } = await import('./format.js');
   const session = await avatarSession(opts.globals, deps);
   const change = await setAvatar(session, opts.user, opts.photo).catch(async (err) => {
     throw await asCliError(err);
   });
-  if (change.leftOver.length > 0) {
-    note(deps.io, `the old avatar's media ${change.leftOver.join(', ')} could not be deleted`);
-  }
+  noteLeftOver(deps, change);
   note(
     deps.io,
     change.result === 'unchanged'

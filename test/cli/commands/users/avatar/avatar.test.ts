@@ -121,6 +121,20 @@ describe('users avatar show', () => {
   });
 });
 
+describe('media list --no-avatars', () => {
+  it('leaves out the avatar images, and only them', async () => {
+    const up = await srv.run(['media', 'upload', paths.small, '-o', 'json']);
+    expect(up.exitCode, up.stderr).toBe(0);
+    const [other] = json(up.stdout);
+    const all = await srv.run(['media', 'list', '-o', 'json']);
+    expect(json(all.stdout)).toHaveLength(4);
+    const r = await srv.run(['media', 'list', '--no-avatars', '-o', 'json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(json(r.stdout).map((m: { id: string }) => m.id)).toEqual([other.id]);
+    expect((await srv.run(['media', 'delete', other.id, '--yes'])).exitCode).toBe(0);
+  });
+});
+
 describe('users avatar remove', () => {
   it('refuses without a terminal unless --yes', async () => {
     const r = await srv.run(['users', 'avatar', 'remove', userId]);
