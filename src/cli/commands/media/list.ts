@@ -4,7 +4,7 @@ import type { Deps, GlobalOptions } from '../../context.js';
 import { parseNonNegativeInt, parsePositiveInt } from '../../parse.js';
 import { fieldsOption, globalsOf } from '../shared/options.js';
 import { runPagedList } from '../shared/paged-list.js';
-import { mediumView } from './format.js';
+import { MEDIUM_FIELDS_EXAMPLE, mediumView } from './format.js';
 
 export interface ListOptions {
   limit?: number;
@@ -26,6 +26,7 @@ export function register(media: Command, deps: Deps, runFn = runList) {
       )
       .option('--offset <n>', 'skip this many media', parseNonNegativeInt)
       .option('--all', 'follow every page'),
+    MEDIUM_FIELDS_EXAMPLE,
   ).action((opts: Omit<ListOptions, 'globals'>, cmd: Command) =>
     runFn({ ...opts, globals: globalsOf(cmd) }, deps),
   );

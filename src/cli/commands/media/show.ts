@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { renderRecord } from '../../output/render.js';
 import { fieldsOption, globalsOf } from '../shared/options.js';
-import { mediumView } from './format.js';
+import { MEDIUM_FIELDS_EXAMPLE, mediumView } from './format.js';
 
 export interface ShowOptions {
   id: string;
@@ -17,6 +17,7 @@ export function register(media: Command, deps: Deps, runFn = runShow) {
       .command('show')
       .description('show one medium: type, size, dimensions, URLs, preview (exit 4 when none)')
       .argument('<id>', 'the medium id'),
+    MEDIUM_FIELDS_EXAMPLE,
   ).action((id: string, opts: { fields?: string }, cmd: Command) =>
     runFn({ id, ...opts, globals: globalsOf(cmd) }, deps),
   );
