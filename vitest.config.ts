@@ -19,6 +19,7 @@ const POSTGRES_TESTS = [
   'test/store/postgres.test.ts',
   'test/store/upgrade.test.ts',
   'test/server/users/**/*.test.ts',
+  'test/server/scim/**/*.test.ts',
   'test/server/http/auth.test.ts',
   'test/server/http/health.test.ts',
   'test/server/http/metrics.test.ts',

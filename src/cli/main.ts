@@ -3,6 +3,7 @@
  * one-line messages; commands throw, they never exit.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { DestinationError } from '../files/destination.js';
 import { ImportError } from '../import/errors.js';
 import { addExamples } from './commands/examples.js';
 import { ALL, COMMANDS, commandsFor } from './commands/index.js';
@@ -98,6 +99,10 @@ export async function reportError(err: unknown, deps: Deps, verbose: boolean): P
   if (err instanceof CliError) {
     error(err.message);
     return err.exitCode;
+  }
+  if (err instanceof DestinationError) {
+    error(err.message);
+    return EXIT.error;
   }
   if (err instanceof ImportError) {
     error(err.message);

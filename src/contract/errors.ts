@@ -11,6 +11,11 @@ export const ERRORS = {
   methodNotAllowed: { statusCode: 405, identifier: 40500, type: 'MethodNotAllowedException' },
   notAcceptable: { statusCode: 406, identifier: 40600, type: 'NotAcceptableException' },
   conflict: { statusCode: 409, identifier: 40900, type: 'ConflictException' },
+  preconditionFailed: {
+    statusCode: 412,
+    identifier: 41200,
+    type: 'PreconditionFailedException',
+  },
   payloadTooLarge: { statusCode: 413, identifier: 41300, type: 'PayloadTooLargeException' },
   unsupportedMediaType: {
     statusCode: 415,

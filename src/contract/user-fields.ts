@@ -35,6 +35,12 @@ export interface UserField {
    */
   readonly column?: string;
   readonly norm?: string;
+  /**
+   * Its SCIM 2.0 attribute (RFC 7643): a path, a multi-valued attribute's entry of one type
+   * (`emails[type eq "work"].value`) or an extension's attribute after its URN; absent: SCIM
+   * has none (server/scim derives its map from these).
+   */
+  readonly scim?: string;
 }
 
 /** In template and export order. */
@@ -46,6 +52,7 @@ export const USER_FIELDS = [
     flat: 'externalID',
     body: 'externalId',
     read: 'externalId',
+    scim: 'externalId',
     identity: 'caseExact',
     aliases: [
       'identifier',
@@ -66,6 +73,7 @@ export const USER_FIELDS = [
     flat: 'email',
     body: 'email',
     read: 'email.value',
+    scim: 'emails[type eq "work"].value',
     identity: 'caseless',
     aliases: ['emailaddress', 'mail', 'workemail'],
   },
@@ -77,6 +85,7 @@ export const USER_FIELDS = [
     flat: 'userName',
     body: 'userName',
     read: 'userName.value',
+    scim: 'userName',
     identity: 'caseless',
     aliases: ['login', 'loginname'],
   },
@@ -87,6 +96,7 @@ export const USER_FIELDS = [
     flat: 'firstName',
     body: 'profile.firstName',
     read: 'profile.firstName',
+    scim: 'name.givenName',
     aliases: ['givenname', 'forename', 'vorname'],
   },
   {
@@ -96,6 +106,7 @@ export const USER_FIELDS = [
     flat: 'lastName',
     body: 'profile.lastName',
     read: 'profile.lastName',
+    scim: 'name.familyName',
     aliases: ['surname', 'familyname', 'nachname'],
   },
   { name: 'role', shown: true, flat: 'role', body: 'role', read: 'role', column: 'role' },
@@ -104,6 +115,7 @@ export const USER_FIELDS = [
     column: 'locale',
     body: 'config.locale',
     read: 'config.locale',
+    scim: 'locale',
     aliases: ['configlocale', 'language', 'sprache'],
   },
   {
@@ -112,6 +124,7 @@ export const USER_FIELDS = [
     flat: 'position',
     body: 'profile.position',
     read: 'profile.position',
+    scim: 'title',
     aliases: ['jobtitle'],
   },
   {
@@ -120,6 +133,7 @@ export const USER_FIELDS = [
     flat: 'department',
     body: 'profile.department',
     read: 'profile.department',
+    scim: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department',
     aliases: ['dept', 'abteilung'],
   },
   {
@@ -128,6 +142,7 @@ export const USER_FIELDS = [
     flat: 'location',
     body: 'profile.location',
     read: 'profile.location',
+    scim: 'addresses[type eq "work"].locality',
     aliases: ['office', 'officelocation', 'standort', 'büro'],
   },
   {
@@ -136,6 +151,7 @@ export const USER_FIELDS = [
     flat: 'phoneNumber',
     body: 'profile.phoneNumber',
     read: 'profile.phoneNumber',
+    scim: 'phoneNumbers[type eq "mobile"].value',
     aliases: [
       'phone',
       'telephone',
@@ -154,9 +170,16 @@ export const USER_FIELDS = [
     flat: 'publicEmailAddress',
     body: 'profile.publicEmailAddress',
     read: 'profile.publicEmailAddress',
+    scim: 'emails[type eq "public"].value',
     aliases: ['publicemail'],
   },
-  { name: 'secret', flat: 'secret', body: 'secret', aliases: ['password', 'initialpassword'] },
+  {
+    name: 'secret',
+    flat: 'secret',
+    body: 'secret',
+    scim: 'password',
+    aliases: ['password', 'initialpassword'],
+  },
   { name: 'recoveryCode', body: 'recoveryCode.plain' },
 ] as const satisfies readonly UserField[];
 

@@ -7,12 +7,14 @@
  * transaction and PostgreSQL under `SELECT … FOR UPDATE`: nothing interleaves on either. Slow
  * work (hashing, previews, file I/O) happens before a store call, never inside one.
  */
+import type { IdentityField } from '../contract/identity.js';
 import type { BlobStore } from './blobs/blob-store.js';
 import type { DiskReserve } from './data-dir/reserve.js';
 import type {
   Branch,
   Credentials,
   ListFilter,
+  ListPosition,
   MediumKeys,
   MediumRow,
   NewMediumRow,
@@ -74,6 +76,16 @@ export interface UsersRepo {
   /** A live user of the branch by id, else by externalId: the columns an answer shows. */
   find(branchId: number, key: string): Promise<UserView | undefined>;
   /**
+   * A live user of the branch by one unique key, `key` in its compared form
+   * (contract/identity.ts), through the tenant's unique index on it.
+   */
+  findBy(
+    tenantId: number,
+    branchId: number,
+    field: IdentityField,
+    key: string,
+  ): Promise<UserView | undefined>;
+  /**
    * Inserts a user and, in the same transaction, the invitation announcing them: a crash
    * leaves both or neither, so a committed user is always invited.
    */
@@ -88,7 +100,11 @@ export interface UsersRepo {
     key: string,
     decide: (row: UserRow) => Partial<UserColumns>,
   ): Promise<UserRow | undefined>;
-  list(filter: ListFilter): Promise<{ total: number; rows: UserView[] }>;
+  /**
+   * A page of the branch's users; `next`: the position of its last row when more follow (a
+   * later page with `after` set to it continues exactly there, whatever was written between).
+   */
+  list(filter: ListFilter): Promise<{ total: number; rows: UserView[]; next?: ListPosition }>;
 }
 
 export interface MediaRepo {

@@ -216,5 +216,29 @@ export function platformTypesSuite(start: StartServer) {
         { field: 'sort', message: "'externalId' is not one of firstName, lastName" },
       ]);
     });
+
+    test('pages by offset only: no next, no Link, and after is an unknown parameter', async () => {
+      const accept = { accept: SB('users', 'v2') };
+      for (const i of [1, 2]) {
+        const r = await p.req('POST', '/api/users', {
+          headers: { 'content-type': SB('user-invite', 'v2'), accept: SB('user', 'v3') },
+          body: JSON.stringify({
+            email: `paged${i}@example.com`,
+            secret: 'password-123',
+            role: 'reader',
+            config: { locale: 'de_DE' },
+          }),
+        });
+        expect(r.status).toBe(201);
+      }
+      const page = await p.req('GET', '/api/users?limit=1', { headers: accept });
+      expect(page.json.data).toHaveLength(1);
+      expect(page.json.total).toBeGreaterThan(1);
+      expect(page.json).not.toHaveProperty('next');
+      expect(page.headers.link).toBeUndefined();
+      const after = await p.req('GET', '/api/users?limit=1&after=abc.def', { headers: accept });
+      expect(after.status).toBe(400);
+      expect(after.json.details).toEqual([{ field: 'after', message: 'is not a known field' }]);
+    });
   });
 }

@@ -4,7 +4,7 @@
  * The tenant's public origin is set here too: one middleware less on every API request.
  */
 import type { Middleware } from 'koa';
-import type { Scope } from '../../contract/scopes.js';
+import { NEEDED_SCOPES, type ScopedRequest } from '../../contract/scopes.js';
 import type { Store } from '../../store/store.js';
 import { AppError } from '../errors.js';
 import { type AppState, publicOrigin } from './state.js';
@@ -12,12 +12,20 @@ import { type AppState, publicOrigin } from './state.js';
 const REQUIRES_AUTH =
   'this endpoint requires authentication: send "Authorization: Basic <API token>" (create one with `roster tokens create`)';
 
-/** `publicUrl`: serve's --public-url, for the default tenant (see `publicOrigin`). */
-export function authMiddleware(store: Store, publicUrl?: string): Middleware<AppState> {
+/**
+ * `publicUrl`: serve's --public-url, for the default tenant (see `publicOrigin`). `bearer`: the
+ * token is also taken as `Authorization: Bearer <token>` (SCIM clients send it so).
+ */
+export function authMiddleware(
+  store: Store,
+  publicUrl?: string,
+  { bearer = false }: { bearer?: boolean } = {},
+): Middleware<AppState> {
+  const scheme = bearer ? /^(?:Basic|Bearer) +(\S+) *$/i : /^Basic +(\S+) *$/i;
   return async (ctx, next) => {
     const header = ctx.get('Authorization');
     if (!header) throw new AppError('notLoggedIn', REQUIRES_AUTH);
-    const match = /^Basic +(\S+) *$/i.exec(header);
+    const match = scheme.exec(header);
     const scope = match && (await store.credentials.resolve(ctx.hostname.toLowerCase(), match[1]!));
     if (!scope) {
       throw new AppError(
@@ -31,8 +39,9 @@ export function authMiddleware(store: Store, publicUrl?: string): Middleware<App
   };
 }
 
-/** Requires a scope; a missing one answers 401 or 403 as the contract's table says. */
-export function requireScope(scope: Scope, answer: 401 | 403): Middleware<AppState> {
+/** Requires the request's scope; a missing one answers 401 or 403 as the contract's table says. */
+export function requireScope(request: ScopedRequest): Middleware<AppState> {
+  const [scope, answer] = NEEDED_SCOPES[request];
   return async (ctx, next) => {
     const { token, branch } = ctx.state.scope;
     if (!token.scopes.includes(scope)) {

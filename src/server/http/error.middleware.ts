@@ -11,7 +11,17 @@ import { discardRest } from './body.js';
 
 const STORE_RETRY_AFTER_SECONDS = 2;
 
-export function errorMiddleware(log: (line: string) => void): Middleware {
+/** An answer's body in another protocol's error format, for the paths under `prefix`. */
+export interface ErrorDialect {
+  prefix: string;
+  type: string;
+  body: (err: AppError) => unknown;
+}
+
+export function errorMiddleware(
+  log: (line: string) => void,
+  dialects: readonly ErrorDialect[] = [],
+): Middleware {
   return async (ctx, next) => {
     try {
       await next();
@@ -53,8 +63,9 @@ export function errorMiddleware(log: (line: string) => void): Middleware {
         if (appError.kind === 'requestTimeout') ctx.set('Connection', 'close');
         else discardRest(ctx.req);
       }
-      ctx.type = 'application/json';
-      ctx.body = envelope;
+      const dialect = dialects.find((d) => ctx.path.startsWith(d.prefix));
+      ctx.type = dialect?.type ?? 'application/json';
+      ctx.body = dialect ? dialect.body(appError) : envelope;
     }
   };
 }

@@ -15,15 +15,18 @@ import { newObjectId } from '../../store/ids.js';
 import type { Store } from '../../store/store.js';
 import {
   emptyUserRow,
+  type ListFilter,
   type NewUserRow,
   toRecord,
   type UserColumns,
   type UserRow,
   type UserView,
 } from '../../store/types.js';
-import { AppError } from '../errors.js';
+import { AppError, validationError } from '../errors.js';
+import type { VersionCheck } from '../http/etag.js';
 import type { RequestScope } from '../http/state.js';
 import { composeInvitation } from '../mail/invitation.js';
+import { decodeCursor, encodeCursor } from './list-cursor.js';
 import { hashSecret } from './secrets.js';
 
 /** An input's value of a field: absent = unchanged, null = clear. */
@@ -116,6 +119,16 @@ function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {
   return { status: 'activated', activated_at: now };
 }
 
+/** Checked inside the store's step, so no other write slips between the check and the change. */
+function checkVersion(row: UserRow, ifMatch: VersionCheck | undefined) {
+  if (ifMatch && !ifMatch(row.version)) {
+    throw new AppError(
+      'preconditionFailed',
+      `user ${row.id} has changed (it is at version ${row.version}); read it again and retry with its ETag`,
+    );
+  }
+}
+
 /** A path's id or externalId, in the form externalIds are stored in (ids are ASCII). */
 const byKey = (key: string) => identityKey('externalId', key);
 
@@ -134,9 +147,17 @@ export function usersService(store: Store, invited: () => void) {
 
   return {
     async list(scope: RequestScope, q: UserListQuery): Promise<Page<UserRecord>> {
+      if (q.after !== undefined && q.offset !== undefined) {
+        throw validationError([
+          {
+            field: 'after',
+            message: 'cannot be combined with offset: a cursor says where to start',
+          },
+        ]);
+      }
       const limit = q.limit ?? DEFAULT_LIMIT;
       const offset = q.offset ?? 0;
-      const { total, rows } = await store.users.list({
+      const list = {
         branchId: scope.branch.id,
         statuses: q.status ?? ['activated'],
         query: q.query?.trim() || undefined,
@@ -144,14 +165,26 @@ export function usersService(store: Store, invited: () => void) {
           { key: 'lastName', dir: 'ASC' },
           { key: 'firstName', dir: 'ASC' },
         ],
-        limit,
-        offset,
-      });
-      return { total, limit, offset, data: rows.map(toRecord) };
+      } satisfies Partial<ListFilter>;
+      const after = q.after === undefined ? undefined : decodeCursor(list, q.after);
+      const { total, rows, next } = await store.users.list({ ...list, limit, offset, after });
+      const page = { total, limit, offset, data: rows.map(toRecord) };
+      return next ? { ...page, next: encodeCursor(list, next) } : page;
     },
 
     get: async (scope: RequestScope, key: string): Promise<UserRecord> =>
       toRecord(await find(scope, key)),
+
+    /** A live user of the branch by one unique key's value (compared as identity.ts says). */
+    async findBy(
+      scope: RequestScope,
+      field: IdentityField,
+      value: string,
+    ): Promise<UserRecord | undefined> {
+      const key = identityKey(field, value);
+      const row = await store.users.findBy(scope.tenant.id, scope.branch.id, field, key);
+      return row && toRecord(row);
+    },
 
     async create(scope: RequestScope, input: UserInput): Promise<UserRecord> {
       const secrets = await secretColumns(input);
@@ -189,13 +222,20 @@ export function usersService(store: Store, invited: () => void) {
       return toRecord(row);
     },
 
-    async update(scope: RequestScope, key: string, input: UserInput): Promise<UserRecord> {
+    /** `ifMatch`: the change applies only to a user whose version it accepts (else 412). */
+    async update(
+      scope: RequestScope,
+      key: string,
+      input: UserInput,
+      ifMatch?: VersionCheck,
+    ): Promise<UserRecord> {
       await find(scope, key); // 404 before the (slow) hashing
       const secrets = await secretColumns(input);
       let row: UserRow | undefined;
       try {
         // Read, decide and write as one store step: nothing else runs in between.
         row = await store.users.update(scope.branch.id, byKey(key), (current) => {
+          checkVersion(current, ifMatch);
           const changes: Partial<UserColumns> = {
             ...plainColumns(input),
             ...secrets,
@@ -213,13 +253,16 @@ export function usersService(store: Store, invited: () => void) {
       return toRecord(row);
     },
 
-    async remove(scope: RequestScope, key: string): Promise<void> {
+    async remove(scope: RequestScope, key: string, ifMatch?: VersionCheck): Promise<void> {
       const removed = await store.reserve.whenFull(() =>
-        store.users.update(scope.branch.id, byKey(key), (current) => ({
-          status: 'deleted',
-          updated_at: new Date().toISOString(),
-          version: current.version + 1,
-        })),
+        store.users.update(scope.branch.id, byKey(key), (current) => {
+          checkVersion(current, ifMatch);
+          return {
+            status: 'deleted',
+            updated_at: new Date().toISOString(),
+            version: current.version + 1,
+          };
+        }),
       );
       if (!removed) throw notFound(scope, key);
     },

@@ -87,6 +87,8 @@ export function openSqliteStore(
     credentials: credentialsRepo(version.current, { tenants, branches, tokens }),
     users: {
       find: async (branchId, key) => users.find(branchId, key),
+      findBy: async (tenantId, branchId, field, key) =>
+        users.findBy(tenantId, branchId, field, key),
       insert: async (row, invitation) => users.insert(row, invitation),
       update: async (branchId, key, decide) => users.update(branchId, key, decide),
       list: async (filter) => users.list(filter),

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { renderRecord } from '../../output/render.js';
+import { STDIN_IDS_HELP } from '../shared/ids.js';
 import { collect, fieldsOption, globalsOf } from '../shared/options.js';
 import { describeUser, userView } from './format.js';
 import { applySets } from './patch.js';
@@ -13,6 +14,8 @@ export interface UpdateOptions {
   set?: string[];
   unset?: string[];
   fields?: string;
+  /** Show each field's value now → after, change nothing. */
+  dryRun?: boolean;
   globals: GlobalOptions;
 }
 
@@ -21,13 +24,17 @@ export function register(users: Command, deps: Deps, runFn = runUpdate) {
     users
       .command('update')
       .description('change fields of a user (JSON: the updated v3 user)')
-      .argument('<id>', 'the user id, or an externalId')
+      .argument(
+        '<id>',
+        `the user id, or an externalId; ${STDIN_IDS_HELP} (then one result row each)`,
+      )
       .option('--set <key=value>', 'set a field, e.g. profile.position=CTO (repeatable)', collect)
       .option(
         '--unset <key>',
         'clear an optional field, e.g. profile.phoneNumber (repeatable)',
         collect,
-      ),
+      )
+      .option('--dry-run', 'show what would change (each field: now → after); change nothing'),
   )
     .addHelpText(
       'after',
@@ -48,6 +55,8 @@ export async function runUpdate(opts: UpdateOptions, deps: Deps): Promise<void> 
   }
   const patch = applySets({}, opts.set, opts.unset);
   await validateUserBody('update', patch);
+  if (opts.id === '-' || opts.dryRun)
+    return (await import('./update-each.js')).updateEach(opts, patch, deps);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   const user = await client.updateUser(opts.id, patch);
