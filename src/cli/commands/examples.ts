@@ -6,6 +6,8 @@ const EXAMPLES: Record<string, string[]> = {
     'roster users list                          # activated and pending users, one page',
     'roster users list --query ber --sort lastName_DESC',
     'roster users list --all --status all -o csv > everyone.csv',
+    'roster users list --fields id,email,lastName,department -o csv --no-headers',
+    'roster users list --status deactivated --all -o ids | xargs -r roster users remove --yes',
   ],
   'users show': [
     'roster users show emp-1042             # by id or externalId',
@@ -31,8 +33,13 @@ const EXAMPLES: Record<string, string[]> = {
   'media upload': [
     "roster media upload 'photos/*.jpg' report.pdf",
     'roster media upload scan.pdf --type pdf -o json',
+    "roster media upload 'photos/*.jpg' --fields id,name -o csv",
   ],
-  'media list': ['roster media list --all -o json'],
+  'media list': [
+    'roster media list --all -o json',
+    'roster media list --fields id,name,size,resourceInfo.width -o csv',
+    'roster media list --all -o ids > media-ids.txt',
+  ],
   'media download': [
     'roster media download 6b02… --to copy.jpg',
     'roster media download 6b02… --preview --to previews/',

@@ -1,22 +1,79 @@
 /**
- * `--fields a,b.c`: dotted paths into the objects a command prints. Tables and CSV get one
- * column per path; JSON gets the same object cut down to those paths (same nesting), so a jq
- * filter written for the full object still works.
+ * `--fields a,b.c`: the names a table's headers show (`lastName`, `email`) or dotted paths into
+ * the objects a command prints (`profile.lastName`). Tables and CSV get one column per field,
+ * headed as it was named; JSON gets the same object cut down to those paths (same nesting), so
+ * a jq filter written for the full object still works.
  */
 import { splitList } from '../../contract/list.js';
 import { usageError } from '../errors.js';
 import type { Column } from './render.js';
+import { safeText } from './text-safe.js';
 
-/** Splits and checks `--fields`; `known` are the valid first segments, if the shape is fixed. */
-export function parseFields(value: string, known?: readonly string[]): string[] {
-  const fields = splitList(value);
-  if (fields.length === 0) throw usageError('--fields: name at least one field, e.g. id,email');
-  for (const field of fields) {
-    const parts = field.split('.');
-    if (parts.some((p) => p === '')) throw usageError(`--fields: '${field}' is not a field path`);
-    if (known && !known.includes(parts[0]!)) {
-      throw usageError(`--fields: unknown field '${field}'; fields are ${known.join(', ')}`);
+/** One field asked for: as named, and the path it reads. */
+export interface Field {
+  name: string;
+  path: string;
+}
+
+/** Short names `--fields` takes besides paths (a table's headers), each with the path it reads. */
+export type FieldNames = Readonly<Record<string, string>>;
+
+/** Edits (insert, delete, change a character) from `a` to `b`, case ignored. */
+function distance(a: string, b: string): number {
+  const s = a.toLowerCase();
+  const t = b.toLowerCase();
+  let row = Array.from({ length: t.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= s.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= t.length; j++) {
+      next[j] = Math.min(
+        row[j]! + 1,
+        next[j - 1]! + 1,
+        row[j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1),
+      );
     }
+    row = next;
+  }
+  return row[t.length]!;
+}
+
+/** The candidate nearest to `word`, if near enough to be what was meant (a third of it, at least 2). */
+export function nearest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Math.max(2, Math.floor(word.length / 3)) + 1;
+  for (const candidate of candidates) {
+    const d = distance(word, candidate);
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best;
+}
+
+/**
+ * Splits and checks `--fields`: each a name of `names` or a dotted path whose first segment is
+ * one of `known` (when the shape is fixed). An unknown one is a usage error naming the nearest.
+ */
+export function parseFields(
+  value: string,
+  known?: readonly string[],
+  names: FieldNames = {},
+): Field[] {
+  const given = splitList(value);
+  if (given.length === 0) throw usageError('--fields: name at least one field, e.g. id,email');
+  const fields: Field[] = [];
+  for (const name of given) {
+    const path = Object.hasOwn(names, name) ? names[name]! : name;
+    const parts = path.split('.');
+    if (parts.some((p) => p === '')) {
+      throw usageError(`--fields: '${safeText(name)}' is not a field path`);
+    }
+    if (!Object.hasOwn(names, name) && known && !known.includes(parts[0]!)) {
+      const all = [...new Set([...Object.keys(names), ...known])];
+      const guess = nearest(name, all) ?? nearest(parts[0]!, all);
+      throw usageError(
+        `--fields: unknown field '${safeText(name)}'${guess ? `; did you mean ${guess}?` : '.'} Fields are ${all.join(', ')}, or a dotted path under one`,
+      );
+    }
+    if (!fields.some((f) => f.path === path)) fields.push({ name, path });
   }
   return fields;
 }
@@ -47,9 +104,9 @@ export function pickPaths(value: unknown, paths: string[]): Record<string, unkno
   return out;
 }
 
-/** One column per path, headed by the path. */
-export const pathColumns = <T>(paths: string[]): Column<T>[] =>
-  paths.map((path) => ({ header: path, value: (row: T) => getPath(row, path) }));
+/** One column per field, headed as it was named. */
+export const fieldColumns = <T>(fields: Field[]): Column<T>[] =>
+  fields.map(({ name, path }) => ({ header: name, value: (row: T) => getPath(row, path) }));
 
 /** Every leaf of an object as [dotted path, value], for a one-record table. */
 export function leaves(value: unknown, prefix = ''): [string, unknown][] {

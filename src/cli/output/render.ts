@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { toCsvCell } from '../../contract/csv-cell.js';
 import type { IO } from '../context.js';
 import { usageError } from '../errors.js';
-import { leaves, pathColumns, pickPaths } from './fields.js';
+import { type Field, fieldColumns, leaves, pickPaths } from './fields.js';
 import type { TableColumn } from './table.js';
 import { safeJson, safeText } from './text-safe.js';
 
@@ -19,7 +19,13 @@ export type Format = (typeof FORMATS)[number] | 'ids';
 
 export interface Column<T> extends TableColumn {
   value: (row: T) => unknown;
+  /** The dotted path it shows, when it shows one: `--fields` takes its header for that path. */
+  path?: string;
 }
+
+/** The `--fields` names of `columns`: each header for the path its column shows. */
+export const columnNames = <T>(columns: Column<T>[]): Record<string, string> =>
+  Object.fromEntries(columns.flatMap((c) => (c.path ? [[c.header, c.path]] : [])));
 
 /** How rows of one kind print: columns for table/CSV, an object for JSON/NDJSON. */
 export interface View<T> {
@@ -63,11 +69,12 @@ export function resolveFormat(
 export function viewOf<T>(
   format: Format,
   columns: Column<T>[],
-  fields?: string[],
+  fields?: Field[],
   json: (row: T) => unknown = (row) => row,
 ): View<T> {
   if (!fields) return { format, columns, json };
-  return { format, columns: pathColumns(fields), json: (row) => pickPaths(json(row), fields) };
+  const paths = fields.map((f) => f.path);
+  return { format, columns: fieldColumns(fields), json: (row) => pickPaths(json(row), paths) };
 }
 
 const cell = (v: unknown) =>

@@ -4,12 +4,41 @@ import { user } from '../helpers.js';
 
 describe('--fields', () => {
   it('parses, dedupes and checks the first segment', () => {
-    expect(parseFields(' id, email.value ,id', ['id', 'email'])).toEqual(['id', 'email.value']);
+    expect(parseFields(' id, email.value ,id', ['id', 'email'])).toEqual([
+      { name: 'id', path: 'id' },
+      { name: 'email.value', path: 'email.value' },
+    ]);
     expect(() => parseFields('emial', ['id', 'email'])).toThrow(
-      /unknown field 'emial'; fields are id, email/,
+      /unknown field 'emial'; did you mean email\? Fields are id, email/,
     );
     expect(() => parseFields(',', ['id'])).toThrow(/at least one field/);
     expect(() => parseFields('profile..x')).toThrow(/not a field path/);
+  });
+
+  const names = { email: 'email.value', lastName: 'profile.lastName' };
+
+  it("takes the table's names for the paths they show, as named", () => {
+    expect(parseFields('id,lastName,email,email.value', ['id', 'email'], names)).toEqual([
+      { name: 'id', path: 'id' },
+      { name: 'lastName', path: 'profile.lastName' },
+      { name: 'email', path: 'email.value' },
+    ]);
+  });
+
+  it.each([
+    ['lastname', 'lastName'],
+    ['lastNmae', 'lastName'],
+    ['emali', 'email'],
+    ['profil.department', 'profile'],
+  ])('%s: suggests %s', (typo, guess) => {
+    expect(() => parseFields(typo, ['id', 'email', 'profile'], names)).toThrow(
+      `did you mean ${guess}?`,
+    );
+  });
+
+  it('no suggestion when nothing is near; names like constructor are not names', () => {
+    expect(() => parseFields('zzzzzzzz', ['id'], names)).toThrow(/unknown field 'zzzzzzzz'\. /);
+    expect(() => parseFields('constructor', ['id'], names)).toThrow(/unknown field/);
   });
 
   it('reads dotted paths', () => {

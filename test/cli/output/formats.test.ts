@@ -126,3 +126,60 @@ describe('--no-headers', () => {
     expect(fake.out()).not.toContain('├');
   });
 });
+
+describe('--fields takes the names the table shows', () => {
+  it('users list: lastName, email, department read their paths; JSON keeps the nesting', async () => {
+    const args = [
+      'users',
+      'list',
+      '--fields',
+      'id,email,lastName,department',
+      '--sort',
+      'email_ASC',
+    ];
+    const csv = await srv.run(['-o', 'csv', ...args]);
+    expect(csv.exitCode, csv.stderr).toBe(0);
+    expect(csv.stdout.split('\n')[0]).toBe('id,email,lastName,department');
+    expect(csv.stdout.split('\n')[1]).toBe(`${ids[0]},ann@example.com,,`);
+    const json = await srv.run(['-o', 'json', ...args]);
+    expect(JSON.parse(json.stdout)[0]).toEqual({
+      id: ids[0],
+      email: { value: 'ann@example.com' },
+      profile: { lastName: null, department: null },
+    });
+  });
+
+  it('a typo: exit 2 and the nearest name', async () => {
+    const r = await srv.run(['users', 'list', '--fields', 'id,lastNmae']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("--fields: unknown field 'lastNmae'; did you mean lastName?");
+    const m = await srv.run(['media', 'list', '--fields', 'nmae']);
+    expect(m.exitCode).toBe(2);
+    expect(m.stderr).toContain('did you mean name?');
+  });
+
+  it('media list: name, type and size read fileName, resourceInfo.type and .bytes', async () => {
+    const r = await srv.run(['-o', 'csv', 'media', 'list', '--fields', 'id,name,type,size']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`id,name,type,size\n${mediumId},notes.txt,raw,5\n`);
+  });
+
+  it('media upload takes --fields', async () => {
+    const file = join(dir, 'again.txt');
+    writeFileSync(file, 'again\n');
+    const r = await srv.run(['-o', 'csv', 'media', 'upload', file, '--fields', 'name,size']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe('name,size\nagain.txt,6\n');
+    const bad = await srv.run(['media', 'upload', file, '--fields', 'sise']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('did you mean size?');
+  });
+
+  it('media list --help: a media example', async () => {
+    const r = await srv.run(['media', 'list', '--help']);
+    const help = r.stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('(e.g. id,name,size,resourceInfo.width)');
+    expect(help).toContain('roster media list --fields id,name,size,resourceInfo.width -o csv');
+    expect(help).not.toContain('lastName');
+  });
+});

@@ -79,7 +79,7 @@ const MARK = {
 
 async function render(report: CheckReport, format: Format | 'text', deps: Deps) {
   const { io } = deps;
-  if (format === 'json') return renderOne(io, 'json', report, []);
+  if (format === 'json' || format === 'yaml') return renderOne(io, format, report, []);
   if (format !== 'text') {
     return renderList(io, format, report.steps, [
       { header: 'step', value: (s) => s.name },

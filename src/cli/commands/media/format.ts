@@ -3,7 +3,13 @@ import type { Medium } from '../../../contract/medium.js';
 import { PREVIEW } from '../../../contract/medium.js';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { parseFields } from '../../output/fields.js';
-import { type Column, type Format, resolveFormat, viewOf } from '../../output/render.js';
+import {
+  type Column,
+  columnNames,
+  type Format,
+  resolveFormat,
+  viewOf,
+} from '../../output/render.js';
 import { formatBytes } from '../../output/transfer.js';
 
 /** The top-level keys of a Medium: the first segment of every `--fields` path. */
@@ -26,17 +32,28 @@ const dimensions = (m: Medium) => {
 /** A table shows sizes for people (22.1 kB); CSV keeps the exact byte count. */
 export function mediumColumns(format: Format): Column<Medium>[] {
   return [
-    { header: 'id', value: (m) => m.id },
+    { header: 'id', path: 'id', value: (m) => m.id },
     // On a narrow terminal the name stays longest after the id; dimensions and preview go first.
-    { header: 'name', keep: 2, value: (m) => m.fileName },
-    { header: 'type', keep: 1, value: (m) => m.resourceInfo.type },
+    { header: 'name', path: 'fileName', keep: 2, value: (m) => m.fileName },
+    { header: 'type', path: 'resourceInfo.type', keep: 1, value: (m) => m.resourceInfo.type },
     format === 'table'
-      ? { header: 'size', keep: 1, value: (m) => formatBytes(m.resourceInfo.bytes) }
-      : { header: 'bytes', value: (m) => m.resourceInfo.bytes },
+      ? {
+          header: 'size',
+          path: 'resourceInfo.bytes',
+          keep: 1,
+          value: (m) => formatBytes(m.resourceInfo.bytes),
+        }
+      : { header: 'bytes', path: 'resourceInfo.bytes', value: (m) => m.resourceInfo.bytes },
     { header: 'dimensions', value: dimensions },
     { header: 'preview', value: (m) => (m.transformations?.[PREVIEW] ? 'yes' : 'no') },
   ];
 }
+
+/** `--fields` names besides paths: the headers of the table's and the CSV's columns. */
+const MEDIUM_FIELD_NAMES = columnNames([...mediumColumns('table'), ...mediumColumns('csv')]);
+
+/** `--fields` in a media command's help: names and paths of a medium. */
+export const MEDIUM_FIELDS_EXAMPLE = 'id,name,size,resourceInfo.width';
 
 /** The view for a media command: `-o` resolved against the TTY, `--fields` checked. */
 export function mediumView(
@@ -46,7 +63,8 @@ export function mediumView(
   allow: { ids?: boolean } = {},
 ) {
   const format = resolveFormat(globals.output, deps.io, allow);
-  const paths = fields === undefined ? undefined : parseFields(fields, MEDIUM_FIELDS);
+  const paths =
+    fields === undefined ? undefined : parseFields(fields, MEDIUM_FIELDS, MEDIUM_FIELD_NAMES);
   return viewOf(format, mediumColumns(format), paths);
 }
 

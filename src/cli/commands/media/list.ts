@@ -4,7 +4,7 @@ import type { Deps, GlobalOptions } from '../../context.js';
 import { parseNonNegativeInt, parsePositiveInt } from '../../parse.js';
 import { fieldsOption, globalsOf } from '../shared/options.js';
 import { runPagedList } from '../shared/paged-list.js';
-import { mediumView } from './format.js';
+import { MEDIUM_FIELDS_EXAMPLE, mediumView } from './format.js';
 
 export interface ListOptions {
   limit?: number;
@@ -32,6 +32,7 @@ export function register(media: Command, deps: Deps, runFn = runList) {
         '--no-avatars',
         'leave out avatar images (media named avatar.<hash>.<image>.<ext> by `users avatar`)',
       ),
+    MEDIUM_FIELDS_EXAMPLE,
   ).action((opts: Omit<ListOptions, 'globals'>, cmd: Command) =>
     runFn({ ...opts, globals: globalsOf(cmd) }, deps),
   );

@@ -5,7 +5,7 @@ import { renderRecord } from '../../output/render.js';
 import { showEach } from '../shared/batch.js';
 import { expandIds, STDIN_IDS_HELP } from '../shared/ids.js';
 import { fieldsOption, globalsOf } from '../shared/options.js';
-import { mediumView } from './format.js';
+import { MEDIUM_FIELDS_EXAMPLE, mediumView } from './format.js';
 
 export interface ShowOptions {
   id: string;
@@ -19,6 +19,7 @@ export function register(media: Command, deps: Deps, runFn = runShow) {
       .command('show')
       .description('show one medium: type, size, dimensions, URLs, preview (exit 4 when none)')
       .argument('<id>', `the medium id; ${STDIN_IDS_HELP} (JSON: an array)`),
+    MEDIUM_FIELDS_EXAMPLE,
   ).action((id: string, opts: { fields?: string }, cmd: Command) =>
     runFn({ id, ...opts, globals: globalsOf(cmd) }, deps),
   );

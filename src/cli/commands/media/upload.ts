@@ -8,17 +8,19 @@ import { type Command, Option } from 'commander';
 import { MEDIUM_TYPES, type MediumType } from '../../../contract/medium.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
-import { renderList, resolveFormat } from '../../output/render.js';
+import { renderList } from '../../output/render.js';
 import { paintErr } from '../../output/style.js';
 import { exitCodeOf, onInterrupt } from '../../signals.js';
-import { globalsOf } from '../shared/options.js';
+import { fieldsOption, globalsOf } from '../shared/options.js';
 import { parseConcurrency } from '../users/import/flags.js';
+import { MEDIUM_FIELDS_EXAMPLE, mediumView } from './format.js';
 import type { Outcome } from './upload-run.js';
 
 export interface UploadOptions {
   files: string[];
   type?: MediumType;
   concurrency: number;
+  fields?: string;
   globals: GlobalOptions;
 }
 
@@ -30,7 +32,7 @@ still upload (exit 5; exit 1 when none could be uploaded). Ctrl-C cancels the up
 flight (the service keeps no partial file) and exits 130.`;
 
 export function register(media: Command, deps: Deps, runFn = runUpload) {
-  media
+  const upload = media
     .command('upload')
     .description('upload files, streamed from disk, several at once (JSON: an array of media)')
     .argument('<files...>', "files, or quoted glob patterns such as 'photos/**/*.jpg'")
@@ -40,7 +42,8 @@ export function register(media: Command, deps: Deps, runFn = runUpload) {
         "metaData type hint for every file (default: from each file's extension; the service checks the bytes)",
       ).choices(MEDIUM_TYPES),
     )
-    .option('--concurrency <n>', 'files uploading at a time, 1-64', parseConcurrency, 4)
+    .option('--concurrency <n>', 'files uploading at a time, 1-64', parseConcurrency, 4);
+  fieldsOption(upload, MEDIUM_FIELDS_EXAMPLE)
     .addHelpText('after', UPLOAD_HELP)
     .action((files: string[], opts: Omit<UploadOptions, 'files' | 'globals'>, cmd: Command) =>
       runFn({ files, ...opts, globals: globalsOf(cmd) }, deps),
@@ -66,14 +69,14 @@ async function filesOf(args: string[]): Promise<string[]> {
 
 export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> {
   const { io } = deps;
-  const format = resolveFormat(opts.globals.output, io);
+  const view = mediumView(opts.globals, opts.fields, deps);
   const files = await filesOf(opts.files);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   const { checkFile } = await import('./files.js');
   const { transferBars } = await import('../../output/transfer.js');
   const { uploadAll } = await import('./upload-run.js');
-  const { describeMedium, mediumColumns } = await import('./format.js');
+  const { describeMedium } = await import('./format.js');
 
   const bars = transferBars(io);
   onCleanup(deps, () => bars.end());
@@ -118,8 +121,8 @@ export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> 
 
   const done = run.outcomes.filter((o): o is Outcome => o !== undefined);
   const media = done.flatMap((o) => ('medium' in o ? [o.medium] : []));
-  if (format !== 'table' || media.length > 0) {
-    await renderList(io, format, media, mediumColumns(format));
+  if (view.format !== 'table' || media.length > 0) {
+    await renderList(io, view.format, media, view.columns, view.json);
   }
   const failures = files.length - tasks.length + done.length - media.length;
   const cancelled = run.started - done.length;

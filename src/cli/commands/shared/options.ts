@@ -7,10 +7,11 @@ import { prompterOf } from '../../prompt.js';
 /** The program's global options as seen from `cmd` (flags may come before or after the verb). */
 export const globalsOf = (cmd: Command): GlobalOptions => cmd.optsWithGlobals() as GlobalOptions;
 
-export const fieldsOption = (cmd: Command) =>
+/** `--fields`; `example`: names and paths of the command's own objects. */
+export const fieldsOption = (cmd: Command, example = 'id,email,lastName,profile.department') =>
   cmd.option(
-    '--fields <paths>',
-    'comma-separated fields to print, dotted paths into the object (e.g. id,email.value,profile.lastName)',
+    '--fields <names>',
+    `comma-separated fields to print: the table's column names or dotted paths into the object (e.g. ${example})`,
   );
 
 /**

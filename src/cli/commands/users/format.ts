@@ -20,6 +20,14 @@ const USER_KEYS = [
   'profile',
 ] as const;
 
+/**
+ * `--fields` names besides paths: each user field's name (the table's headers) for the path a
+ * v3 user holds it at: `lastName` → `profile.lastName`, `email` → `email.value`.
+ */
+const USER_FIELD_NAMES = Object.fromEntries(
+  USER_FIELDS.flatMap((f: UserField) => (f.read ? [[f.name, f.read]] : [])),
+);
+
 /** On a narrow terminal, what stays longest after the id: the address and status, then names. */
 const KEEP: Partial<Record<string, number>> = { email: 2, firstName: 1, lastName: 1 };
 
@@ -41,7 +49,7 @@ export function userView(
   deps: Deps,
   allow: { ids?: boolean } = {},
 ) {
-  const paths = fields === undefined ? undefined : parseFields(fields, USER_KEYS);
+  const paths = fields === undefined ? undefined : parseFields(fields, USER_KEYS, USER_FIELD_NAMES);
   return viewOf(resolveFormat(globals.output, deps.io, allow), USER_COLUMNS, paths);
 }
 

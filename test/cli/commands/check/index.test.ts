@@ -86,6 +86,13 @@ describe('roster check against a real service', () => {
     expect(left.json.data.filter((u: any) => /roster-check/.test(JSON.stringify(u)))).toEqual([]);
   });
 
+  it('-o yaml: the report, as -o json has it', async () => {
+    const fake = fakeIO();
+    const report = await check({ output: 'yaml' }, deps(fake));
+    const { parse } = await import('yaml');
+    expect(parse(fake.out())).toEqual(JSON.parse(JSON.stringify(report)));
+  });
+
   it('a token the service rejects: exit 3, later steps skipped', async () => {
     const fake = fakeIO();
     const err = await check({ output: 'ndjson' }, deps(fake, 'bm9wZTpub3Bl')).catch((e) => e);

@@ -54,8 +54,12 @@ describe('roster completion', () => {
       'json',
       'ndjson',
       'csv',
+      'yaml',
       'wide',
+      'ids',
     ]);
+    expect(complete(bash, ['roster', 'users', 'list', '--no-h'])).toEqual(['--no-headers']);
+    expect(complete(bash, ['roster', 'media', 'upload', '--fi'])).toEqual(['--fields']);
     expect(complete(bash, ['roster', 'completion', '--he'])).toEqual(['--help']);
     // Values of flags whose parser checks them (not commander choices) complete too.
     expect(complete(bash, ['roster', 'users', 'list', '--status', ''])).toEqual([
@@ -83,7 +87,10 @@ describe('roster completion', () => {
     expect(fish).toMatch(
       /complete -c roster -n '__fish_seen_subcommand_from users; and not __fish_seen_subcommand_from list show invite update activate deactivate remove[a-z ]*' -a list/,
     );
-    expect(fish).toContain("complete -c roster -s o -l output -x -a 'table json ndjson csv wide'");
+    expect(fish).toContain(
+      "complete -c roster -s o -l output -x -a 'table json ndjson csv yaml wide ids'",
+    );
+    expect(fish).toContain('-l no-headers');
     expect(fish).toContain(
       "-n '__fish_seen_subcommand_from users; and __fish_seen_subcommand_from invite' -l email -r -F",
     );
