@@ -11,6 +11,8 @@ const EXAMPLES: Record<string, string[]> = {
   ],
   'users show': [
     'roster users show emp-1042             # by id or externalId',
+    'roster users show ann@example.com      # by email',
+    "printf 'emp-1042\\nemp-1043\\n' | roster users show -   # ids from standard input",
     'roster users show emp-1042 -o json',
   ],
   'users invite': [
@@ -19,8 +21,13 @@ const EXAMPLES: Record<string, string[]> = {
   ],
   'users update': [
     'roster users update emp-1042 --set profile.position=CTO --unset profile.phoneNumber',
+    'roster users update emp-1042 --set position=CTO --dry-run   # now → after; nothing written',
   ],
-  'users remove': ['roster users remove emp-1042 emp-1043 --yes'],
+  'users deactivate': ['roster users deactivate emp-1042 emp-1043 --dry-run'],
+  'users remove': [
+    'roster users remove emp-1042 emp-1043 --yes',
+    'roster users list -o ids --status deactivated | roster users remove - --yes',
+  ],
   'users import': [
     'roster users import people.csv --dry-run    # the plan; nothing changes',
     'roster users import people.csv --report run.csv',
@@ -34,17 +41,24 @@ const EXAMPLES: Record<string, string[]> = {
     "roster media upload 'photos/*.jpg' report.pdf",
     'roster media upload scan.pdf --type pdf -o json',
     "roster media upload 'photos/*.jpg' --fields id,name -o csv",
+    "roster media upload --skip-existing 'photos/*.jpg'   # a re-run uploads nothing",
   ],
   'media list': [
     'roster media list --all -o json',
     'roster media list --fields id,name,size,resourceInfo.width -o csv',
     'roster media list --all -o ids > media-ids.txt',
+    'roster media list --type pdf --query report',
   ],
   'media download': [
     'roster media download 6b02… --to copy.jpg',
     'roster media download 6b02… --preview --to previews/',
   ],
-  'media delete': ['roster media delete 6b02… --yes'],
+  'media delete': ['roster media delete 6b02… --yes', 'roster media delete 6b02… --dry-run'],
+  api: [
+    'roster api /branch',
+    "roster api '/users?status=pending&limit=5'",
+    `echo '{"profile":{"position":"CTO"}}' | roster api -X PUT /users/emp-1042 --input -`,
+  ],
   check: [
     'roster check                 # read-only probes',
     'roster check --write --json     # CI: also creates and removes throwaways',

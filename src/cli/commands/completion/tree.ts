@@ -1,5 +1,6 @@
 /** The commander tree as plain data for the completion scripts, and pieces they share. */
 import type { Command } from 'commander';
+import { RAW_METHODS } from '../../../client/raw.js';
 import { LISTABLE_STATUSES, ROLES } from '../../../contract/user.js';
 
 /**
@@ -11,6 +12,7 @@ const FLAG_VALUES: Record<string, readonly string[]> = {
   '--role': ROLES,
   '--match': ['externalId', 'email'],
   '--encoding': ['utf-8', 'windows-1252', 'macintosh', 'latin1', 'utf-16le'],
+  '--method': RAW_METHODS,
 };
 
 export interface Opt {

@@ -21,6 +21,8 @@ export interface UploadOptions {
   type?: MediumType;
   concurrency: number;
   fields?: string;
+  /** Skip a file already there: same name and size, and the same SHA-256. */
+  skipExisting?: boolean;
   globals: GlobalOptions;
 }
 
@@ -42,7 +44,11 @@ export function register(media: Command, deps: Deps, runFn = runUpload) {
         "metaData type hint for every file (default: from each file's extension; the service checks the bytes)",
       ).choices(MEDIUM_TYPES),
     )
-    .option('--concurrency <n>', 'files uploading at a time, 1-64', parseConcurrency, 4);
+    .option('--concurrency <n>', 'files uploading at a time, 1-64', parseConcurrency, 4)
+    .option(
+      '--skip-existing',
+      'skip a file already there (a medium of the same name, size and SHA-256): re-runs upload nothing',
+    );
   fieldsOption(upload, MEDIUM_FIELDS_EXAMPLE)
     .addHelpText('after', UPLOAD_HELP)
     .action((files: string[], opts: Omit<UploadOptions, 'files' | 'globals'>, cmd: Command) =>
@@ -84,11 +90,18 @@ export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> 
     bars.log(`${paintErr(io, 'red', 'failed')} ${name}: ${problem}`);
 
   const checks = await Promise.all(files.map((name) => checkFile(name)));
-  const tasks = files.flatMap((name, i) => {
+  const readable = files.flatMap((name, i) => {
     const check = checks[i]!;
     if (!check.ok) failed(name, check.problem);
     return check.ok ? [{ name, size: check.size }] : [];
   });
+  const existing = opts.skipExisting
+    ? await (await import('./skip-existing.js')).findExisting(client, readable)
+    : new Map();
+  for (const [name, medium] of existing) {
+    bars.log(`${paintErr(io, 'yellow', 'skipped')} ${name}: already there as ${medium.id}`);
+  }
+  const tasks = readable.filter((t) => !existing.has(t.name));
   let finished = 0;
   const progress = () => bars.footer(`${finished} of ${tasks.length} files done`);
   progress();
@@ -124,14 +137,15 @@ export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> 
   if (view.format !== 'table' || media.length > 0) {
     await renderList(io, view.format, media, view.columns, view.json);
   }
-  const failures = files.length - tasks.length + done.length - media.length;
+  const failures = files.length - existing.size - tasks.length + done.length - media.length;
   const cancelled = run.started - done.length;
   const notStarted = tasks.length - run.started;
   const rest = [
     cancelled > 0 ? `${cancelled} cancelled` : '',
     notStarted > 0 ? `${notStarted} not started` : '',
   ].filter(Boolean);
-  note(io, [`${media.length} uploaded, ${failures} failed`, ...rest].join(', '));
+  const skipped = opts.skipExisting ? `${existing.size} skipped, ` : '';
+  note(io, [`${media.length} uploaded, ${skipped}${failures} failed`, ...rest].join(', '));
 
   if (controller.signal.aborted) throw controller.signal.reason;
   if (run.stopped) throw run.stopped;

@@ -96,6 +96,32 @@ describe('roster completion', () => {
     );
   });
 
+  it('knows the verbs and flags users reach for: api, -X, --dry-run, --skip-existing, --type', async () => {
+    const bash = await script('bash');
+    expect(complete(bash, ['roster', 'a'])).toEqual(expect.arrayContaining(['api']));
+    expect(complete(bash, ['roster', 'api', '-X', ''])).toEqual([
+      ...['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    ]);
+    expect(complete(bash, ['roster', 'api', '--in'])).toEqual(['--input']);
+    for (const verb of [
+      ['users', 'update'],
+      ['users', 'activate'],
+      ['users', 'deactivate'],
+    ]) {
+      expect(complete(bash, ['roster', ...verb, '--dr'])).toEqual(['--dry-run']);
+    }
+    expect(complete(bash, ['roster', 'users', 'remove', '--dr'])).toEqual(['--dry-run']);
+    expect(complete(bash, ['roster', 'media', 'delete', '--dr'])).toEqual(['--dry-run']);
+    expect(complete(bash, ['roster', 'media', 'upload', '--sk'])).toEqual(['--skip-existing']);
+    expect(complete(bash, ['roster', 'media', 'list', '--type', ''])).toEqual([
+      ...['image', 'video', 'pdf', 'raw'],
+    ]);
+    expect(complete(bash, ['roster', 'media', 'list', '--qu'])).toEqual(['--query']);
+    const fish = await script('fish');
+    expect(fish).toContain('skip-existing');
+    expect(fish).toMatch(/api/);
+  });
+
   it('an unknown shell is a usage error', async () => {
     const fake = fakeIO();
     expect(await run(['node', 'roster', 'completion', 'tcsh'], testDeps(fake))).toBe(2);

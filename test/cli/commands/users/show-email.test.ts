@@ -54,5 +54,11 @@ describe('users show by email', () => {
     const r = await srv.run(['users', 'show', '-'], { input: 'ann.archer@example.com\n' });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)[0].id).toBe(ids.ann);
+    // A missing email fails on its own: the run goes on to the next line.
+    const some = await srv.run(['users', 'show', '-'], {
+      input: 'nobody@example.com\nann.archer@example.com\n',
+    });
+    expect(some.exitCode, some.stderr).toBe(5);
+    expect(JSON.parse(some.stdout).map((u: { id: string }) => u.id)).toEqual([ids.ann]);
   });
 });
