@@ -109,7 +109,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   scim.use(authMiddleware(store, config.publicUrl, { bearer: true }));
   if (config.rateLimit) scim.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
   registerScimRoutes(scim, scimService(users), {
-    invitations: () => false,
+    invitations: (ctx) => ctx.state.scope.tenant.scimInvitations,
   });
 
   // Signed CDN URLs: the secret is made once per database and kept in its meta table, so

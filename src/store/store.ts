@@ -39,6 +39,8 @@ export interface TenantsRepo {
   setPublicUrl(host: string, url: string | null): Promise<boolean>;
   /** Sets (or with null clears) a tenant's storage quota; false when there is no such tenant. */
   setQuota(host: string, bytes: number | null): Promise<boolean>;
+  /** Whether SCIM-created users get an invitation mail; false when there is no such tenant. */
+  setScimInvitations(host: string, on: boolean): Promise<boolean>;
 }
 
 export interface BranchesRepo {
