@@ -147,6 +147,11 @@ export interface OutboxRepo {
   delivered(id: number): Promise<void>;
   failed(id: number, error: string, nextAttemptAt: number): Promise<void>;
   pending(): Promise<number>;
+  /**
+   * Drops a user's invitation not yet delivered (one being sent right now may still go);
+   * how many were dropped.
+   */
+  cancelInvitation(userId: string): Promise<number>;
 }
 
 export interface RateLimits {

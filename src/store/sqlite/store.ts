@@ -113,6 +113,7 @@ export function openSqliteStore(
       delivered: async (id) => outbox.delivered(id),
       failed: async (id, error, at) => outbox.failed(id, error, at),
       pending: async () => outbox.pending(),
+      cancelInvitation: async (userId) => outbox.cancelInvitation(userId),
     },
     rateLimits: rateLimits(),
     blobs,
