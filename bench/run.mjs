@@ -11,6 +11,7 @@ const benches = [
   './import.bench.mjs',
   './table.bench.mjs',
   './avatars.bench.mjs',
+  './scim.bench.mjs',
 ];
 const only = process.argv.slice(2);
 for (const path of benches) {

@@ -134,7 +134,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   scim.use(authMiddleware(store, config.publicUrl, { bearer: true }));
   if (config.rateLimit) scim.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
   registerScimRoutes(scim, scimService(users), {
-    invitations: () => false,
+    invitations: (ctx) => ctx.state.scope.tenant.scimInvitations,
   });
   registerMediaRoutes(api, media, {
     vendor: config.vendor,

@@ -40,6 +40,8 @@ export interface TenantsRepo {
   setPublicUrl(host: string, url: string | null): Promise<boolean>;
   /** Sets (or with null clears) a tenant's storage quota; false when there is no such tenant. */
   setQuota(host: string, bytes: number | null): Promise<boolean>;
+  /** Whether SCIM-created users get an invitation mail; false when there is no such tenant. */
+  setScimInvitations(host: string, on: boolean): Promise<boolean>;
 }
 
 export interface BranchesRepo {
@@ -150,6 +152,11 @@ export interface OutboxRepo {
   delivered(id: number): Promise<void>;
   failed(id: number, error: string, nextAttemptAt: number): Promise<void>;
   pending(): Promise<number>;
+  /**
+   * Drops a user's invitation not yet delivered (one being sent right now may still go);
+   * how many were dropped.
+   */
+  cancelInvitation(userId: string): Promise<number>;
 }
 
 export interface RateLimits {

@@ -27,6 +27,8 @@ export interface Tenant {
   publicUrl: string | null;
   /** Storage quota for media in bytes; null: the server's default. */
   quotaBytes: number | null;
+  /** Whether users created through SCIM get an invitation mail (default: no). */
+  scimInvitations: boolean;
 }
 export interface Branch {
   id: number;

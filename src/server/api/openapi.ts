@@ -5,6 +5,7 @@
  */
 import { ERRORS, type ErrorKind } from '../../contract/errors.js';
 import { userBodySchemas } from '../../contract/schemas.js';
+import { SCIM_BASE_PATH } from '../../contract/scim.js';
 import {
   type Endpoint,
   type Method,
@@ -14,6 +15,7 @@ import {
 } from '../../contract/versions.js';
 import { components, type Json, ref, userBodyName } from './openapi-components.js';
 import { PATH_PARAMETERS, REGISTRY_OPERATIONS } from './openapi-operations.js';
+import { SCIM_ERRORS, SCIM_PATHS, SCIM_SCHEMAS } from './openapi-scim.js';
 import { FIXED_OPERATIONS } from './openapi-service.js';
 
 const requestId = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
@@ -157,14 +159,30 @@ export function openApiDocument(vendor: string, serverUrl: string) {
   for (const { path, root, operation } of FIXED_OPERATIONS) {
     paths[path] = { ...(root && { servers: [{ url: '/' }] }), get: operation };
   }
+  for (const [path, item] of Object.entries(SCIM_PATHS)) {
+    paths[path] = { servers: [{ url: '/' }], ...item };
+  }
   for (const [path, item] of Object.entries(paths)) {
     const { servers, ...ops } = item;
     if (ops.get) item.head = headOf(ops.get as Json);
     const base = servers ? '' : serverUrl;
     const sibling = Object.values(ops)[0] as Json;
     item.options = optionsOf(path, sibling, registryPaths.has(path), base);
+    if (path.startsWith(SCIM_BASE_PATH)) {
+      item.options = { ...(item.options as Json), tags: ['SCIM'] };
+      Object.assign((item.options as { responses: Json }).responses, SCIM_ERRORS);
+    }
   }
   const all = components();
+  Object.assign(all.schemas as Json, SCIM_SCHEMAS);
+  Object.assign(all.securitySchemes as Json, {
+    scimBearer: {
+      type: 'http',
+      scheme: 'bearer',
+      description:
+        'The same API token as a bearer token, as identity providers send it (`roster tokens create --for scim`)',
+    },
+  });
   // Only what is referred to: an error no operation answers, or a shape no version uses, is noise.
   const keep = (kind: 'responses' | 'schemas', from: unknown) => {
     const used = JSON.stringify(from);
@@ -191,6 +209,10 @@ export function openApiDocument(vendor: string, serverUrl: string) {
       { name: 'Media', description: 'Uploaded files and their previews' },
       { name: 'CDN', description: 'The stored files themselves' },
       { name: 'Service', description: 'Discovery and health' },
+      {
+        name: 'SCIM',
+        description: 'SCIM 2.0 provisioning for identity providers (Entra ID, Okta)',
+      },
     ],
     paths,
     components: all,

@@ -3,6 +3,7 @@
  * SCIM Error schema (app.ts gives the error middleware this prefix's dialect).
  */
 import type Router from '@koa/router';
+import { SCIM_BASE_PATH } from '../../contract/scim.js';
 import { requireScopeOf } from '../http/auth.middleware.js';
 import { readJsonBody } from '../http/body.js';
 import { etagOf, ifMatch } from '../http/etag.js';
@@ -13,7 +14,7 @@ import { ScimError } from './errors.js';
 import { toScim } from './resource.js';
 import type { ScimPage, ScimService } from './scim.service.js';
 
-export const SCIM_PREFIX = '/scim/v2';
+export const SCIM_PREFIX = SCIM_BASE_PATH;
 export const SCIM_TYPE = 'application/scim+json';
 
 const base = (ctx: AppContext) => `${ctx.state.origin}${SCIM_PREFIX}`;

@@ -232,10 +232,12 @@ export function usersService(store: Store, invited: () => void) {
       await find(scope, key); // 404 before the (slow) hashing
       const secrets = await secretColumns(input);
       let row: UserRow | undefined;
+      let wasPending = false;
       try {
         // Read, decide and write as one store step: nothing else runs in between.
         row = await store.users.update(scope.branch.id, byKey(key), (current) => {
           checkVersion(current, ifMatch);
+          wasPending = current.status === 'pending';
           const changes: Partial<UserColumns> = {
             ...plainColumns(input),
             ...secrets,
@@ -250,6 +252,8 @@ export function usersService(store: Store, invited: () => void) {
         conflict(err, input);
       }
       if (!row) throw notFound(scope, key);
+      // Deactivated before they signed up: the invitation still waiting is not sent.
+      if (wasPending && row.status === 'deactivated') await store.outbox.cancelInvitation(row.id);
       return toRecord(row);
     },
 

@@ -11,6 +11,8 @@ export type TenantRow = {
   created_at: string;
   public_url: string | null;
   quota_bytes: number | null;
+  /** 0/1 on SQLite, a boolean on PostgreSQL. */
+  scim_invitations: number | boolean;
 };
 export type BranchRow = { id: number; tenant_id: number; name: string; created_at: string };
 export type TokenRow = {
@@ -37,6 +39,7 @@ export const tenantOf = (r: TenantRow): Tenant => ({
   createdAt: r.created_at,
   publicUrl: r.public_url,
   quotaBytes: r.quota_bytes,
+  scimInvitations: Boolean(r.scim_invitations),
 });
 
 export const branchOf = (r: BranchRow): Branch => ({

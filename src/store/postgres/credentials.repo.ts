@@ -21,6 +21,7 @@ type CredentialsRow = TokenRow & {
   t_created_at: string;
   t_public_url: string | null;
   t_quota_bytes: number | null;
+  t_scim_invitations: boolean;
   epoch: number;
 };
 
@@ -31,6 +32,7 @@ type CredentialsRow = TokenRow & {
 const LOOKUP = `SELECT tokens.*, b.id AS b_id, b.name AS b_name, b.created_at AS b_created_at,
          t.id AS t_id, t.host AS t_host, t.created_at AS t_created_at,
          t.public_url AS t_public_url, t.quota_bytes AS t_quota_bytes,
+         t.scim_invitations AS t_scim_invitations,
          (SELECT value FROM credentials_epoch) AS epoch
        FROM tokens JOIN branches b ON b.id = tokens.branch_id JOIN tenants t ON t.id = b.tenant_id
        WHERE tokens.id = $1 AND tokens.revoked_at IS NULL
@@ -63,6 +65,7 @@ export function credentialsRepo(pool: Pool): CredentialsRepo {
           createdAt: r.t_created_at,
           publicUrl: r.t_public_url,
           quotaBytes: r.t_quota_bytes,
+          scimInvitations: r.t_scim_invitations,
         },
       },
     };

@@ -51,5 +51,12 @@ export function outboxRepo(pool: Pool): OutboxRepo {
       const { rows } = await query<{ n: number }>(pool, 'SELECT count(*) AS n FROM outbox');
       return rows[0]?.n ?? 0;
     },
+    // Invitation Message-IDs are <invitation.USERID@host> (mail/invitation.ts); ids are hex.
+    async cancelInvitation(userId) {
+      const { rowCount } = await query(pool, 'DELETE FROM outbox WHERE message_id LIKE $1', [
+        `<invitation.${userId}@%`,
+      ]);
+      return rowCount ?? 0;
+    },
   };
 }

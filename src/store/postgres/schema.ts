@@ -199,4 +199,9 @@ export const MIGRATIONS: string[] = [
   -- default is stored in the catalog, so this does not rewrite the table.
   ALTER TABLE users ADD COLUMN version integer NOT NULL DEFAULT 1;
   `,
+  `
+  -- Whether users SCIM creates get an invitation mail (an identity provider usually signs
+  -- them in itself): off unless the tenant says so.
+  ALTER TABLE tenants ADD COLUMN scim_invitations boolean NOT NULL DEFAULT false;
+  `,
 ];

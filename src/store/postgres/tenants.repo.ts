@@ -31,7 +31,11 @@ export async function addTenant(client: Client, host: string): Promise<Tenant> {
 }
 
 export function tenantsRepo(pool: Pool): TenantsRepo {
-  const setColumn = async (column: 'public_url' | 'quota_bytes', host: string, value: unknown) => {
+  const setColumn = async (
+    column: 'public_url' | 'quota_bytes' | 'scim_invitations',
+    host: string,
+    value: unknown,
+  ) => {
     const { rowCount } = await query(
       pool,
       `UPDATE tenants SET ${column} = $1 WHERE lower(host) = lower($2)`,
@@ -57,6 +61,7 @@ export function tenantsRepo(pool: Pool): TenantsRepo {
     add: (host) => transaction(pool, (client) => addTenant(client, host)),
     setPublicUrl: (host, url) => setColumn('public_url', host, url),
     setQuota: (host, bytes) => setColumn('quota_bytes', host, bytes),
+    setScimInvitations: (host, on) => setColumn('scim_invitations', host, on),
   };
 }
 

@@ -186,4 +186,9 @@ export const MIGRATIONS: string[] = [
   -- repeat within its precision, a counter cannot. Existing users start at 1.
   ALTER TABLE users ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
   `,
+  `
+  -- Whether users SCIM creates get an invitation mail (an identity provider usually signs
+  -- them in itself): off unless the tenant says so.
+  ALTER TABLE tenants ADD COLUMN scim_invitations INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

@@ -15,6 +15,8 @@ export function outboxRepo(db: Db) {
     'SELECT min(next_attempt_at) AS at FROM outbox',
   );
   const remove = db.prepare<[number]>('DELETE FROM outbox WHERE id = ?');
+  // Invitation Message-IDs are <invitation.USERID@host> (mail/invitation.ts); ids are hex.
+  const cancel = db.prepare<[string]>('DELETE FROM outbox WHERE message_id LIKE ?');
   const retry = db.prepare<[number, string, number]>(
     'UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ?',
   );
@@ -38,5 +40,6 @@ export function outboxRepo(db: Db) {
     failed: (id: number, error: string, nextAttemptAt: number) =>
       void retry.run(nextAttemptAt, error.slice(0, 500), id),
     pending: (): number => count.get()?.n ?? 0,
+    cancelInvitation: (userId: string): number => cancel.run(`<invitation.${userId}@%`).changes,
   };
 }

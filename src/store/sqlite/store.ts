@@ -71,6 +71,7 @@ export function openSqliteStore(
       add: async (host) => addTenant(host),
       setPublicUrl: async (host, url) => tenants.setPublicUrl(host, url),
       setQuota: async (host, bytes) => tenants.setQuota(host, bytes),
+      setScimInvitations: async (host, on) => tenants.setScimInvitations(host, on),
     },
     branches: {
       byName: async (tenantId, name) => branches.byName(tenantId, name),
@@ -112,6 +113,7 @@ export function openSqliteStore(
       delivered: async (id) => outbox.delivered(id),
       failed: async (id, error, at) => outbox.failed(id, error, at),
       pending: async () => outbox.pending(),
+      cancelInvitation: async (userId) => outbox.cancelInvitation(userId),
     },
     rateLimits: rateLimits(),
     blobs,

@@ -15,6 +15,9 @@ export function tenantsRepo(db: Db, onWrite: () => void = () => {}) {
   const setQuota = db.prepare<[number | null, string]>(
     'UPDATE tenants SET quota_bytes = ? WHERE host = ?',
   );
+  const setScimInvitations = db.prepare<[number, string]>(
+    'UPDATE tenants SET scim_invitations = ? WHERE host = ?',
+  );
   return {
     /** The tenant claiming `host`, else the catch-all tenant `*` when it exists. */
     resolve(host: string): Tenant | undefined {
@@ -35,6 +38,12 @@ export function tenantsRepo(db: Db, onWrite: () => void = () => {}) {
     /** Sets (or with null clears) a tenant's storage quota; false when there is no such tenant. */
     setQuota(host: string, bytes: number | null): boolean {
       const changed = setQuota.run(bytes, host).changes > 0;
+      if (changed) onWrite();
+      return changed;
+    },
+    /** Whether SCIM-created users get an invitation mail; false when there is no such tenant. */
+    setScimInvitations(host: string, on: boolean): boolean {
+      const changed = setScimInvitations.run(on ? 1 : 0, host).changes > 0;
       if (changed) onWrite();
       return changed;
     },

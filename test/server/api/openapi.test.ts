@@ -62,16 +62,23 @@ describe('the generated document', () => {
     }
   });
 
-  test('operations have unique ids and summaries; every one declares the envelope for 4XX and 5XX', () => {
+  test('operations have unique ids and summaries; every one declares its error body for 4XX and 5XX', () => {
     const ids = operations.map(([, op]) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
     for (const [method, op] of operations) {
       expect(op.summary, op.operationId).toBeTruthy();
       if (method === 'head') continue;
+      // SCIM's routes answer failures in the SCIM Error schema, the rest in the envelope.
+      const scim = op.tags?.includes('SCIM');
       for (const range of ['4XX', '5XX']) {
-        expect(op.responses[range].content['application/json'].schema).toEqual(
-          doc.components.schemas.Error,
-        );
+        const content = op.responses[range].content;
+        if (scim) {
+          expect(content['application/scim+json'].schema, op.operationId).toEqual(
+            doc.components.schemas.ScimError,
+          );
+        } else {
+          expect(content['application/json'].schema).toEqual(doc.components.schemas.Error);
+        }
       }
     }
   });

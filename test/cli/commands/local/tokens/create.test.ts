@@ -1,0 +1,89 @@
+/** `roster tokens create --for scim`: the flags, and the two values it prints. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import {
+  type CreateTokenOptions,
+  register,
+  runCreate,
+} from '../../../../../src/cli/commands/local/tokens/create.js';
+import { databaseTarget, openStore } from '../../../../../src/store/open.js';
+import { fakeIO, parseWith, testDeps } from '../../../helpers.js';
+
+let data: string;
+const open = () => openStore({ dataDir: data, target: databaseTarget(undefined, data) });
+
+beforeEach(async () => {
+  data = mkdtempSync(join(tmpdir(), 'roster-token-scim-'));
+  const store = await open();
+  await store.bootstrap();
+  await store.close();
+});
+afterEach(() => rmSync(data, { recursive: true, force: true }));
+
+const tokens = async () => {
+  const store = await open();
+  try {
+    return await store.tokens.list();
+  } finally {
+    await store.close();
+  }
+};
+
+test('--for scim --url parses; --scopes has no default of its own', async () => {
+  const opts = await parseWith<CreateTokenOptions>(
+    register,
+    ['tokens', 'create', '--for', 'scim', '--url', 'https://hr.example'],
+    'tokens',
+  );
+  expect(opts).toMatchObject({ for: 'scim', url: 'https://hr.example', name: 'cli' });
+  expect(opts.scopes).toBeUndefined();
+});
+
+test('prints the SCIM URL from --url and the token; the token has the users scopes', async () => {
+  const fake = fakeIO();
+  await runCreate(
+    { name: 'entra', branch: 'main', tenant: '*', data, for: 'scim', url: 'https://hr.example/' },
+    testDeps(fake),
+  );
+  const [urlLine, tokenLine] = fake.out().trim().split('\n');
+  expect(urlLine).toBe('Tenant URL:   https://hr.example/scim/v2');
+  expect(tokenLine).toMatch(/^Secret Token: \S+$/);
+  const made = (await tokens()).find((t) => t.name === 'entra');
+  expect(made?.scopes).toEqual(['users:read', 'users:write']);
+});
+
+test("the tenant's public URL when there is no --url; --json carries the url", async () => {
+  const store = await open();
+  await store.tenants.setPublicUrl('*', 'https://intranet.example');
+  await store.close();
+  const fake = fakeIO();
+  await runCreate(
+    { name: 'okta', branch: 'main', tenant: '*', data, for: 'scim', json: true },
+    testDeps(fake),
+  );
+  expect(JSON.parse(fake.out())).toMatchObject({
+    url: 'https://intranet.example/scim/v2',
+    scopes: ['users:read', 'users:write'],
+    token: expect.any(String),
+  });
+});
+
+test('no public URL and no --url: a usage error naming both ways out, and no token made', async () => {
+  const before = (await tokens()).length;
+  await expect(
+    runCreate({ name: 'x', branch: 'main', tenant: '*', data, for: 'scim' }, testDeps(fakeIO())),
+  ).rejects.toThrow(/--url .*tenants set \* --public-url/);
+  expect((await tokens()).length).toBe(before);
+});
+
+test('--for something else and --url without --for scim are usage errors', async () => {
+  const deps = testDeps(fakeIO());
+  await expect(
+    runCreate({ name: 'x', branch: 'main', tenant: '*', data, for: 'ldap' }, deps),
+  ).rejects.toThrow(/--for scim/);
+  await expect(
+    runCreate({ name: 'x', branch: 'main', tenant: '*', data, url: 'https://a.example' }, deps),
+  ).rejects.toThrow(/--url goes with --for scim/);
+});
