@@ -10,6 +10,8 @@ const benches = [
   './s3.bench.mjs',
   './import.bench.mjs',
   './table.bench.mjs',
+  // Needs a store seeded by seed.mjs (MILLION_DATA); without one it prints how.
+  './million.bench.mjs',
 ];
 const only = process.argv.slice(2);
 for (const path of benches) {

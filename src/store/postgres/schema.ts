@@ -199,4 +199,14 @@ export const MIGRATIONS: string[] = [
   -- default is stored in the catalog, so this does not rewrite the table.
   ALTER TABLE users ADD COLUMN version integer NOT NULL DEFAULT 1;
   `,
+  `
+  -- An index per sort key that leads an order (names had one), in the order's own NULL
+  -- placement: a first page, and each range a cursor page reads (store/common/keyset.ts), is
+  -- then a seek, not a sort of the branch. Status and rowid in each, so a status filter and the
+  -- tie-breaks are answered from the index (index-only with the visibility map).
+  CREATE INDEX users_by_first_name ON users
+    (branch_id, first_name_key NULLS FIRST, last_name_key NULLS FIRST, status, rowid);
+  CREATE INDEX users_by_created ON users (branch_id, created_at, status, rowid);
+  CREATE INDEX users_by_email ON users (branch_id, email_norm NULLS FIRST, status, rowid);
+  `,
 ];

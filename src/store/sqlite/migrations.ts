@@ -186,4 +186,14 @@ export const MIGRATIONS: string[] = [
   -- repeat within its precision, a counter cannot. Existing users start at 1.
   ALTER TABLE users ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
   `,
+  `
+  -- An index per sort key that leads an order (names had one): a first page, and each range a
+  -- cursor page reads (store/common/keyset.ts), is then a seek, not a sort of the branch. At
+  -- 1,000,000 users a createdAt or email page was a scan and sort of every user. Status in
+  -- each, so a status filter is answered from the index. externalId and status have theirs.
+  CREATE INDEX users_by_first_name
+    ON users (branch_id, first_name COLLATE NOCASE, last_name COLLATE NOCASE, status);
+  CREATE INDEX users_by_created ON users (branch_id, created_at, status);
+  CREATE INDEX users_by_email ON users (branch_id, email_norm, status);
+  `,
 ];
