@@ -248,6 +248,9 @@ async function migrate(client: Client, url: string) {
   for (let v = current; v < MIGRATIONS.length; v++) {
     await client.query('BEGIN');
     try {
+      // A migration may build an index over every user (1M: longer than a request may take);
+      // the statement timeout is for requests, so it is off for this transaction only.
+      await client.query('SET LOCAL statement_timeout = 0');
       await client.query(MIGRATIONS[v]!);
       await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [v + 1]);
       await client.query('COMMIT');
