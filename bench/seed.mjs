@@ -252,7 +252,7 @@ export async function seedUsers({
       }
       flush(chunk);
       done += chunk.length;
-      db.exec('ANALYZE');
+      // No ANALYZE: the store never runs one, and statistics change SQLite's plans (see README).
     } else {
       // One statement of `batch` rows at a time, each its own transaction (the trigger computes
       // the search vector and the generated sort keys per row).

@@ -63,7 +63,7 @@ export interface ApiClient {
   listUsers(params?: ListUsersParams): Promise<Page<UserV3>>;
   /** Every user matching `params`, following pages (`ahead`: requests sent ahead, see paginate). */
   iterateUsers(
-    params?: Omit<ListUsersParams, 'limit' | 'offset'>,
+    params?: Omit<ListUsersParams, 'limit' | 'offset' | 'after'>,
     pageSize?: number,
     ahead?: number,
   ): AsyncGenerator<UserV3, void, undefined>;

@@ -1,9 +1,12 @@
-/** Offset pagination over any list endpoint that answers the `Page` envelope. */
+/** Pagination over any list endpoint that answers the `Page` envelope: by cursor, else offset. */
 import type { Page } from '../contract/medium.js';
 
 export interface PageRequest {
   limit: number;
+  /** Where the page starts among the items (with `after`: where it is expected to). */
   offset: number;
+  /** The previous page's `next` cursor: the page after it (the endpoint then sends no offset). */
+  after?: string;
 }
 
 export interface PaginateOptions {
@@ -17,10 +20,13 @@ export interface PaginateOptions {
 }
 
 /**
- * Yields every item of a paged list, one page request at a time (`ahead`: more). Stops on a
- * short or empty page or once `offset` reaches `total`. Offsets advance by the items received, so a server
- * that caps `limit` is followed correctly. Items created or removed while paging can shift
- * the pages (offset paging has no snapshot).
+ * Yields every item of a paged list, one page request at a time (`ahead`: more). Where a page
+ * carries a `next` cursor (Roster's GET /users), the pages after it follow that cursor: items
+ * created or removed meanwhile never make it skip or repeat one, and a deep page costs the
+ * service what the first did; a cursor is only known once its page arrives, so nothing is asked
+ * ahead then. Otherwise (the real platform, media) by offset: stops on a short or empty page or
+ * once `offset` reaches `total`; offsets advance by the items received, so a server that caps
+ * `limit` is followed correctly; items created or removed while paging can shift the pages.
  */
 export async function* paginate<T>(
   fetchPage: (page: PageRequest) => Promise<Page<T>>,
@@ -37,12 +43,29 @@ export async function* paginate<T>(
     page.catch(() => {}); // awaited (and thrown) in order below; a dropped one stays quiet
     inFlight.push({ offset: at, page });
   };
+  let after: string | undefined;
   for (;;) {
+    if (after !== undefined) {
+      const page = await fetchPage({ limit: pageSize, offset, after });
+      yield* page.data;
+      offset += page.data.length;
+      if (!page.next || page.data.length === 0) return;
+      after = page.next;
+      continue;
+    }
     if (inFlight[0]?.offset !== offset) {
       inFlight = [];
       ask(offset);
     }
     const page = await inFlight.shift()!.page;
+    if (page.next) {
+      inFlight = [];
+      yield* page.data;
+      offset += page.data.length;
+      if (page.data.length === 0) return;
+      after = page.next;
+      continue;
+    }
     const applied = page.limit > 0 ? Math.min(page.limit, pageSize) : pageSize;
     const end = offset + page.data.length;
     const last = page.data.length === 0 || page.data.length < applied || end >= page.total;

@@ -22,6 +22,8 @@ export type UserUpdateBody = z.input<(typeof userBodySchemas)['v3']['update']>;
 export interface ListUsersParams {
   limit?: number;
   offset?: number;
+  /** A page's `next` cursor (Roster): the page after it; `offset` is then not sent. */
+  after?: string;
   /** Free-text, prefix-matching search over names, email, userName, position, … */
   query?: string;
   /** Two keys, e.g. `lastName_ASC_firstName_ASC`. */
@@ -73,11 +75,15 @@ export interface CreatedUser {
 
 /** GET /users: one page of users of the token's branch. */
 export async function listUsers(http: HttpClient, params: ListUsersParams = {}) {
-  const { status, ...rest } = params;
+  const { status, after, offset, ...rest } = params;
   const res = await http.json<Page<UserV3>>({
     method: 'GET',
     endpoint: '/users',
-    query: { ...rest, status: Array.isArray(status) ? status.join(',') : status },
+    query: {
+      ...rest,
+      ...(after === undefined ? { offset } : { after }),
+      status: Array.isArray(status) ? status.join(',') : status,
+    },
   });
   return res.data;
 }

@@ -105,15 +105,16 @@ export function valuesOf(user: KnownUser): Values {
 }
 
 /**
- * The service's default order (last, first name, then row id) is indexed, so deep pages stay
- * fast (createdAt order is 2-3x slower at 100,000 users). A user created while paging may shift
- * a page: one user is then missed (a row for it gets a 409 and converges; --sync leaves it
- * alone) or seen twice (harmless).
+ * The service's default order (last, first name, then row id) is indexed. Roster pages it by
+ * cursor (see paginate): nothing is missed or seen twice while users change, and deep pages cost
+ * what the first does. By offset (a service without cursors), a user created while paging may
+ * shift a page: one user is then missed (a row for it gets a 409 and converges; --sync leaves
+ * it alone) or seen twice (harmless).
  */
 const PAGE = 1000;
 /**
- * Pages asked for while one is read: the service answers the next while this process unpacks
- * the last (one at a time, each side waited for the other).
+ * Pages asked for while one is read, by offset only (a cursor is known once its page is): the
+ * service answers the next while this process unpacks the last.
  */
 const AHEAD = 2;
 

@@ -30,7 +30,51 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
+/** The same over a service with cursors: every page says `next` but the last (as Roster). */
+async function cursorServer(total: number) {
+  const server = await startServer((req, res) => {
+    const q = new URL(req.url ?? '', 'http://x').searchParams;
+    const limit = Number(q.get('limit') ?? 100);
+    if (q.has('after') && q.has('offset')) return sendJson(res, 400, { identifier: 40000 });
+    const from = q.has('after') ? Number(q.get('after')!.slice(1)) : Number(q.get('offset') ?? 0);
+    const data = Array.from({ length: Math.max(0, Math.min(limit, total - from)) }, (_, i) => ({
+      id: `u${from + i}`,
+    }));
+    const next = from + data.length < total ? { next: `c${from + data.length}` } : {};
+    sendJson(res, 200, { total, limit, offset: q.has('after') ? 0 : from, data, ...next });
+  });
+  const client = createApiClient({ baseUrl: server.baseUrl, token: 'tok', memory: knownServer });
+  cleanup.push(server.close, client.close);
+  return { server, client };
+}
+
 describe('paginate', () => {
+  it('follows next cursors where the service gives them, without offset and asking nothing ahead', async () => {
+    const { server, client } = await cursorServer(250);
+    const users = await collect(client.iterateUsers({ query: 'ann' }, 100, 2));
+    expect(users.map((u) => u.id)).toEqual(Array.from({ length: 250 }, (_, i) => `u${i}`));
+    expect(server.seen.map((s) => s.url)).toEqual([
+      '/api/users?query=ann&limit=100&offset=0',
+      '/api/users?query=ann&limit=100&after=c100',
+      '/api/users?query=ann&limit=100&after=c200',
+    ]);
+  });
+
+  it('a walk that starts at an offset continues by cursor', async () => {
+    const asked: { offset: number; after?: string }[] = [];
+    const items = paginate(
+      async ({ offset, after, limit }) => {
+        asked.push({ offset, ...(after && { after }) });
+        const from = after ? Number(after) : offset;
+        const data = [from, from + 1].slice(0, 6 - from);
+        return { total: 6, limit, offset, data, ...(from + 2 < 6 && { next: String(from + 2) }) };
+      },
+      { pageSize: 2, offset: 1, ahead: 3 },
+    );
+    expect(await collect(items)).toEqual([1, 2, 3, 4, 5]);
+    expect(asked).toEqual([{ offset: 1 }, { offset: 3, after: '3' }, { offset: 5, after: '5' }]);
+  });
+
   it('follows limit/offset until a short page', async () => {
     const { server, client } = await pagedServer(250);
     const users = await collect(client.iterateUsers({ query: 'ann' }, 100));

@@ -86,6 +86,9 @@ export function translate(err: unknown): unknown {
   return err;
 }
 
+/** How long the client waits for one migration's statements (an index over 1M users: ~a minute). */
+const MIGRATION_TIMEOUT_MS = 86_400_000;
+
 export function createPool(url: string, opts: PoolOptions, onError: (err: Error) => void): Pool {
   const statementTimeout = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const pool = new pg.Pool({
@@ -248,7 +251,13 @@ async function migrate(client: Client, url: string) {
   for (let v = current; v < MIGRATIONS.length; v++) {
     await client.query('BEGIN');
     try {
-      await client.query(MIGRATIONS[v]!);
+      // A migration may build an index over every user (1M: longer than a request may take);
+      // the timeouts are for requests: the server's is off for this transaction only, the
+      // client's (pg's query_timeout) a day for this statement.
+      await client.query('SET LOCAL statement_timeout = 0');
+      // pg reads query_timeout per query (client.js), though its types do not list it.
+      const migration = { text: MIGRATIONS[v]!, query_timeout: MIGRATION_TIMEOUT_MS };
+      await client.query(migration as pg.QueryConfig);
       await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [v + 1]);
       await client.query('COMMIT');
     } catch (err) {

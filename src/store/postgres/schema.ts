@@ -204,4 +204,14 @@ export const MIGRATIONS: string[] = [
   -- them in itself): off unless the tenant says so.
   ALTER TABLE tenants ADD COLUMN scim_invitations boolean NOT NULL DEFAULT false;
   `,
+  `
+  -- An index per sort key that leads an order (names had one), in the order's own NULL
+  -- placement: a first page, and each range a cursor page reads (store/common/keyset.ts), is
+  -- then a seek, not a sort of the branch. Status and rowid in each, so a status filter and the
+  -- tie-breaks are answered from the index (index-only with the visibility map).
+  CREATE INDEX users_by_first_name ON users
+    (branch_id, first_name_key NULLS FIRST, last_name_key NULLS FIRST, status, rowid);
+  CREATE INDEX users_by_created ON users (branch_id, created_at, status, rowid);
+  CREATE INDEX users_by_email ON users (branch_id, email_norm NULLS FIRST, status, rowid);
+  `,
 ];

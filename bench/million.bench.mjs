@@ -1,0 +1,210 @@
+// A million users in one tenant (issue 27): `npm run bench -- million`. Not part of `npm run
+// bench` as a whole nor of CI: it needs a seeded store (bench/seed.mjs), reused between runs:
+//   node bench/seed.mjs --users 1000000 --data /work/svc/million/sqlite
+//   MILLION_DATA=/work/svc/million/sqlite npm run bench -- million
+//   MILLION_DATABASE=postgres://…/roster_million MILLION_DATA=DIR npm run bench -- million
+// p50/p99 with two requests in flight (one per core here), after a warm-up. Figures only.
+import { createReadStream, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  BIN,
+  exec,
+  fmt,
+  heading,
+  line,
+  load,
+  ROOT,
+  spawnUntil,
+  stop,
+  tempDir,
+  vm,
+  watchRss,
+} from './lib.mjs';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
+const USERS_V2 = 'application/vnd.service.accessors.users.v2+json';
+const V3 = 'application/vnd.service.accessors.user.v3+json';
+const ALL = 'activated,pending,deactivated';
+
+/** Opens the store once (applying any pending migration, timed) and makes a bench token. */
+async function prepare(dataDir, database) {
+  const { databaseTarget, openStore } = await import(`${ROOT}dist/store/open.js`);
+  const started = performance.now();
+  const store = await openStore({ dataDir, target: databaseTarget(database, dataDir) });
+  const openSeconds = (performance.now() - started) / 1000;
+  const tenant = await store.tenants.byHost('*');
+  const branch = await store.branches.byName(tenant.id, 'main');
+  const { secret } = await store.tokens.create(branch.id, 'million-bench', [
+    'users:read',
+    'users:write',
+    'media:read',
+    'media:write',
+  ]);
+  const { total } = await store.users.list({
+    branchId: branch.id,
+    statuses: ['activated', 'pending', 'deactivated'],
+    sort: [
+      { key: 'createdAt', dir: 'ASC' },
+      { key: 'lastName', dir: 'ASC' },
+    ],
+    limit: 1,
+    offset: 0,
+  });
+  await store.close();
+  return { openSeconds, token: secret, users: total };
+}
+
+export async function run() {
+  const dataDir = process.env.MILLION_DATA;
+  const database = process.env.MILLION_DATABASE;
+  heading(`A million users (${database ? 'PostgreSQL' : 'SQLite'})`);
+  if (!dataDir || !existsSync(dataDir)) {
+    console.log(
+      '  set MILLION_DATA to a data dir seeded by bench/seed.mjs (and MILLION_DATABASE for PostgreSQL)',
+    );
+    return;
+  }
+  const prep = await prepare(dataDir, database);
+  line('users in the branch', fmt(prep.users, 0));
+  line('open the store (pending migrations included)', `${fmt(prep.openSeconds, 2)} s`);
+
+  const configDir = tempDir('roster-million-config-');
+  mkdirSync(configDir, { recursive: true });
+  const { child, match } = await spawnUntil(
+    [BIN, 'serve', '--port', '0', '--data', dataDir, ...(database ? ['--database', database] : [])],
+    /listening on (http:\/\/\S+)\/api/,
+    { ROSTER_CONFIG_DIR: configDir },
+  );
+  const origin = match[1];
+  const auth = { authorization: `Basic ${prep.token}` };
+  const get = async (path, accept = USERS_V2) => {
+    const r = await fetch(`${origin}${path}`, { headers: { ...auth, accept } });
+    if (r.status !== 200) throw new Error(`${path}: ${r.status} ${await r.text()}`);
+    return r.json();
+  };
+  const measure = async (label, paths, accept = USERS_V2, seconds = SECONDS) => {
+    const list = Array.isArray(paths) ? paths : [paths];
+    const request = (i) => ({
+      path: list[i % list.length],
+      method: 'GET',
+      headers: { ...auth, accept },
+    });
+    if (WARMUP > 0) await load({ origin, connections: 2, durationMs: WARMUP * 1000, request });
+    const r = await load({
+      origin,
+      connections: 2,
+      durationMs: seconds * 1000,
+      request,
+      pid: child.pid,
+    });
+    line(
+      label,
+      `p50 ${fmt(r.p50, 2)} ms  p99 ${fmt(r.p99, 2)} ms  (${r.requests} req, errors ${r.errors})`,
+    );
+    if (process.env.BENCH_JSON) {
+      console.log(
+        JSON.stringify({
+          bench: 'million',
+          backend: database ? 'postgres' : 'sqlite',
+          label,
+          p50: r.p50,
+          p99: r.p99,
+        }),
+      );
+    }
+    return r;
+  };
+  try {
+    await measure('first page, default filter and sort (limit 100)', '/api/users');
+    await measure('status=pending', '/api/users?status=pending');
+    await measure('status=activated,pending', '/api/users?status=activated,pending');
+    await measure('query=Schm', '/api/users?query=Schm');
+    await measure('query=M (one letter)', '/api/users?query=M');
+    await measure('query=anna berlin', '/api/users?query=anna%20berlin');
+    const ids = Array.from({ length: 1000 }, (_, i) => `/api/users/emp-${(i * 7919) % prep.users}`);
+    await measure('GET /users/{externalId}', ids, V3);
+
+    // Page 10,000 (limit 100, every status): by cursor against page 1, per leading sort key.
+    for (const sort of [
+      'lastName_ASC_firstName_ASC',
+      'firstName_DESC_lastName_ASC',
+      'createdAt_DESC_lastName_ASC',
+      'email_ASC_lastName_ASC',
+      'externalId_ASC_lastName_ASC',
+      'status_ASC_lastName_ASC',
+    ]) {
+      const base = `/api/users?status=${ALL}&sort=${sort}&limit=100`;
+      const t0 = performance.now();
+      const before = await get(`${base}&offset=${Math.max(0, prep.users - 200)}`);
+      const offsetMs = performance.now() - t0;
+      const cursor = before.next;
+      const first = await measure(`${sort}: page 1`, base, USERS_V2, 3);
+      if (!cursor) {
+        line(`${sort}: no cursor at page 9,999`, '');
+        continue;
+      }
+      const deep = await measure(
+        `${sort}: page 10,000 by cursor`,
+        `${base}&after=${encodeURIComponent(cursor)}`,
+        USERS_V2,
+        3,
+      );
+      line(
+        `${sort}: page 10,000 / page 1 (p99); by offset once`,
+        `${fmt(deep.p99 / first.p99, 2)}×; offset ${fmt(offsetMs, 0)} ms`,
+      );
+    }
+
+    // Export of every user by the built CLI: its peak RSS, the server's, and rows/s.
+    if (process.env.MILLION_EXPORT !== '0') {
+      const out = join(tempDir('roster-million-export-'), 'users.csv');
+      const serverRss = watchRss(child.pid);
+      const serverBefore = vm(child.pid, 'VmRSS');
+      const r = await exec(
+        '/usr/bin/time',
+        [
+          '-f',
+          'maxrss_kb=%M',
+          process.execPath,
+          BIN,
+          'users',
+          'export',
+          '--status',
+          'all',
+          '--to',
+          out,
+        ],
+        {
+          ROSTER_CONFIG_DIR: configDir,
+          ROSTER_BASE_URL: `${origin}/api`,
+          ROSTER_TOKEN: prep.token,
+        },
+      ).catch((e) => ({ err: String(e), seconds: 0 }));
+      const serverPeak = serverRss();
+      const cliKb = Number(/maxrss_kb=(\d+)/.exec(r.err)?.[1] ?? 0);
+      const rows = existsSync(out) ? (await countLines(out)) - 1 : 0;
+      line(
+        'users export (every status): rows, time',
+        `${fmt(rows, 0)} rows in ${fmt(r.seconds, 1)} s (${fmt(rows / r.seconds, 0)} rows/s)`,
+      );
+      line(
+        'users export: CLI peak RSS; server RSS before → peak',
+        `${fmt(cliKb / 1024, 0)} MB; ${fmt(serverBefore, 0)} → ${fmt(serverPeak, 0)} MB`,
+      );
+      if (rows === 0) line('users export failed', r.err.slice(-400));
+    }
+  } finally {
+    await stop(child);
+  }
+}
+
+async function countLines(path) {
+  let n = 0;
+  for await (const chunk of createReadStream(path)) {
+    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
+  }
+  return n;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run();
