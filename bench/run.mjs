@@ -10,6 +10,7 @@ const benches = [
   './s3.bench.mjs',
   './import.bench.mjs',
   './table.bench.mjs',
+  './avatars.bench.mjs',
   './scim.bench.mjs',
 ];
 const only = process.argv.slice(2);

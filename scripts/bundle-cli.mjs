@@ -15,9 +15,10 @@
 // - the service (dist/server, dist/store): only `roster serve` and the local admin commands use
 //   it, always through `import()` (checked below; a static import would load Koa for every
 //   command), and it keeps its own paths (workers, previews);
-// - zod, csv-parse, csv-stringify: required on first use through their CommonJS builds; bundled,
-//   their code would be compiled by every command that never validates or reads a CSV;
-// - conf, ora, @inquirer/prompts: ES modules, loaded through `import()` when a command needs them.
+// - zod, csv-parse, csv-stringify, yaml: required on first use through their CommonJS builds; bundled,
+//   their code would be compiled by every command that never validates, reads a CSV or writes YAML;
+// - conf, ora, @inquirer/prompts: ES modules, loaded through `import()` when a command needs them;
+// - sharp (avatar commands): a native module with its own loader for libvips' binaries.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -28,7 +29,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = `${ROOT}dist/`;
 export const OUTFILE = `${DIST}cli/roster.cjs`;
 const SERVICE = [`${DIST}server/`, `${DIST}store/`];
-const EXTERNAL = /^(zod|csv-parse|csv-stringify|conf|ora|@inquirer\/prompts)(\/|$)/;
+const EXTERNAL = /^(zod|csv-parse|csv-stringify|yaml|conf|ora|@inquirer\/prompts|sharp)(\/|$)/;
 
 /** Keeps the service and the heavier packages outside the bundle (see above). */
 const outside = {

@@ -10,11 +10,12 @@ const SRC = resolve(import.meta.dirname, '..', 'src');
 /** Which layers each layer may import (besides itself). */
 const ALLOWED: Record<string, string[]> = {
   contract: [],
+  files: [],
   store: ['contract'],
   server: ['contract', 'store'],
   client: ['contract'],
-  import: ['contract', 'client'],
-  cli: ['contract', 'client', 'import', 'server', 'store'],
+  import: ['contract', 'client', 'files'],
+  cli: ['contract', 'client', 'import', 'files', 'server', 'store'],
 };
 
 function* files(dir: string): Generator<string> {

@@ -8,6 +8,7 @@ import {
   ApiError,
   MediaAuthError,
   NetworkError,
+  PermissionError,
   RequiredFieldsError,
   ResponseFormatError,
 } from '../client/errors.js';
@@ -53,7 +54,22 @@ function hintFor(status: number, url: string, details: FieldIssue[]): string {
   return '';
 }
 
+/**
+ * A valid token without the permission a request needs: which one, and how to get a token with
+ * it. Logging in again with the same token would not help.
+ */
+function permissionAdvice(err: PermissionError): string {
+  const what = err.scope ? `the ${err.scope} permission` : 'a permission';
+  const has = err.tokenScopes ? ` (it has ${err.tokenScopes.join(', ') || 'none'})` : '';
+  const scopes = err.scope ? [...new Set([...(err.tokenScopes ?? []), err.scope])].join(',') : '…';
+  return (
+    `The token is valid${has} but lacks ${what}, which this request needs. ` +
+    `Use a token that has it: on a local service create one with \`roster tokens create --scopes ${scopes}\`; on the platform, ask its admin for one.`
+  );
+}
+
 function apiMessage(err: ApiError): string {
+  if (err instanceof PermissionError) return `${err.message}\n${permissionAdvice(err)}`;
   const lines = [err.message];
   const hint = hintFor(err.status, err.url, err.details);
   if (hint) lines.push(hint);

@@ -109,7 +109,8 @@ export async function resolveSettings(
     (env.ROSTER_TOKEN ? { value: env.ROSTER_TOKEN, from: 'ROSTER_TOKEN' } : undefined) ??
     fromProfile(profile?.token);
 
-  const where = config ? ` (profile '${name}' in ${config.path})` : '';
+  // A profile that does not exist (no config file yet) is no place to send anyone.
+  const where = config && profile ? ` (profile '${name}' in ${config.path})` : '';
   if (!baseUrl) {
     throw new CliError(
       `no service base URL${where}: ${loginHint(explicit)}, or pass --base-url / set ROSTER_BASE_URL`,
@@ -209,10 +210,12 @@ export async function clientFor(
   settings: Pick<ClientSettings, 'baseUrl' | 'token' | 'vendor' | 'cdnAuth' | 'userDefaults'>,
   globals: GlobalOptions,
   deps: Deps,
+  extra: ClientExtras = {},
 ): Promise<ApiClient> {
   const { io } = deps;
   const { fileMediaMemory } = await import('./media-memory.js');
   const options = {
+    ...extra,
     baseUrl: settings.baseUrl,
     token: settings.token,
     vendor: settings.vendor,
@@ -251,14 +254,24 @@ export function timeoutOf(globals: GlobalOptions, env: NodeJS.ProcessEnv): numbe
 export const DEFAULT_TIMEOUT_S = 60;
 
 /** The client for this command's flags, environment and profile. */
-export async function apiClient(globals: GlobalOptions, deps: Deps): Promise<ApiClient> {
-  return (await apiSession(globals, deps)).client;
+export async function apiClient(
+  globals: GlobalOptions,
+  deps: Deps,
+  extra: ClientExtras = {},
+): Promise<ApiClient> {
+  return (await apiSession(globals, deps, extra)).client;
+}
+
+/** What a command adds to the client it asks for: a signal that ends all its requests. */
+export interface ClientExtras {
+  signal?: AbortSignal;
 }
 
 /** The client, and the settings it was made from (a command that records where it went). */
 export async function apiSession(
   globals: GlobalOptions,
   deps: Deps,
+  extra: ClientExtras = {},
 ): Promise<{ client: ApiClient; settings: ClientSettings }> {
   const settings = await resolveSettings(globals, deps.env);
   for (const w of settings.warnings ?? [])
@@ -299,5 +312,5 @@ export async function apiSession(
       );
     }
   }
-  return { client: await clientFor(settings, globals, deps), settings };
+  return { client: await clientFor(settings, globals, deps, extra), settings };
 }

@@ -5,6 +5,7 @@
  */
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import type Conf from 'conf';
+import { DestinationError, destinationError } from '../files/destination.js';
 import { CliError } from './errors.js';
 import { configDir, configPath } from './paths.js';
 
@@ -22,6 +23,11 @@ export interface Profile {
   role?: string;
   /** Locale (xx_YY) of new users where the service requires one. */
   locale?: string;
+  /**
+   * The real path of the data dir whose `serve` saved this profile: serve never overwrites a
+   * profile of another data dir. Absent in profiles from `login` and older versions.
+   */
+  dataDir?: string;
 }
 
 interface ConfigShape {
@@ -102,8 +108,20 @@ export async function openConfig(env: NodeJS.ProcessEnv = process.env) {
       accessPropertiesByDotNotation: false,
     });
   } catch (err) {
-    throw unreadable(configPath(env), (err as Error).message);
+    // conf makes the folder first: a folder that cannot be made is a write failure.
+    const cannot = destinationError(configPath(env), err);
+    throw cannot instanceof DestinationError
+      ? cannot
+      : unreadable(configPath(env), (err as Error).message);
   }
+  /** conf writes whole (temp file, rename); its failure names the config file and the cause. */
+  const write = (change: () => void) => {
+    try {
+      change();
+    } catch (err) {
+      throw destinationError(conf.path, err);
+    }
+  };
   // Files written by older versions or by hand may be wider; tokens live here. A directory
   // made here is the owner's alone (one given through ROSTER_CONFIG_DIR is left as it is).
   if (existsSync(conf.path)) chmodSync(conf.path, 0o600);
@@ -117,16 +135,18 @@ export async function openConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     currentProfile: (): string => conf.get('currentProfile') ?? DEFAULT_PROFILE,
     setProfile(name: string, profile: Profile) {
-      conf.set('profiles', { ...conf.get('profiles'), [name]: profile });
+      write(() => conf.set('profiles', { ...conf.get('profiles'), [name]: profile }));
     },
     removeProfile(name: string): boolean {
       const { [name]: removed, ...rest } = conf.get('profiles');
-      conf.set('profiles', rest);
-      if (conf.get('currentProfile') === name) conf.delete('currentProfile');
+      write(() => {
+        conf.set('profiles', rest);
+        if (conf.get('currentProfile') === name) conf.delete('currentProfile');
+      });
       return removed !== undefined;
     },
     useProfile(name: string) {
-      conf.set('currentProfile', name);
+      write(() => conf.set('currentProfile', name));
     },
   };
 }

@@ -6,6 +6,7 @@
 import type { Writable } from 'node:stream';
 import { isatty } from 'node:tty';
 import type { ApiClient, ApiClientOptions } from '../client/index.js';
+import { safeLines } from './output/text-safe.js';
 import type { Prompter } from './prompt.js';
 
 export interface IO {
@@ -21,6 +22,8 @@ export interface IO {
   color: boolean;
   /** The same for stderr (notices, errors, spinners). */
   stderrColor?: boolean;
+  /** False: tables and CSV without their header row (`--no-headers`). */
+  headers?: boolean;
 }
 
 export interface Deps {
@@ -78,7 +81,7 @@ export function onCleanup(deps: Deps, fn: () => unknown) {
   deps.cleanups.push(fn);
 }
 
-/** A line on stderr: progress, notices, hints — never data. */
-export const note = (io: IO, line: string) => io.stderr.write(`${line}\n`);
+/** A line on stderr: progress, notices, hints — never data. Controls from data are escaped. */
+export const note = (io: IO, line: string) => io.stderr.write(`${safeLines(line)}\n`);
 /** A line on stdout: data only. */
 export const print = (io: IO, line: string) => io.stdout.write(`${line}\n`);

@@ -15,8 +15,12 @@ export interface StoreOptions {
   blobs?: string;
 }
 
-/** The database the options and environment name (the data dir's SQLite by default). */
-async function targetOf(opts: StoreOptions, deps: Deps) {
+/**
+ * The database the options and environment name, as `serve` chooses it: `--database`, else
+ * ROSTER_DATABASE_URL, else the data dir's SQLite. Every local command that reads or writes the
+ * store asks this, so none of them can pick another database than serve.
+ */
+export async function targetOf(opts: StoreOptions, deps: Deps) {
   const dataDir = dataDirOf(opts.data, deps.env);
   const { databaseTarget, DatabaseUrlError } = await import('../store/open.js');
   try {
@@ -56,8 +60,14 @@ export async function withStore<T>(
   fn: (store: Store) => T | Promise<T>,
 ): Promise<T> {
   const { target } = await targetOf(opts, deps);
-  const { missingData } = await import('../store/open.js');
-  const missing = missingData(target);
+  const { missingData, DataAccessError } = await import('../store/open.js');
+  let missing: string | undefined;
+  try {
+    missing = missingData(target);
+  } catch (err) {
+    if (!(err instanceof DataAccessError)) throw err;
+    throw new CliError(`${err.message}; run as its owner, or give --data a data dir you can read`);
+  }
   if (missing !== undefined) {
     throw new CliError(
       `no Roster data in ${missing}: start \`roster serve --data ${missing}\` once to create it`,

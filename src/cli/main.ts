@@ -3,6 +3,7 @@
  * one-line messages; commands throw, they never exit.
  */
 import { Command, CommanderError, Option } from 'commander';
+import { DestinationError } from '../files/destination.js';
 import { ImportError } from '../import/errors.js';
 import { addExamples } from './commands/examples.js';
 import { ALL, COMMANDS, commandsFor } from './commands/index.js';
@@ -32,7 +33,7 @@ export function createRoot(deps: Deps): Command {
       .addOption(
         new Option(
           '-o, --output <format>',
-          'output format (default: table on a terminal, json when piped; wide: a table not cut to the terminal)',
+          'output format (default: table on a terminal, json when piped; wide: a table not cut to the terminal; ids: one id per line, for lists)',
         ).choices(OUTPUT_CHOICES),
       )
       .option(
@@ -50,6 +51,7 @@ export function createRoot(deps: Deps): Command {
       )
       .option('--verbose', 'trace HTTP requests on stderr (token redacted), stacks on errors')
       .option('--no-color', 'no colours (also: NO_COLOR)')
+      .option('--no-headers', 'tables and CSV without their header row')
       .option('-y, --yes', 'answer yes to confirmations (needed when not on a terminal)')
       .addHelpText('after', EXIT_HELP)
       // A subcommand's --help lists the global options that apply to it too.
@@ -74,10 +76,12 @@ export async function buildProgram(deps: Deps, only: string[] = ALL): Promise<Co
   };
   override(program);
   program.hook('preAction', (_cmd, action) => {
-    if (action.optsWithGlobals().color === false) {
+    const globals = action.optsWithGlobals();
+    if (globals.color === false) {
       deps.io.color = false;
       deps.io.stderrColor = false;
     }
+    if (globals.headers === false) deps.io.headers = false;
   });
   return program;
 }
@@ -95,6 +99,10 @@ export async function reportError(err: unknown, deps: Deps, verbose: boolean): P
   if (err instanceof CliError) {
     error(err.message);
     return err.exitCode;
+  }
+  if (err instanceof DestinationError) {
+    error(err.message);
+    return EXIT.error;
   }
   if (err instanceof ImportError) {
     error(err.message);
@@ -141,6 +149,16 @@ async function runCleanups(deps: Deps) {
   }
 }
 
+/**
+ * `roster help users import` as `roster users import --help`: commander's help command looks
+ * one word deep, so it showed the `users` help.
+ */
+function helpAsFlag(argv: string[]): string[] {
+  const [node = 'node', script = 'roster', first, ...words] = argv;
+  if (first !== 'help' || words.length === 0 || words.some((w) => w.startsWith('-'))) return argv;
+  return [node, script, ...words, '--help'];
+}
+
 /** Runs one command line (argv with node and script) and returns its exit code. */
 export async function run(argv: string[], deps: Deps): Promise<ExitCode> {
   const verbose = argv.includes('--verbose');
@@ -155,8 +173,9 @@ export async function run(argv: string[], deps: Deps): Promise<ExitCode> {
   });
   let code: ExitCode = EXIT.ok;
   try {
-    const program = await buildProgram(deps, commandsFor(argv.slice(2)));
-    await program.parseAsync(argv);
+    const args = helpAsFlag(argv);
+    const program = await buildProgram(deps, commandsFor(args.slice(2)));
+    await program.parseAsync(args);
   } catch (err) {
     code = await reportError(err, deps, verbose);
   } finally {

@@ -5,6 +5,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import type { ErrorEnvelope, FieldIssue } from '../contract/errors.js';
+import { safeText } from '../contract/text-safe.js';
 
 /** Base class of every error the client throws on purpose (anything else is a bug). */
 /** Query values that must not reach a message or trace (signed CDN URLs, tokens in links). */
@@ -42,6 +43,8 @@ export class ApiError extends ClientError {
   readonly details: FieldIssue[];
   /** How long the service asked to wait (429/503 with Retry-After), in ms. */
   readonly retryAfterMs: number | undefined;
+  /** The error envelope as it came, if the body was one. */
+  readonly envelope: ErrorEnvelope | undefined;
 
   constructor(init: {
     status: number;
@@ -53,9 +56,10 @@ export class ApiError extends ClientError {
     const { status, method, url, envelope } = init;
     const serverMessage = envelope?.message ?? STATUS_CODES[status] ?? 'Error';
     const details = envelope?.details ?? [];
+    // The service's words are data: a newline or escape in them must not reach a terminal raw.
     const lines = [
-      `${serverMessage} (${status}${envelope ? ` ${envelope.type}` : ''}, ${method} ${redactUrl(url)})`,
-      ...details.map((d) => `  ${d.field}: ${d.message}`),
+      `${safeText(serverMessage)} (${status}${envelope ? ` ${safeText(envelope.type)}` : ''}, ${method} ${redactUrl(url)})`,
+      ...details.map((d) => `  ${safeText(d.field)}: ${safeText(d.message)}`),
     ];
     super(lines.join('\n'), method, url);
     this.status = status;
@@ -64,6 +68,31 @@ export class ApiError extends ClientError {
     this.serverMessage = serverMessage;
     this.details = details;
     this.retryAfterMs = init.retryAfterMs;
+    this.envelope = envelope;
+  }
+}
+
+/**
+ * A 401 to a token that otherwise works (`GET /api/branch` answered it): not a login problem,
+ * the token lacks a permission (scope) this request needs. The service answers some missing
+ * permissions with 401, as the platform does.
+ */
+export class PermissionError extends ApiError {
+  /** The scope the request needs, where the contract's table knows the request. */
+  readonly scope: string | undefined;
+  /** The token's scopes, where the service lists them (Roster does; the platform does not). */
+  readonly tokenScopes: readonly string[] | undefined;
+
+  constructor(from: ApiError, facts: { scope?: string; tokenScopes?: readonly string[] }) {
+    super({
+      status: from.status,
+      method: from.method,
+      url: from.url,
+      envelope: from.envelope,
+      retryAfterMs: from.retryAfterMs,
+    });
+    this.scope = facts.scope;
+    this.tokenScopes = facts.tokenScopes;
   }
 }
 
@@ -93,6 +122,12 @@ export class ResponseFormatError extends ClientError {
     this.status = init.status;
     this.contentType = init.contentType;
   }
+}
+
+/** An HTML error page on the way through a proxy is most likely the proxy's: says so. */
+export function noteProxy(error: ClientError, via: ProxyUsed, url: URL) {
+  if (!(error instanceof ResponseFormatError)) return;
+  error.message += ` The request went through ${via.proxy} (${via.source}): the answer may be the proxy's; list ${url.hostname} in NO_PROXY if it is reachable without the proxy.`;
 }
 
 /** The proxy a failed request went through (HTTPS_PROXY, HTTP_PROXY). */
@@ -239,7 +274,7 @@ export class MediaAuthError extends ClientError {
         text = `${head} It was reached through a redirect to another origin, and the token never follows a redirect to another origin (cdnAuth allows hosts for the media URLs the service gives, not for where they redirect).`;
         break;
       default: {
-        const said = init.serverMessage ? `: ${init.serverMessage}` : '';
+        const said = init.serverMessage ? `: ${safeText(init.serverMessage)}` : '';
         text = `${head} It refused the API token${said}.`;
       }
     }

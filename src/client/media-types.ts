@@ -2,8 +2,8 @@
  * Which media type the client sends, per endpoint, method and header: what this base URL
  * accepted before (remembered by the caller, e.g. in the CLI's config dir), else what the
  * service's catalog (`GET /api`) offers, else the built-in choice for the vendor word. After a
- * 406 or 415 it steps down once: to a type the answer names, to the catalog, to the next
- * registered type, or to the next known vendor word.
+ * 406 or 415 it steps down: to a type the answer offers (not the one it repeats), to the
+ * catalog, to the next registered type, or to a known vendor word not tried yet.
  */
 import {
   clientChoices,
@@ -156,16 +156,26 @@ export class MediaTypes {
 
   /**
    * After a 406 (Accept) or 415 (Content-Type) to the media type `failed`: moves to another
-   * choice and says whether there is one. `message` is the service's error text.
+   * choice and says whether there is one. `message` is the service's error text; `triedVendors`
+   * the vendor words this request already failed with.
    */
-  step(endpoint: Endpoint, method: Method, header: Header, failed: string, message: string) {
+  step(
+    endpoint: Endpoint,
+    method: Method,
+    header: Header,
+    failed: string,
+    message: string,
+    triedVendors: ReadonlySet<string> = new Set([this.vendor]),
+  ) {
     this.stepped = true;
     const key = keyOf(endpoint, method, header);
     const choices = clientChoices(endpoint, method, header);
     const tried = failed.toLowerCase();
     // 1. The answer names vendor words: take the best type it lists, or at least its vendor.
-    const named = vendorsNamedIn(message);
-    const text = message.toLowerCase();
+    // Only what it offers counts: the platform's message repeats the type that was asked for,
+    // and the vendor word in that echo is this client's own guess.
+    const text = message.toLowerCase().split(tried).join(' ');
+    const named = vendorsNamedIn(text);
     for (const vendor of named) {
       const listed = choices.find((e) => {
         const type = mediaTypeOf(e, vendor).toLowerCase();
@@ -185,9 +195,10 @@ export class MediaTypes {
       this.types[key] = mediaTypeOf(next, this.vendor);
       return true;
     }
-    // 3. The next known vendor word.
-    const vendors = Object.keys(KNOWN_VENDORS);
-    const following = vendors[vendors.indexOf(this.vendor) + 1];
+    // 3. A known vendor word not tried yet, in the table's order, whichever was tried first.
+    const following = Object.keys(KNOWN_VENDORS).find(
+      (v) => v !== this.vendor && !triedVendors.has(v),
+    );
     if (!following) return false;
     this.switchVendor(following);
     return true;

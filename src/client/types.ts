@@ -51,6 +51,8 @@ export interface HttpClientOptions {
   onRetry?: (info: RetryInfo) => void;
   /** Waits between attempts (default: a timer that an abort cuts short); tests pass their own. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Aborts every request of this client that has no signal of its own (a run's deadline). */
+  signal?: AbortSignal;
 }
 
 /** A request body: replayable (bytes, or a factory opening a fresh stream) or a one-shot stream. */

@@ -41,4 +41,9 @@ export interface Page<T> {
   limit: number;
   offset: number;
   data: T[];
+  /**
+   * GET /users on Roster: a cursor for the page after this one (`after=`), absent on the last
+   * page. The real platform and GET /media have none: offset paging there.
+   */
+  next?: string;
 }

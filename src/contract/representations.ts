@@ -114,6 +114,15 @@ export const pageSchema = <T extends z.ZodType>(item: T) =>
     data: z.array(item),
   });
 
+/** A users page: the same, with the cursor of the page after it (absent on the last page). */
+export const cursorPageSchema = <T extends z.ZodType>(item: T) =>
+  pageSchema(item).extend({
+    next: z
+      .string()
+      .optional()
+      .describe('the next page: send it as `after` with the same sort, status and query'),
+  });
+
 export const errorEnvelopeSchema = z
   .strictObject({
     identifier: z.literal(Object.values(ERRORS).map((e) => e.identifier)),

@@ -191,6 +191,8 @@ export const pageQuerySchema = z.strictObject({
 export const userListQuerySchema = z.strictObject({
   limit: limitSchema.optional(),
   offset: intParam('offset').optional(),
+  /** A page's `next`: the page after it (keyset paging; never with `offset`). */
+  after: z.string().min(1, 'must be a cursor').max(4096).optional(),
   query: z.string().max(200).optional(),
   sort: sortSchema.optional(),
   status: statusListSchema.optional(),

@@ -5,3 +5,31 @@ export type Scope = (typeof SCOPES)[number];
 export function isScope(s: string): s is Scope {
   return (SCOPES as readonly string[]).includes(s);
 }
+
+/**
+ * Which scope each API request needs, and how the service answers a token without it: the
+ * interface answers some with 401, as the platform does, and others with 403. The server's
+ * routes require these; the client names the missing one.
+ */
+export const NEEDED_SCOPES = {
+  'GET /users': ['users:read', 403],
+  'POST /users': ['users:write', 401],
+  'GET /users/{userId}': ['users:read', 403],
+  'PUT /users/{userId}': ['users:write', 401],
+  'DELETE /users/{userId}': ['users:write', 403],
+  'GET /media': ['media:read', 401],
+  'POST /media': ['media:write', 401],
+  'GET /media/{mediumID}': ['media:read', 401],
+  'DELETE /media/{mediumID}': ['media:write', 403],
+  // SCIM (RFC 7644 §3.12): a token without the permission is 403, whatever the operation.
+  'GET /scim/v2/Users': ['users:read', 403],
+  'POST /scim/v2/Users': ['users:write', 403],
+} as const satisfies Record<string, readonly [Scope, 401 | 403]>;
+
+export type ScopedRequest = keyof typeof NEEDED_SCOPES;
+
+/** The scope a request needs (`GET`, `/media`), if it is one of the API's. */
+export function scopeNeededBy(method: string, endpoint: string): Scope | undefined {
+  const rule = (NEEDED_SCOPES as Record<string, readonly [Scope, number]>)[`${method} ${endpoint}`];
+  return rule?.[0];
+}

@@ -4,13 +4,11 @@
  * which is why the users are read before the header is written.
  */
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import { stringify } from 'csv-stringify/sync';
 import { toCsvCell } from '../contract/csv-cell.js';
 import type { ListableStatus } from '../contract/user.js';
+import { writeWhole } from '../files/destination.js';
 import { CREATE_ONLY, CUSTOM_PREFIX, FIELDS } from './columns.js';
 import { currentValues, type Values } from './fields.js';
 import type { ImportClient } from './types.js';
@@ -82,19 +80,7 @@ export async function exportToFile(
   path: string,
   opts: Omit<ExportOptions, 'out'>,
 ): Promise<ExportResult> {
-  const temp = `${path}.${process.pid}.tmp`;
-  const out = createWriteStream(temp);
-  try {
-    const result = await exportUsers(client, { ...opts, out });
-    out.end();
-    await finished(out);
-    await rename(temp, path);
-    return result;
-  } catch (err) {
-    out.destroy();
-    await rm(temp, { force: true });
-    throw err;
-  }
+  return writeWhole(path, (out) => exportUsers(client, { ...opts, out }));
 }
 
 /** `users import --template`: the header row with every known column. */

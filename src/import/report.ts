@@ -11,10 +11,12 @@ import {
   openSync,
   readFileSync,
   readSync,
+  rmSync,
   writeSync,
 } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
+import { destinationError } from '../files/destination.js';
 import { ImportError } from './errors.js';
 import { changesText, type PlannedRow } from './planned.js';
 import type { Action } from './types.js';
@@ -79,17 +81,21 @@ export class ReportWriter {
 
   /** Opens (append: continues an existing report) and writes the header when the file is new. */
   static open(path: string, append = false, plan = false): ReportWriter {
-    let fd: number;
+    const existed = existsSync(path);
+    let fd: number | undefined;
     try {
-      fd = openSync(path, append ? 'a+' : 'w');
+      fd = openSync(path, append ? 'a+' : 'w', 0o600);
+      const size = fstatSync(fd).size;
+      const old = size > 0 && firstLine(fd) === OLD_COLUMNS;
+      if (size === 0) writeSync(fd, stringify([[...REPORT_COLUMNS, ...(plan ? ['changes'] : [])]]));
+      else if (!endsWithNewline(fd, size)) writeSync(fd, '\n'); // a line cut short by a kill
+      return new ReportWriter(fd, path, old, plan);
     } catch (err) {
-      throw new ImportError(`--report ${path}: ${(err as Error).message}`);
+      // A report this run made and could not even head is removed: nothing half-written.
+      if (fd !== undefined) closeSync(fd);
+      if (fd !== undefined && !existed) rmSync(path, { force: true });
+      throw destinationError(path, err);
     }
-    const size = fstatSync(fd).size;
-    const old = size > 0 && firstLine(fd) === OLD_COLUMNS;
-    if (size === 0) writeSync(fd, stringify([[...REPORT_COLUMNS, ...(plan ? ['changes'] : [])]]));
-    else if (!endsWithNewline(fd, size)) writeSync(fd, '\n'); // a line cut short by a kill
-    return new ReportWriter(fd, path, old, plan);
   }
 
   write(l: ReportLine) {
@@ -104,7 +110,13 @@ export class ReportWriter {
     ];
     if (!this.old) cells.push(l.invited ? 'queued' : '');
     if (this.plan) cells.push(changesText(l.changes));
-    writeSync(this.fd, stringify([cells]));
+    // A report grows line by line so a resumed run can read it; a line that cannot be written
+    // (the disk filled) stops the run with the report's name, and resume drops a half line.
+    try {
+      writeSync(this.fd, stringify([cells]));
+    } catch (err) {
+      throw destinationError(this.path, err);
+    }
   }
 
   close() {

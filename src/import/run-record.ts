@@ -7,15 +7,9 @@
  * It holds no secrets: no token, and the input only as its size and SHA-256.
  */
 import { createHash } from 'node:crypto';
-import {
-  createReadStream,
-  existsSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
+import { writeWholeSync } from '../files/destination.js';
 import { ImportError, importUsageError } from './errors.js';
 import type { PresetName } from './presets.js';
 import type { DeactivateLimit } from './sync.js';
@@ -84,19 +78,12 @@ export async function fingerprint(path: string): Promise<InputPrint> {
 }
 
 /** Written whole or not at all (temp file, then rename), readable by its owner only. */
-export function writeJson(path: string, value: unknown, flag: string) {
-  const temp = `${path}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
-    renameSync(temp, path);
-  } catch (err) {
-    rmSync(temp, { force: true });
-    throw new ImportError(`${flag}: cannot write ${path}: ${(err as Error).message}`);
-  }
+export function writeJson(path: string, value: unknown) {
+  writeWholeSync(path, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
 }
 
 export function writeRecord(report: string, record: RunRecord) {
-  writeJson(recordPath(report), record, `--report ${report}`);
+  writeJson(recordPath(report), record);
 }
 
 /** The record beside a report, or undefined when there is none (a report of an older Roster). */

@@ -21,7 +21,7 @@ export interface SavedPlan extends Omit<RunRecord, 'kind' | 'version'> {
 }
 
 export function writePlan(path: string, plan: SavedPlan) {
-  writeJson(path, plan, '--save-plan');
+  writeJson(path, plan);
 }
 
 export function readPlan(path: string): SavedPlan {

@@ -26,7 +26,7 @@ import { createMetrics } from './http/metrics.js';
 import { rateLimitMiddleware } from './http/rate-limit.js';
 import { requestIdOf } from './http/request-id.js';
 import { routeByPrefix } from './http/routing.js';
-import type { AppState } from './http/state.js';
+import type { AppContext, AppState } from './http/state.js';
 import { type OutboxDelivery, outboxDelivery } from './mail/delivery.js';
 import { emlTransport, type MailTransport, smtpTransport } from './mail/transports.js';
 import { registerMediaRoutes } from './media/media.routes.js';
@@ -36,6 +36,7 @@ import { sweepMedia } from './media/sweep.js';
 import { scimErrorBody } from './scim/errors.js';
 import { registerScimRoutes, SCIM_TYPE } from './scim/scim.routes.js';
 import { scimService } from './scim/scim.service.js';
+import { avatarMedia } from './users/avatars.js';
 import { registerUserRoutes } from './users/users.routes.js';
 import { usersService } from './users/users.service.js';
 
@@ -102,15 +103,6 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   registerBranchRoutes(api);
   let delivery: OutboxDelivery | undefined;
   const users = usersService(store, () => delivery?.kick());
-  registerUserRoutes(api, users, config.vendor, kind);
-
-  // SCIM 2.0 for identity providers: the same tokens, tenants and users service as /api.
-  const scim = new Router<AppState>();
-  scim.use(authMiddleware(store, config.publicUrl, { bearer: true }));
-  if (config.rateLimit) scim.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
-  registerScimRoutes(scim, scimService(users), {
-    invitations: (ctx) => ctx.state.scope.tenant.scimInvitations,
-  });
 
   // Signed CDN URLs: the secret is made once per database and kept in its meta table, so
   // every replica signs and checks with the same one.
@@ -131,10 +123,23 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     log,
   });
   const cdnUrl = config.cdnUrl?.replace(/\/+$/, '');
+  const cdnBase = (ctx: AppContext) => cdnUrl ?? `${ctx.state.origin}/cdn`;
+  registerUserRoutes(api, users, config.vendor, kind, {
+    service: avatarMedia({ store, viewer: media.viewer, removeMedium: media.remove }),
+    cdnBase,
+  });
+
+  // SCIM 2.0 for identity providers: the same tokens, tenants and users service as /api.
+  const scim = new Router<AppState>();
+  scim.use(authMiddleware(store, config.publicUrl, { bearer: true }));
+  if (config.rateLimit) scim.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
+  registerScimRoutes(scim, scimService(users), {
+    invitations: (ctx) => ctx.state.scope.tenant.scimInvitations,
+  });
   registerMediaRoutes(api, media, {
     vendor: config.vendor,
     maxUploadBytes: config.maxUploadBytes,
-    cdnBase: (ctx) => cdnUrl ?? `${ctx.state.origin}/cdn`,
+    cdnBase,
     uploadIdleTimeoutMs: config.uploadIdleTimeoutMs,
   });
   // /cdn authorises per file (signed URL or token), not through the API's auth middleware.

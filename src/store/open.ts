@@ -3,7 +3,7 @@
  * `postgres://user:pass@host:port/db`. Each backend is loaded only when used, so a SQLite
  * deployment never loads `pg` and a one-shot admin command loads one driver.
  */
-import { existsSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BlobStore } from './blobs/blob-store.js';
 import { localBlobStore } from './blobs/local.js';
@@ -35,13 +35,42 @@ export function databaseTarget(database: string | undefined, dataDir: string): D
   );
 }
 
+/** Thrown where the database is there but this user may not read it; `path` says what. */
+export class DataAccessError extends Error {
+  override name = 'DataAccessError';
+  constructor(
+    readonly path: string,
+    readonly what: 'data dir' | 'database file',
+    cause: unknown,
+  ) {
+    super(`permission denied: cannot read the ${what} ${path}`, { cause });
+  }
+}
+
+const denied = (err: unknown) =>
+  ['EACCES', 'EPERM'].includes((err as NodeJS.ErrnoException).code ?? '');
+
 /**
  * Where `target` has no Roster data, as far as can be seen without opening it (a SQLite dir
  * without its database file): that place; else undefined (a database URL is taken as given).
+ * A data dir or file this user may not read is a DataAccessError: its data may well be there.
  */
 export function missingData(target: DatabaseTarget): string | undefined {
-  if (target.engine === 'sqlite' && !existsSync(join(target.dir, DATABASE_FILE))) return target.dir;
-  return undefined;
+  if (target.engine !== 'sqlite') return undefined;
+  const file = join(target.dir, DATABASE_FILE);
+  try {
+    accessSync(file, constants.R_OK);
+    return undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return target.dir;
+    if (!denied(err)) throw err;
+    try {
+      accessSync(target.dir, constants.R_OK | constants.X_OK);
+    } catch (dirErr) {
+      if (denied(dirErr)) throw new DataAccessError(target.dir, 'data dir', dirErr);
+    }
+    throw new DataAccessError(file, 'database file', err);
+  }
 }
 
 export interface OpenOptions {

@@ -14,6 +14,7 @@ import type {
   Branch,
   Credentials,
   ListFilter,
+  ListPosition,
   MediumKeys,
   MediumRow,
   NewMediumRow,
@@ -101,7 +102,11 @@ export interface UsersRepo {
     key: string,
     decide: (row: UserRow) => Partial<UserColumns>,
   ): Promise<UserRow | undefined>;
-  list(filter: ListFilter): Promise<{ total: number; rows: UserView[] }>;
+  /**
+   * A page of the branch's users; `next`: the position of its last row when more follow (a
+   * later page with `after` set to it continues exactly there, whatever was written between).
+   */
+  list(filter: ListFilter): Promise<{ total: number; rows: UserView[]; next?: ListPosition }>;
 }
 
 export interface MediaRepo {

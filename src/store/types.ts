@@ -96,6 +96,18 @@ export interface ListFilter {
   sort: { key: SortKey; dir: 'ASC' | 'DESC' }[];
   limit: number;
   offset: number;
+  /** Keyset paging: the page starts after this position (then `offset` is 0). */
+  after?: ListPosition;
+}
+
+/**
+ * Where a row stands in a list's order: its sort keys' values (as stored, before any folding;
+ * email's is its compared form), then its status and rowid, the order's tie-breaks.
+ */
+export interface ListPosition {
+  keys: (string | null)[];
+  status: string;
+  rowid: number;
 }
 
 /** Every field column of a user and its compared forms, in table order. */

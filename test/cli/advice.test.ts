@@ -10,6 +10,7 @@ import {
   type ClientError,
   MediaAuthError,
   NetworkError,
+  PermissionError,
   RequiredFieldsError,
   ResponseFormatError,
 } from '../../src/client/errors.js';
@@ -29,6 +30,24 @@ const CASES: [string, ClientError, string][] = [
       },
     }),
     'This endpoint requires authentication (401 NotLoggedInException, GET http://h.test/api/users/x)\nThe token was rejected (missing, invalid, revoked or without the needed scope): run `roster login`, or check --profile / ROSTER_TOKEN.',
+  ],
+  [
+    '401 to a token that otherwise works (the platform: no scopes listed)',
+    new PermissionError(
+      new ApiError({
+        status: 401,
+        method: 'GET',
+        url: 'https://acme.test/api/media',
+        envelope: {
+          identifier: 40102,
+          statusCode: 401,
+          message: 'This endpoint requires authentication',
+          type: 'NotLoggedInException',
+        },
+      }),
+      { scope: 'media:read' },
+    ),
+    'This endpoint requires authentication (401 NotLoggedInException, GET https://acme.test/api/media)\nThe token is valid but lacks the media:read permission, which this request needs. Use a token that has it: on a local service create one with `roster tokens create --scopes media:read`; on the platform, ask its admin for one.',
   ],
   [
     '429 with Retry-After',

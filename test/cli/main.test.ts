@@ -80,7 +80,7 @@ describe('run: commander errors', () => {
     expect(typo.err).toContain('Did you mean users?');
     expect((await runArgs('users')).code).toBe(2);
     expect((await runArgs('users', 'list', '--limit', '0')).code).toBe(2);
-    expect((await runArgs('-o', 'yaml', 'users', 'list')).code).toBe(2);
+    expect((await runArgs('-o', 'toml', 'users', 'list')).code).toBe(2);
     expect((await runArgs('--region', 'us', 'users', 'list')).code).toBe(2);
   });
 

@@ -88,9 +88,11 @@ describe('headers', () => {
     const server = await serve((_req, res) => sendJson(res, 200, page));
     const lines: string[] = [];
     await listUsers(client(server.baseUrl, { onTrace: (l) => lines.push(l) }), { limit: 1 });
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(3);
     expect(lines[0]).toBe(`→ GET ${server.baseUrl}/users?limit=1`);
     expect(lines[1]).toMatch(/^← 200 OK \d+ ms$/);
+    // Once per run (and when it changes): which vendor's media types are in use.
+    expect(lines[2]).toBe("  media types of vendor 'service'");
     expect(lines.join('\n')).not.toContain(TOKEN);
   });
 });

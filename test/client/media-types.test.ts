@@ -161,3 +161,85 @@ describe('media types per endpoint', () => {
     expect(odd).toEqual({ vendor: 'x', types: {} });
   });
 });
+
+/**
+ * The platform's 406 and 415 messages echo the media type that was asked for: a vendor word in
+ * an echo is the client's own, not the service's (#24 item 5).
+ */
+describe('a 406 that echoes the requested type', () => {
+  /** Accepts `vendor`'s users.v2 only; every other Accept gets a 406 that repeats it. */
+  const echoing = (vendor: string, catalog?: unknown) =>
+    startServer((req, res) => {
+      if (req.url === '/api') return sendJson(res, catalog ? 200 : 404, catalog ?? {});
+      if (req.headers.accept === type(vendor, 'users', 'v2')) return sendJson(res, 200, PAGE);
+      sendJson(res, 406, {
+        identifier: 40600,
+        statusCode: 406,
+        type: 'NotAcceptableException',
+        message: `Media type ${req.headers.accept} is not acceptable`,
+      });
+    });
+
+  it('is not the service naming its vendor: the next known vendor word is tried', async () => {
+    const server = await echoing('staffbase');
+    const mem = memory();
+    const client = createApiClient({ baseUrl: server.baseUrl, token: 't', memory: mem });
+    cleanup.push(server.close, client.close);
+    await client.listUsers({ limit: 1 });
+    expect(server.seen.map((s) => s.headers.accept)).toEqual([
+      type('service', 'users', 'v2'),
+      'application/json',
+      type('staffbase', 'users', 'v2'),
+    ]);
+    expect(client.http.vendor).toBe('staffbase');
+    expect(mem.kept[server.baseUrl]).toMatchObject({ vendor: 'staffbase' });
+  });
+
+  it('every known vendor word is tried before giving up, whichever came first', async () => {
+    // Remembered from another deployment at this URL: staffbase, now a Roster (service) answers.
+    const server = await echoing('service');
+    const mem = memory();
+    const client = createApiClient({
+      baseUrl: server.baseUrl,
+      token: 't',
+      memory: { ...mem, load: () => ({ vendor: 'staffbase', catalog: false }) },
+    });
+    cleanup.push(server.close, client.close);
+    await client.listUsers({ limit: 1 });
+    expect(server.seen.map((s) => s.headers.accept)).toEqual([
+      type('staffbase', 'users', 'v2'),
+      type('service', 'users', 'v2'),
+    ]);
+    expect(client.http.vendor).toBe('service');
+  });
+
+  it('none of them offered: the 406 after each known word was tried once', async () => {
+    const server = await echoing('nobody');
+    const client = createApiClient({ baseUrl: server.baseUrl, token: 't', memory: memory() });
+    cleanup.push(server.close, client.close);
+    const err = await client.listUsers({ limit: 1 }).catch((e) => e);
+    expect(err.status).toBe(406);
+    expect(server.seen.map((s) => s.headers.accept)).toEqual([
+      type('service', 'users', 'v2'),
+      'application/json',
+      type('staffbase', 'users', 'v2'),
+    ]);
+  });
+
+  it('a catalog naming a vendor word Roster does not know: that word', async () => {
+    const acme = type('acme', 'users', 'v2');
+    const server = await echoing('acme', {
+      vendor: 'acme',
+      versions: [{ endpoint: '/users', method: 'GET', header: 'Accept', mediaType: acme }],
+    });
+    const client = createApiClient({ baseUrl: server.baseUrl, token: 't', memory: memory() });
+    cleanup.push(server.close, client.close);
+    await client.listUsers({ limit: 1 });
+    expect(server.seen.map((s) => s.headers.accept)).toEqual([
+      type('service', 'users', 'v2'),
+      'application/json',
+      acme,
+    ]);
+    expect(client.http.vendor).toBe('acme');
+  });
+});

@@ -33,7 +33,7 @@ let resetUrl: string;
 beforeAll(async () => {
   // GET /api/users/<status>[-html] answers that status, as the envelope or as an HTML page.
   answers = await startServer((req, res) => {
-    const [, status, html] = /\/users\/(\d+)(-html)?/.exec(req.url ?? '') ?? [];
+    const [, status = '404', html] = /\/users\/(\d+)(-html)?/.exec(req.url ?? '') ?? [];
     if (html) {
       res.writeHead(Number(status), { 'content-type': 'text/html' });
       res.end('<html><title>nginx</title></html>');

@@ -1,9 +1,18 @@
 /** `roster backup`: a consistent copy of a live data dir, restorable as it is. */
-import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { execa } from 'execa';
 import { afterEach, expect, test } from 'vitest';
-import { profileToken, roster, spawnServe } from '../helpers/e2e.js';
+import { databaseTarget, openStore } from '../../src/store/open.js';
+import { BIN, profileToken, roster, spawnServe } from '../helpers/e2e.js';
 import { scratch } from '../helpers/scratch.js';
 import { requester, USERS_V2, V3 } from '../helpers/server.js';
 
@@ -73,4 +82,38 @@ test('backup refuses to overwrite without --force, and a data dir that holds not
   const nothing = await roster(['backup', '--to', join(out, 'new.db'), '--data', empty]);
   expect(nothing.exitCode).toBe(1);
   expect(String(nothing.stderr)).toContain(`no Roster data in ${empty}`);
+});
+
+test('a data dir the user cannot read is "permission denied", not "no Roster data"', async () => {
+  // As a user the data dir is not open to: root reads everything, so a root run drops to nobody.
+  const data = temp('roster-backup-closed-');
+  const store = await openStore({ dataDir: data, target: databaseTarget(undefined, data) });
+  await store.bootstrap();
+  await store.close();
+  const out = temp('roster-backup-out-');
+  chmodSync(out, 0o777);
+  chmodSync(data, 0o700);
+  const asRoot = process.getuid?.() === 0;
+  if (!asRoot) chmodSync(data, 0o000);
+  const drop = asRoot ? ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups'] : [];
+  try {
+    const r = await execa(
+      drop[0] ?? process.execPath,
+      [...drop.slice(1), ...(drop.length ? [process.execPath] : []), BIN, 'backup'].concat([
+        ...['--to', join(out, 'x.db'), '--data', data],
+      ]),
+      {
+        env: { PATH: process.env.PATH, NO_COLOR: '1', ROSTER_CONFIG_DIR: out },
+        extendEnv: false,
+        reject: false,
+      },
+    );
+    expect(r.exitCode).toBe(1);
+    expect(String(r.stderr).trim()).toBe(
+      `error: permission denied: cannot read the data dir ${data}; run as its owner, or give --data a data dir you can read`,
+    );
+    expect(existsSync(join(out, 'x.db'))).toBe(false);
+  } finally {
+    chmodSync(data, 0o700);
+  }
 });

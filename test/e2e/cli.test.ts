@@ -184,6 +184,7 @@ describe('configuration', () => {
         vendor: null,
         role: null,
         locale: null,
+        dataDir: null,
       },
       {
         name: 'e2e',
@@ -193,6 +194,7 @@ describe('configuration', () => {
         vendor: null,
         role: null,
         locale: null,
+        dataDir: null,
       },
     ]);
     for (const format of ['json', 'table', 'csv', 'ndjson']) {

@@ -192,11 +192,13 @@ export function platformTypesSuite(start: StartServer) {
       expect((await put(SB('user', 'v3'), { profile: { position: 'C' } })).status).toBe(415);
     });
 
-    test('no deprecated user.v2, and a 406 that lists nothing', async () => {
+    test('no deprecated user.v2, and a 406 that lists nothing but repeats what was asked for', async () => {
       const r = await p.req('GET', '/api/users/q-1', { headers: { accept: SB('user', 'v2') } });
       expect(r.status).toBe(406);
       expect(r.json.identifier).toBe(40600);
-      expect(r.json.message).not.toContain('application/');
+      // As the platform's own 406 does: the vendor word in it is the client's, not an offer.
+      expect(r.json.message).toContain(`(asked for: ${SB('user', 'v2')})`);
+      expect(r.json.message.replace(SB('user', 'v2'), '')).not.toContain('application/');
       const service = await p.req('GET', '/api/users', { headers: { accept: USERS_V2 } });
       expect(service.status).toBe(406);
       expect((await p.req('GET', '/api/users', { headers: { accept: V2 } })).status).toBe(406);
@@ -215,6 +217,30 @@ export function platformTypesSuite(start: StartServer) {
       expect(bad.json.details).toEqual([
         { field: 'sort', message: "'externalId' is not one of firstName, lastName" },
       ]);
+    });
+
+    test('pages by offset only: no next, no Link, and after is an unknown parameter', async () => {
+      const accept = { accept: SB('users', 'v2') };
+      for (const i of [1, 2]) {
+        const r = await p.req('POST', '/api/users', {
+          headers: { 'content-type': SB('user-invite', 'v2'), accept: SB('user', 'v3') },
+          body: JSON.stringify({
+            email: `paged${i}@example.com`,
+            secret: 'password-123',
+            role: 'reader',
+            config: { locale: 'de_DE' },
+          }),
+        });
+        expect(r.status).toBe(201);
+      }
+      const page = await p.req('GET', '/api/users?limit=1', { headers: accept });
+      expect(page.json.data).toHaveLength(1);
+      expect(page.json.total).toBeGreaterThan(1);
+      expect(page.json).not.toHaveProperty('next');
+      expect(page.headers.link).toBeUndefined();
+      const after = await p.req('GET', '/api/users?limit=1&after=abc.def', { headers: accept });
+      expect(after.status).toBe(400);
+      expect(after.json.details).toEqual([{ field: 'after', message: 'is not a known field' }]);
     });
   });
 }

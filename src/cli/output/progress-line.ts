@@ -5,6 +5,8 @@
 
 import type { Progress } from '../../import/run.js';
 import type { IO } from '../context.js';
+import { safeText } from './text-safe.js';
+import { clip, clipStart, displayWidth, pad } from './width.js';
 
 export type { Progress };
 
@@ -41,27 +43,72 @@ export interface LineStyle {
   bytes?: boolean;
   /** The bar's width in characters. */
   bar?: number;
+  /** The label is padded (or cut from the front) to this many cells, so bars line up. */
+  labelWidth?: number;
+  /** The line's most cells (a terminal's width): the bar and label give way first. */
+  width?: number;
 }
+
+/** Narrower than this, a bar or label is not worth its cells. */
+const MIN_PART = 8;
 
 /**
  * One progress line: `label [####----] done/total share%  rate/s  ETA t`. The one format of
- * every progress display (import rows, upload and download bytes).
+ * every progress display (import rows, upload and download bytes). Fitted to `width`, the bar
+ * shrinks, then the label (its end kept), then the amounts and the bar go, then the label:
+ * share, rate and ETA stay.
  */
 export function progressLine(
   label: string,
   done: number,
   total: number,
   elapsedMs: number,
-  { bytes = false, bar = 24 }: LineStyle = {},
+  { bytes = false, bar = 24, labelWidth, width }: LineStyle = {},
 ): string {
   const share = total > 0 ? Math.min(done / total, 1) : 1;
-  const filled = Math.round(share * bar);
   const rate = elapsedMs > 0 ? (done * 1000) / elapsedMs : 0;
   const eta = rate > 0 ? duration((total - done) / rate) : '?';
   const amount = (n: number) => (bytes ? formatBytes(n) : String(n));
   const pace = bytes ? formatBytes(rate) : rate.toFixed(0);
-  return `${label} [${'#'.repeat(filled)}${'-'.repeat(bar - filled)}] ${amount(done)}/${amount(total)} ${Math.floor(share * 100)}%  ${pace}/s  ETA ${eta}`;
+  const tail = `${Math.floor(share * 100)}%  ${pace}/s  ETA ${eta}`;
+  const name = safeText(label);
+  const full = { name: labelWidth ?? displayWidth(name), bar };
+  const parts = {
+    ...full,
+    amounts: `${amount(done)}/${amount(total)}`,
+  };
+  const line = () => {
+    const filled = Math.round(share * parts.bar);
+    return [
+      parts.name > 0 ? pad(clipStart(name, parts.name), parts.name) : '',
+      parts.bar > 0 ? `[${'#'.repeat(filled)}${'-'.repeat(parts.bar - filled)}]` : '',
+      parts.amounts,
+      tail,
+    ]
+      .filter(Boolean)
+      .join(' ');
+  };
+  if (width === undefined) return line();
+  const over = () => displayWidth(line()) - width;
+  const shrink = (key: 'name' | 'bar', floor: number) => {
+    if (over() > 0) parts[key] = Math.min(parts[key], Math.max(floor, parts[key] - over()));
+  };
+  shrink('bar', MIN_PART);
+  shrink('name', MIN_PART);
+  if (over() > 0) parts.amounts = '';
+  if (over() > 0) parts.bar = 0;
+  shrink('name', 2);
+  if (over() > 0) parts.name = 0;
+  // What a dropped part freed goes back to the label, then the bar.
+  for (const key of ['name', 'bar'] as const) {
+    if (parts[key] > 0) parts[key] = Math.min(full[key], parts[key] - over());
+  }
+  return clip(line(), width);
 }
+
+/** The usable width of the terminal on stderr (one cell spare: no wrap at the edge), 80 if unknown. */
+export const stderrColumns = (io: IO) =>
+  Math.max(20, ((io.stderr as { columns?: number }).columns || 80) - 1);
 
 /**
  * For logs (a nightly cron job): a plain line at every tenth of the work and at least every
@@ -103,7 +150,9 @@ export function progress(
   let drawn = 0;
   const draw = () => {
     drawn = now();
-    io.stderr.write(`\r\u001b[2K${progressLine(label, done, total, drawn - start)}`);
+    // A line wider than the terminal would wrap, and `\r` would redraw only its last part.
+    const width = stderrColumns(io);
+    io.stderr.write(`\r\u001b[2K${progressLine(label, done, total, drawn - start, { width })}`);
   };
   draw();
   return {

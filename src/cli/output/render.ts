@@ -1,23 +1,24 @@
 /**
- * Data on stdout in the chosen format: a table for people (on a TTY), JSON/NDJSON/CSV for
- * programs. JSON is the default when stdout is not a terminal. Lists stream row by row (except
- * tables, which need every row to size their columns).
+ * Data on stdout in the chosen format: a table for people (on a TTY), JSON/NDJSON/CSV/YAML for
+ * programs, and for lists `ids` (one id per line, for a pipe into the next command). JSON is
+ * the default when stdout is not a terminal. Lists stream row by row (except tables, which need
+ * every row to size their columns). `--no-headers` (io.headers false) leaves out the header
+ * row of tables and CSV.
  */
 import { once } from 'node:events';
 import { toCsvCell } from '../../contract/csv-cell.js';
 import type { IO } from '../context.js';
 import { usageError } from '../errors.js';
 import { leaves, pathColumns, pickPaths } from './fields.js';
-import { safeJson } from './text-safe.js';
+import type { TableColumn } from './table.js';
+import { safeJson, safeText } from './text-safe.js';
 
-export const FORMATS = ['table', 'json', 'ndjson', 'csv'] as const;
-export type Format = (typeof FORMATS)[number];
+export const FORMATS = ['table', 'json', 'ndjson', 'csv', 'yaml'] as const;
+/** `ids`: only where a command allows it (resolveFormat's `ids`). */
+export type Format = (typeof FORMATS)[number] | 'ids';
 
-export interface Column<T> {
-  header: string;
+export interface Column<T> extends TableColumn {
   value: (row: T) => unknown;
-  /** In a table, a long cell goes on over more lines instead of being cut. */
-  wrap?: boolean;
 }
 
 /** How rows of one kind print: columns for table/CSV, an object for JSON/NDJSON. */
@@ -25,16 +26,32 @@ export interface View<T> {
   format: Format;
   columns: Column<T>[];
   json: (row: T) => unknown;
+  /** A row's id, for `-o ids` (default: its `id`). */
+  id?: (row: T) => unknown;
 }
 
-/** What `-o` accepts: the formats, and `wide`, a table not fitted to the terminal. */
-export const OUTPUT_CHOICES = [...FORMATS, 'wide'] as const;
+/**
+ * What `-o` accepts: the formats, `wide` (a table not fitted to the terminal) and `ids` (one id
+ * per line, for the lists).
+ */
+export const OUTPUT_CHOICES = [...FORMATS, 'wide', 'ids'] as const;
 
-export function resolveFormat(flag: string | undefined, io: IO): Format {
+/** `-o` resolved against the terminal; `ids`: the command prints a list of things with ids. */
+export function resolveFormat(
+  flag: string | undefined,
+  io: IO,
+  { ids = false }: { ids?: boolean } = {},
+): Format {
   if (flag === undefined) return io.stdoutIsTTY ? 'table' : 'json';
   if (flag === 'wide') {
     io.columns = undefined;
     return 'table';
+  }
+  if (flag === 'ids') {
+    if (ids) return 'ids';
+    throw usageError(
+      '-o ids prints one id per line, for users list and media list; here use json, ndjson, csv, yaml or table',
+    );
   }
   if (!(FORMATS as readonly string[]).includes(flag)) {
     throw usageError(`-o/--output must be one of ${FORMATS.join(', ')}, got '${flag}'`);
@@ -60,13 +77,19 @@ async function write(io: IO, text: string) {
   if (!io.stdout.write(text)) await once(io.stdout, 'drain');
 }
 
-async function table(io: IO, head: string[], rows: unknown[][], wrap?: boolean[]) {
+const idOf = (row: unknown) => (row as { id?: unknown } | null)?.id;
+
+async function yaml(value: unknown) {
+  const { toYaml } = await import('./yaml.js');
+  return toYaml(value);
+}
+
+async function table(io: IO, columns: TableColumn[], rows: unknown[][]) {
   const { renderTable } = await import('./table.js');
   await renderTable(
     io,
-    head,
+    columns,
     rows.map((r) => r.map(cell)),
-    wrap,
   );
 }
 
@@ -78,7 +101,8 @@ export interface ListWriter<T> {
 
 /** Writes rows as they come: for lists that follow every page (`--all`). */
 export async function listWriter<T>(io: IO, view: View<T>): Promise<ListWriter<T>> {
-  const { format, columns, json } = view;
+  const { format, columns, json, id = idOf } = view;
+  const headers = io.headers !== false;
   const buffered: T[] = [];
   let count = 0;
   const stringify = format === 'csv' ? (await import('csv-stringify/sync')).stringify : () => '';
@@ -91,8 +115,12 @@ export async function listWriter<T>(io: IO, view: View<T>): Promise<ListWriter<T
         await write(io, `${count === 1 ? '[\n' : ',\n'}  ${item}`);
       } else if (format === 'ndjson') {
         await write(io, `${safeJson(JSON.stringify(json(row)))}\n`);
+      } else if (format === 'yaml') {
+        await write(io, await yaml([json(row)]));
+      } else if (format === 'ids') {
+        await write(io, `${safeText(cell(id(row)))}\n`);
       } else if (format === 'csv') {
-        if (count === 1) await write(io, csvRow(columns.map((c) => c.header)));
+        if (count === 1 && headers) await write(io, csvRow(columns.map((c) => c.header)));
         await write(io, csvRow(columns.map((c) => toCsvCell(cell(c.value(row))))));
       } else {
         buffered.push(row);
@@ -100,13 +128,15 @@ export async function listWriter<T>(io: IO, view: View<T>): Promise<ListWriter<T
     },
     async end() {
       if (format === 'json') await write(io, count === 0 ? '[]\n' : '\n]\n');
-      if (format === 'csv' && count === 0) await write(io, csvRow(columns.map((c) => c.header)));
+      if (format === 'yaml' && count === 0) await write(io, '[]\n');
+      if (format === 'csv' && count === 0 && headers) {
+        await write(io, csvRow(columns.map((c) => c.header)));
+      }
       if (format === 'table') {
         await table(
           io,
-          columns.map((c) => c.header),
+          columns,
           buffered.map((r) => columns.map((c) => c.value(r))),
-          columns.map((c) => c.wrap ?? false),
         );
       }
       return count;
@@ -136,6 +166,7 @@ export async function renderOne<T>(
   json = (r: T): unknown => r,
 ) {
   if (format === 'json') await write(io, `${safeJson(JSON.stringify(json(row), null, 2))}\n`);
+  else if (format === 'yaml') await write(io, await yaml(json(row)));
   else await renderList(io, format, [row], columns, json);
 }
 
@@ -148,5 +179,9 @@ export async function renderRecord<T>(io: IO, view: View<T>, row: T) {
     await renderOne(io, view.format, row, view.columns, view.json);
     return;
   }
-  await table(io, ['field', 'value'], leaves(view.json(row)));
+  const { renderFields } = await import('./table.js');
+  await renderFields(
+    io,
+    leaves(view.json(row)).map(([path, value]) => [path, cell(value)]),
+  );
 }

@@ -15,6 +15,11 @@ const CODES = {
 
 export type Style = keyof typeof CODES;
 
+/** The sequences `apply` writes, and nothing else (split keeps them: one capture group). */
+export const STYLE_SEQUENCE = new RegExp(
+  `(\u001b\\[(?:${[...new Set(Object.values(CODES).flat())].join('|')})m)`,
+);
+
 const apply = (on: boolean, style: Style, text: string) =>
   on ? `\u001b[${CODES[style][0]}m${text}\u001b[${CODES[style][1]}m` : text;
 

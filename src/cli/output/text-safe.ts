@@ -1,17 +1,21 @@
 /**
- * Text from a service is data, not terminal commands: C0/C1 control characters, DEL and bidi
- * overrides in a user's name could retitle the terminal, clear the screen or reorder what an
- * admin reads. Every text and table output goes through `safeText`.
+ * What reaches a terminal is made inert here, by one rule (contract/text-safe.ts): a value from
+ * a service or a file is `safeText` (every control character escaped, newlines too) wherever it
+ * is quoted into a message or shown in a table; every printer of errors and notices passes the
+ * finished message through `safeLines`, which keeps the message's own line breaks and the
+ * colours style.ts adds and escapes anything else that slipped in.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point.
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+import { safeText, safeTextLines } from '../../contract/text-safe.js';
+import { STYLE_SEQUENCE } from './style.js';
 
-/** Replaces each unsafe character with a visible escape (`\x1b`, `\u202e`). */
-export const safeText = (s: string) =>
-  s.replace(UNSAFE, (c) => {
-    const code = c.codePointAt(0) ?? 0;
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
-  });
+export { safeText };
+
+/** A message for stderr: its lines and the CLI's own colours kept, every other control escaped. */
+export const safeLines = (message: string) =>
+  message
+    .split(STYLE_SEQUENCE)
+    .map((part, i) => (i % 2 === 1 ? part : safeTextLines(part)))
+    .join('');
 
 /**
  * JSON.stringify leaves DEL, C1 controls and bidi overrides raw: escape them too, so `-o json`

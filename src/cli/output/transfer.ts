@@ -5,20 +5,29 @@
  * so a CI log gets one line per file.
  */
 import type { IO } from '../context.js';
-import { formatBytes, progressLine } from './progress-line.js';
+import { formatBytes, progressLine, stderrColumns } from './progress-line.js';
+import { safeLines } from './text-safe.js';
+import { clip } from './width.js';
 
 export { formatBytes };
 
 const BAR = 20;
 const LABEL = 28;
 
-/** `…ng-name.png`: the end of a name is the part that tells files apart. */
-const fitWidth = (text: string, width: number) =>
-  text.length <= width ? text.padEnd(width) : `…${text.slice(text.length - width + 1)}`;
-
-/** One file's bar after `elapsedMs`. */
-export const transferLine = (label: string, done: number, total: number, elapsedMs: number) =>
-  progressLine(fitWidth(label, LABEL), done, total, elapsedMs, { bytes: true, bar: BAR });
+/** One file's bar after `elapsedMs`, at most `width` cells (the name gives way first). */
+export const transferLine = (
+  label: string,
+  done: number,
+  total: number,
+  elapsedMs: number,
+  width?: number,
+) =>
+  progressLine(label, done, total, elapsedMs, {
+    bytes: true,
+    bar: BAR,
+    labelWidth: LABEL,
+    width,
+  });
 
 export interface TransferBar {
   /** Bytes moved so far. */
@@ -47,21 +56,22 @@ export function transferBars(io: IO, now = () => performance.now()): TransferBar
   let drawnLines = 0;
   let drawnAt = Number.NEGATIVE_INFINITY;
   let ended = false;
-  // Lines never wrap (a wrapped line would break moving back up); 80 when the width is unknown.
-  const columns = () => Math.max(20, ((io.stderr as { columns?: number }).columns || 80) - 1);
 
   const draw = (logs: string[] = []) => {
     if (ended) return;
     drawnAt = now();
-    const width = columns();
+    // Lines never wrap: a wrapped line would break moving back up.
+    const width = stderrColumns(io);
     const shown = [...bars].slice(0, bars.size > MAX_SHOWN ? MAX_SHOWN - 1 : MAX_SHOWN);
-    const lines = shown.map((b) => transferLine(b.label, b.done, b.total, drawnAt - b.start));
+    const lines = shown.map((b) =>
+      transferLine(b.label, b.done, b.total, drawnAt - b.start, width),
+    );
     if (bars.size > shown.length) lines.push(`… and ${bars.size - shown.length} more in flight`);
     if (footer && bars.size > 0) lines.push(footer);
     // Back to the first bar, clear to the end of the screen, then logs and bars again.
     let text = drawnLines > 0 ? `\r\u001b[${drawnLines}A\u001b[J` : '\r\u001b[J';
     for (const line of logs) text += `${line}\n`;
-    for (const line of lines) text += `${line.slice(0, width)}\n`;
+    for (const line of lines) text += `${clip(line, width)}\n`;
     drawnLines = lines.length;
     io.stderr.write(text);
   };
@@ -83,8 +93,9 @@ export function transferBars(io: IO, now = () => performance.now()): TransferBar
       };
     },
     log(line) {
-      if (tty && !ended) draw([line]);
-      else io.stderr.write(`${line}\n`);
+      const safe = safeLines(line);
+      if (tty && !ended) draw([safe]);
+      else io.stderr.write(`${safe}\n`);
     },
     footer(text) {
       footer = text;

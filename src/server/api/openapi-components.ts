@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ERRORS, type ErrorKind } from '../../contract/errors.js';
 import { MAX_CUSTOM_KEY } from '../../contract/limits.js';
 import {
+  cursorPageSchema,
   errorEnvelopeSchema,
   mediumSchema,
   pageSchema,
@@ -90,7 +91,7 @@ function schemas(): Record<string, Json> {
   };
   for (const [shape, schema] of Object.entries(USER_RESPONSES)) {
     out[userName(shape as Shape)] = jsonSchema(schema);
-    out[`${userName(shape as Shape)}Page`] = jsonSchema(pageSchema(schema));
+    out[`${userName(shape as Shape)}Page`] = jsonSchema(cursorPageSchema(schema));
   }
   for (const [shape, ops] of Object.entries(userBodySchemas)) {
     for (const [method, op] of [
@@ -174,6 +175,11 @@ export function components(): Json {
         type: 'string',
         format: 'uri',
       }),
+      Link: header(
+        'The next page as `<URL>; rel="next"` (RFC 8288): the same list continued by its cursor; absent on the last page',
+        { type: 'string' },
+        false,
+      ),
       Deprecation: header(
         '`true` when the negotiated media type is deprecated',
         { type: 'string', const: 'true' },

@@ -48,10 +48,11 @@ export const REGISTRY_OPERATIONS: Partial<Record<`${Method} ${Endpoint}`, Operat
     operationId: 'listUsers',
     summary: 'List the branch’s users',
     description:
-      'Sorted by `sort`, filtered by `status` and the free-text `query`; paged by `limit` and `offset`.',
+      'Sorted by `sort`, filtered by `status` and the free-text `query`; paged by `limit` and `offset`, or by `after` (the previous page’s `next` cursor, bound to its sort, status and query; deep pages cost as the first).',
     tag: 'Users',
     success: '200',
     body: (shape) => ref('schemas', `${userName(shape)}Page`),
+    headers: { Link: ref('headers', 'Link') },
     parameters: queryParameters(userListQuerySchema),
     errors: [...API, 'validation', 'accessDenied', ...UNAVAILABLE],
   },

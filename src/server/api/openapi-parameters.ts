@@ -20,6 +20,11 @@ const KNOWN: Record<string, { description: string; schema: Json }> = {
     description: 'How many results to skip',
     schema: { type: 'integer', minimum: 0, maximum: 999_999_999, default: 0 },
   },
+  after: {
+    description:
+      'A page’s `next` cursor: the page after it, with the same sort, status and query (not with `offset`)',
+    schema: { type: 'string', maxLength: 4096 },
+  },
   query: {
     description:
       'Free text, prefix-matched against names, email, userName, position, department, location and phone',

@@ -4,7 +4,7 @@
  * The tenant's public origin is set here too: one middleware less on every API request.
  */
 import type { Middleware } from 'koa';
-import type { Scope } from '../../contract/scopes.js';
+import { NEEDED_SCOPES, type Scope, type ScopedRequest } from '../../contract/scopes.js';
 import type { Store } from '../../store/store.js';
 import { AppError } from '../errors.js';
 import { type AppState, publicOrigin } from './state.js';
@@ -39,7 +39,13 @@ export function authMiddleware(
   };
 }
 
-/** Requires a scope; a missing one answers 401 or 403 as the contract's table says. */
+/** Requires an API request's scope; a missing one answers 401 or 403 as the contract's table says. */
+export function requireScopeOf(request: ScopedRequest): Middleware<AppState> {
+  const [scope, answer] = NEEDED_SCOPES[request];
+  return requireScope(scope, answer);
+}
+
+/** Requires a scope; a missing one answers `answer` (SCIM: always 403, RFC 7644 §3.12). */
 export function requireScope(scope: Scope, answer: 401 | 403): Middleware<AppState> {
   return async (ctx, next) => {
     const { token, branch } = ctx.state.scope;

@@ -59,8 +59,8 @@ export interface NegotiateOptions {
   /** The route also takes the form encodings (PUT /users/{userId}). */
   forms?: boolean;
   /**
-   * `platform` (serve --like-platform) offers only the real platform's versions and, as its
-   * documentation shows no 406 body, does not list them in a 406 or 415 message.
+   * `platform` (serve --like-platform) offers only the real platform's versions and, as the
+   * platform does, does not list them in a 406 or 415 message but repeats the type asked for.
    */
   kind?: ServerKind;
 }
@@ -75,8 +75,13 @@ export function negotiate(
   const responses = offered('accept');
   const requests = offered('content-type');
   const list = (entries: VersionEntry[]) => entries.map((e) => mediaTypeOf(e, vendor));
-  const supported = (types: string[]) =>
-    kind === 'platform' ? '' : `; supported: ${types.join(', ')}`;
+  // The platform names no supported types, but repeats the one asked for (Accept, as it came).
+  const supported = (types: string[], asked?: string) =>
+    kind !== 'platform'
+      ? `; supported: ${types.join(', ')}`
+      : asked
+        ? ` (asked for: ${asked})`
+        : '';
   // Clients send the same few Accept headers again and again: each is parsed and matched once
   // (GET by id: about 0.5 µs of CPU a request). Bounded, so varied headers cannot grow it.
   const picked = new Map<string, VersionEntry | null>();
@@ -94,7 +99,7 @@ export function negotiate(
     if (!accept) {
       throw new AppError(
         'notAcceptable',
-        `none of the media types in Accept is supported by ${method} ${endpoint}${supported(list(responses))}`,
+        `none of the media types in Accept is supported by ${method} ${endpoint}${supported(list(responses), ctx.get('Accept'))}`,
       );
     }
     ctx.state.accept = accept;

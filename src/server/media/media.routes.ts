@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import { pageQuerySchema } from '../../contract/schemas.js';
 import { AppError } from '../errors.js';
-import { requireScope } from '../http/auth.middleware.js';
+import { requireScopeOf } from '../http/auth.middleware.js';
 import { negotiate } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import type { AppContext, AppState } from '../http/state.js';
@@ -51,9 +51,10 @@ export function registerMediaRoutes(
   },
 ): void {
   const { vendor, maxUploadBytes } = opts;
-  const read = requireScope('media:read', 401);
-  const write = requireScope('media:write', 401);
-  const remove = requireScope('media:write', 403);
+  // One guard per row kind of the contract's table (GET by id has the same row as the list).
+  const read = requireScopeOf('GET /media');
+  const write = requireScopeOf('POST /media');
+  const remove = requireScopeOf('DELETE /media/{mediumID}');
   const view = (ctx: AppContext) => media.viewer(ctx.state.scope, opts.cdnBase(ctx));
 
   router.get('/api/media', read, negotiate('/media', 'GET', { vendor }), async (ctx) => {

@@ -4,7 +4,7 @@
  */
 import type Router from '@koa/router';
 import { SCIM_BASE_PATH } from '../../contract/scim.js';
-import { requireScope } from '../http/auth.middleware.js';
+import { requireScopeOf } from '../http/auth.middleware.js';
 import { readJsonBody } from '../http/body.js';
 import { etagOf, ifMatch } from '../http/etag.js';
 import type { AppContext, AppState } from '../http/state.js';
@@ -87,9 +87,9 @@ export function registerScimRoutes(
   scim: ScimService,
   { invitations }: ScimRouteOptions,
 ): void {
-  // RFC 7644 §3.12: a token without the permission is 403, whatever the operation.
-  const read = requireScope('users:read', 403);
-  const write = requireScope('users:write', 403);
+  // Reads of any SCIM resource need users:read, writes users:write (contract/scopes.ts).
+  const read = requireScopeOf('GET /scim/v2/Users');
+  const write = requireScopeOf('POST /scim/v2/Users');
   const p = SCIM_PREFIX;
 
   router.get(`${p}/ServiceProviderConfig`, (ctx) => answer(ctx, serviceProviderConfig(base(ctx))));

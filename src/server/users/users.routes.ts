@@ -5,12 +5,13 @@ import { PLATFORM_SORT_KEYS, represent, type UserRecord } from '../../contract/u
 import { parseUserBody, type UserOperation } from '../../contract/user-input.js';
 import type { ServerKind } from '../../contract/versions.js';
 import { validationError } from '../errors.js';
-import { requireScope } from '../http/auth.middleware.js';
+import { requireScopeOf } from '../http/auth.middleware.js';
 import { readFormBody, readJsonBody } from '../http/body.js';
 import { etagOf, ifMatch } from '../http/etag.js';
 import { negotiate } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import type { AppContext, AppState } from '../http/state.js';
+import type { AvatarMediaService } from './avatars.js';
 import type { UsersService } from './users.service.js';
 
 const USER_SHAPES = ['flat', 'v2', 'v3'] as const;
@@ -31,11 +32,19 @@ async function userInput(ctx: AppContext, operation: UserOperation) {
   return parsed.input;
 }
 
-const view = (ctx: AppContext, user: UserRecord) =>
-  represent(user, userShape(ctx.state.accept.shape));
+/** Avatars made of the branch's media (avatars.ts); without it, avatars are stored as given. */
+export interface AvatarRouting {
+  service: AvatarMediaService;
+  cdnBase: (ctx: AppContext) => string;
+}
 
-/** The platform documents name keys alone: any other sort key is a 400 there. */
-function checkPlatformSort(sort: { key: string }[] | undefined) {
+/**
+ * The platform documents name keys alone: any other sort key is a 400 there. It has no cursor
+ * paging either: `after` is an unknown parameter, as any other.
+ */
+function checkPlatformOnly({ sort, after }: { sort?: { key: string }[]; after?: string }) {
+  if (after !== undefined)
+    throw validationError([{ field: 'after', message: 'is not a known field' }]);
   const bad = sort?.find((s) => !(PLATFORM_SORT_KEYS as readonly string[]).includes(s.key));
   if (bad) {
     throw validationError([
@@ -49,25 +58,51 @@ export function registerUserRoutes(
   users: UsersService,
   vendor: string,
   kind: ServerKind = 'roster',
+  avatars?: AvatarRouting,
 ): void {
-  const read = requireScope('users:read', 403);
-  const write = requireScope('users:write', 401);
-  const remove = requireScope('users:write', 403);
+  const view = async (ctx: AppContext, user: UserRecord) => {
+    const shown = avatars
+      ? await avatars.service.present(ctx.state.scope, user, avatars.cdnBase(ctx))
+      : user;
+    return represent(shown, userShape(ctx.state.accept.shape));
+  };
+  const input = async (ctx: AppContext, operation: UserOperation) => {
+    const parsed = await userInput(ctx, operation);
+    if (avatars && parsed.avatar !== undefined) {
+      const base = avatars.cdnBase(ctx);
+      parsed.avatar = await avatars.service.link(ctx.state.scope, parsed.avatar, base);
+    }
+    return parsed;
+  };
+  // One guard per row kind of the contract's table (GET and PUT by id have the same rows).
+  const read = requireScopeOf('GET /users');
+  const write = requireScopeOf('POST /users');
+  const remove = requireScopeOf('DELETE /users/{userId}');
 
   router.get('/api/users', read, negotiate('/users', 'GET', { vendor, kind }), async (ctx) => {
     const query = parseQuery(userListQuerySchema, ctx.query);
-    if (kind === 'platform') checkPlatformSort(query.sort);
-    const page = await users.list(ctx.state.scope, query);
+    if (kind === 'platform') checkPlatformOnly(query);
+    const { next, ...page } = await users.list(ctx.state.scope, query);
+    if (next && kind !== 'platform') {
+      // The same list from the next page on: every parameter kept but the page's start.
+      const link = new URLSearchParams(ctx.querystring);
+      link.delete('offset');
+      link.set('after', next);
+      ctx.set('Link', `<${ctx.state.origin}/api/users?${link}>; rel="next"`);
+      Object.assign(page, { next });
+    }
     // Encoded once: Koa measures a string or object body (Buffer.byteLength) and encodes it again
     // as it writes, a cost on pages of up to 1,000 users. negotiate() sets the type after this.
-    ctx.body = Buffer.from(JSON.stringify({ ...page, data: page.data.map((u) => view(ctx, u)) }));
+    // Avatars' media are looked up together (a PostgreSQL pool answers them side by side).
+    const data = await Promise.all(page.data.map((u) => view(ctx, u)));
+    ctx.body = Buffer.from(JSON.stringify({ ...page, data }));
   });
 
   router.post('/api/users', write, negotiate('/users', 'POST', { vendor, kind }), async (ctx) => {
-    const user = await users.create(ctx.state.scope, await userInput(ctx, 'create'));
+    const user = await users.create(ctx.state.scope, await input(ctx, 'create'));
     ctx.status = 201;
     ctx.set('Location', `${ctx.state.origin}/api/users/${user.id}`);
-    ctx.body = view(ctx, user);
+    ctx.body = await view(ctx, user);
   });
 
   router.options('/api/users', (ctx) => {
@@ -82,7 +117,7 @@ export function registerUserRoutes(
     async (ctx) => {
       const user = await users.get(ctx.state.scope, ctx.params.userId!);
       ctx.set('ETag', etagOf(user.version));
-      ctx.body = view(ctx, user);
+      ctx.body = await view(ctx, user);
     },
   );
 
@@ -91,11 +126,11 @@ export function registerUserRoutes(
     write,
     negotiate('/users/{userId}', 'PUT', { vendor, kind, forms: true }),
     async (ctx) => {
-      const input = await userInput(ctx, 'update');
+      const change = await input(ctx, 'update');
       const check = ifMatch(ctx.get('If-Match'));
-      const user = await users.update(ctx.state.scope, ctx.params.userId!, input, check);
+      const user = await users.update(ctx.state.scope, ctx.params.userId!, change, check);
       ctx.set('ETag', etagOf(user.version));
-      ctx.body = view(ctx, user);
+      ctx.body = await view(ctx, user);
     },
   );
 
@@ -104,7 +139,11 @@ export function registerUserRoutes(
     remove,
     negotiate('/users/{userId}', 'DELETE', { vendor, kind }),
     async (ctx) => {
-      await users.remove(ctx.state.scope, ctx.params.userId!, ifMatch(ctx.get('If-Match')));
+      const { scope } = ctx.state;
+      const user = avatars ? await users.get(scope, ctx.params.userId!) : undefined;
+      await users.remove(scope, ctx.params.userId!, ifMatch(ctx.get('If-Match')));
+      // Its avatar's media go with it, once the user is gone (a failure leaves them, not it).
+      if (user) await avatars?.service.removeOf(scope, user);
       // 202 without a body, and so without a body type.
       ctx.body = null;
       ctx.status = 202;

@@ -15,16 +15,18 @@ import { newObjectId } from '../../store/ids.js';
 import type { Store } from '../../store/store.js';
 import {
   emptyUserRow,
+  type ListFilter,
   type NewUserRow,
   toRecord,
   type UserColumns,
   type UserRow,
   type UserView,
 } from '../../store/types.js';
-import { AppError } from '../errors.js';
+import { AppError, validationError } from '../errors.js';
 import type { VersionCheck } from '../http/etag.js';
 import type { RequestScope } from '../http/state.js';
 import { composeInvitation } from '../mail/invitation.js';
+import { decodeCursor, encodeCursor } from './list-cursor.js';
 import { hashSecret } from './secrets.js';
 
 /** An input's value of a field: absent = unchanged, null = clear. */
@@ -145,9 +147,17 @@ export function usersService(store: Store, invited: () => void) {
 
   return {
     async list(scope: RequestScope, q: UserListQuery): Promise<Page<UserRecord>> {
+      if (q.after !== undefined && q.offset !== undefined) {
+        throw validationError([
+          {
+            field: 'after',
+            message: 'cannot be combined with offset: a cursor says where to start',
+          },
+        ]);
+      }
       const limit = q.limit ?? DEFAULT_LIMIT;
       const offset = q.offset ?? 0;
-      const { total, rows } = await store.users.list({
+      const list = {
         branchId: scope.branch.id,
         statuses: q.status ?? ['activated'],
         query: q.query?.trim() || undefined,
@@ -155,10 +165,11 @@ export function usersService(store: Store, invited: () => void) {
           { key: 'lastName', dir: 'ASC' },
           { key: 'firstName', dir: 'ASC' },
         ],
-        limit,
-        offset,
-      });
-      return { total, limit, offset, data: rows.map(toRecord) };
+      } satisfies Partial<ListFilter>;
+      const after = q.after === undefined ? undefined : decodeCursor(list, q.after);
+      const { total, rows, next } = await store.users.list({ ...list, limit, offset, after });
+      const page = { total, limit, offset, data: rows.map(toRecord) };
+      return next ? { ...page, next: encodeCursor(list, next) } : page;
     },
 
     get: async (scope: RequestScope, key: string): Promise<UserRecord> =>

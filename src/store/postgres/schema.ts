@@ -11,7 +11,7 @@
  */
 
 /** Upper to lower case for ASCII letters only, as SQLite's NOCASE folds. */
-const NOCASE = (column: string) =>
+export const NOCASE = (column: string) =>
   `translate(${column}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`;
 
 /** The text FTS5 would index, as one normalised string (see `search_text`). */

@@ -1,10 +1,12 @@
 /** Every SQL statement on users, for PostgreSQL; the same answers as ../sqlite/users.repo.ts. */
 import { IDENTITY_COLUMNS } from '../common/identity-columns.js';
+import { KEY_COLUMNS, keysetRanges, orderTerms, positionOf } from '../common/keyset.js';
 import { searchWords } from '../common/search.js';
 import { sortColumns } from '../common/sort-columns.js';
 import { OBJECT_ID } from '../ids.js';
 import type { UsersRepo } from '../store.js';
 import {
+  type ListFilter,
   type NewUserRow,
   type OutboxMessage,
   USER_ROW_COLUMNS,
@@ -15,9 +17,23 @@ import {
 import { type Pool, type Queryable, query, transaction } from './db.js';
 import { freshBatch } from './fresh-read.js';
 import { enqueue } from './outbox.repo.js';
+import { NOCASE } from './schema.js';
 
 /** Names as stored columns ordered as SQLite orders them (see schema.ts). */
 const SORT_COLUMNS = sortColumns({ firstName: 'first_name_key', lastName: 'last_name_key' });
+/** A position's name compared as the stored key is (it may hold the name or its key). */
+const NAME_BIND = (p: string) => `${NOCASE(`${p}::text`)} COLLATE "C"`;
+/**
+ * The columns that give a row's position: for names the stored keys (in users_by_name, so an
+ * index-only scan still gives them; SQLite compares a key as it compares the name).
+ */
+const POSITION_COLUMNS = (f: ListFilter) => [
+  ...f.sort.map((s) =>
+    s.key === 'firstName' || s.key === 'lastName' ? SORT_COLUMNS[s.key] : KEY_COLUMNS[s.key].column,
+  ),
+  'status',
+  'rowid',
+];
 
 // The stored columns a user row has (the sort keys and search vector stay inside).
 const USER_COLUMNS = USER_ROW_COLUMNS.join(', ');
@@ -137,41 +153,76 @@ export function usersRepo(pool: Pool): UsersRepo {
                 FROM unnest($3::text[]) AS word) AS words
           WHERE w <> '')`);
       }
-      const order = [
-        ...f.sort.map(
-          (s) =>
-            `${SORT_COLUMNS[s.key]} ${s.dir} ${s.dir === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}`,
-        ),
-        'status',
-        'rowid',
-      ].join(', ');
+      const terms = orderTerms(f, SORT_COLUMNS, { firstName: NAME_BIND, lastName: NAME_BIND });
+      const order = terms
+        .map((t) => `${t.expr} ${t.dir} ${t.dir === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}`)
+        .join(', ');
       const filter = where.join(' AND ');
-      const n = values.length;
+      // Aliased: a sort by status names that column twice.
+      const keys = POSITION_COLUMNS(f)
+        .map((c, i) => `${c} AS p${i}`)
+        .join(', ');
+      const want = f.limit + 1;
+      // The page's positions, one more than asked to know whether more follow: by offset, or
+      // range by range after a position (keyset.ts), each from an index where one fits.
+      const positions = async (text: string, bound: unknown[]) =>
+        (await query<Record<string, unknown>>(pool, text, bound)).rows.map(Object.values);
+      const pick = async (): Promise<unknown[][]> => {
+        if (!f.after) {
+          const n = values.length;
+          return positions(
+            `SELECT ${keys} FROM users WHERE ${filter} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+            [...values, want, f.offset],
+          );
+        }
+        const picked: unknown[][] = [];
+        for (const range of keysetRanges(terms, f.after)) {
+          const bound = [...values];
+          const conditions = range((value) => {
+            bound.push(value);
+            return `$${bound.length}`;
+          });
+          bound.push(want - picked.length);
+          picked.push(
+            ...(await positions(
+              `SELECT ${keys} FROM users WHERE ${filter} AND ${conditions.join(' AND ')} ORDER BY ${order} LIMIT $${bound.length}`,
+              bound,
+            )),
+          );
+          if (picked.length >= want) break;
+        }
+        return picked;
+      };
       // The count and the page each read every match; on two pool connections at once they take
       // as long as the slower, not both (query=M at 100,000 users: 17 + 18 ms one after the other).
       // Separate statements either way, so no snapshot is shared that this would give up.
-      const [{ rows: counted }, { rows }] = await Promise.all([
+      const [{ rows: counted }, picked] = await Promise.all([
         query<{ total: number }>(
           pool,
           `SELECT count(*) AS total FROM users WHERE ${filter}`,
           values,
         ),
-        // Deferred join: the page's rowids from an index where one fits, then only their rows,
-        // by primary key and kept in the page's order. (Joined as a subquery, the planner chose
-        // a hash join over every user of the table and sorted the wide rows again: 16 ms for a
-        // 1,000-user page of 30,000 users, 8 ms this way.)
-        query<UserView>(
-          pool,
-          `SELECT ${VIEW} FROM unnest(ARRAY(
-             SELECT rowid FROM users WHERE ${filter}
-             ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}
-           )) WITH ORDINALITY AS page(page_rowid, n)
-           JOIN users ON users.rowid = page.page_rowid
-           ORDER BY page.n`,
-          [...values, f.limit, f.offset],
-        ),
+        pick(),
       ]);
-      return { total: counted[0]!.total, rows };
+      const page = picked.slice(0, f.limit);
+      // Then only the page's rows, by primary key and kept in the page's order. (Joined as a
+      // subquery, the planner chose a hash join over every user of the table and sorted the
+      // wide rows again: 16 ms for a 1,000-user page of 30,000 users, 8 ms this way.)
+      const { rows } =
+        page.length === 0
+          ? { rows: [] as UserView[] }
+          : await query<UserView>(
+              pool,
+              `SELECT ${VIEW} FROM unnest($1::bigint[]) WITH ORDINALITY AS page(page_rowid, n)
+               JOIN users ON users.rowid = page.page_rowid
+               ORDER BY page.n`,
+              [page.map((p) => p.at(-1))],
+            );
+      const total = counted[0]!.total;
+      // A page of none (limit 0: the count alone) has no position to go on from.
+      return picked.length > f.limit && page.length > 0
+        ? { total, rows, next: positionOf(page.at(-1)!) }
+        : { total, rows };
     },
   };
 }

@@ -1,11 +1,13 @@
 /** Every SQL statement on users. Rows in, `UserRecord`s out; rules live in the service. */
 import type { IdentityField } from '../../contract/identity.js';
 import { IDENTITY_COLUMNS } from '../common/identity-columns.js';
+import { keysetRanges, orderTerms, positionColumns, positionOf } from '../common/keyset.js';
 import { searchWords } from '../common/search.js';
 import { sortColumns } from '../common/sort-columns.js';
 import { OBJECT_ID } from '../ids.js';
 import {
   type ListFilter,
+  type ListPosition,
   type NewUserRow,
   type OutboxMessage,
   type UserColumns,
@@ -34,6 +36,8 @@ export function ftsExpression(query: string): string | null {
 }
 
 const VIEW = VIEW_COLUMNS.join(', ');
+/** The same, qualified: beside json_each, whose columns include an \`id\`. */
+const USERS_VIEW = VIEW_COLUMNS.map((c) => `users.${c}`).join(', ');
 
 /** A user's branch and status as one token of its full-text entry (see migration 6). */
 const scopeToken = (branchId: number, status: string) => `b${branchId}${status}`;
@@ -132,7 +136,7 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
         rethrowUnique(err);
       }
     },
-    list(f: ListFilter): { total: number; rows: UserView[] } {
+    list(f: ListFilter): { total: number; rows: UserView[]; next?: ListPosition } {
       const words = f.query === undefined ? undefined : ftsExpression(f.query);
       if (words === null) return { total: 0, rows: [] };
       // The words in the user's fields, and the branch and status in the entry's scope token
@@ -146,11 +150,8 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
         ...(match ? ['rowid IN (SELECT rowid FROM users_fts WHERE users_fts MATCH @match)'] : []),
       ].join(' AND ');
       // status before rowid: a harmless tie-break that lets users_by_name order a page alone.
-      const order = [
-        ...f.sort.map((s) => `${SORT_COLUMNS[s.key]} ${s.dir}`),
-        'status',
-        'rowid',
-      ].join(', ');
+      const terms = orderTerms(f, SORT_COLUMNS);
+      const order = terms.map((t) => `${t.expr} ${t.dir}`).join(', ');
       const params: Record<string, unknown> = { branchId: f.branchId, match };
       f.statuses.forEach((s, i) => {
         params[`s${i}`] = s;
@@ -163,16 +164,47 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
             })
           : cached(`SELECT count(*) AS total FROM users WHERE ${where}`).get(params)
       ) as { total: number };
-      // Deferred join: pick the page's rowids (index-only where an index fits), then read rows.
-      const page = `SELECT rowid FROM users WHERE ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`;
-      const rows = (
-        cachedRaw(`SELECT ${VIEW} FROM users WHERE rowid IN (${page}) ORDER BY ${order}`).all({
-          ...params,
-          limit: f.limit,
-          offset: f.offset,
-        }) as unknown[][]
-      ).map(viewOf);
-      return { total, rows };
+      // The page's positions first (index-only where an index fits), one more than asked to
+      // know whether more follow; then only the page's rows, by rowid, in that order.
+      const want = f.limit + 1;
+      const keys = positionColumns(f).join(', ');
+      let picked: unknown[][] = [];
+      if (!f.after) {
+        picked = cachedRaw(
+          `SELECT ${keys} FROM users WHERE ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`,
+        ).all({ ...params, limit: want, offset: f.offset }) as unknown[][];
+      } else {
+        for (const range of keysetRanges(terms, f.after)) {
+          const bound: Record<string, unknown> = {};
+          const conditions = range((value) => {
+            const name = `k${Object.keys(bound).length}`;
+            bound[name] = value;
+            return `@${name}`;
+          });
+          const sql = `SELECT ${keys} FROM users WHERE ${where} AND ${conditions.join(' AND ')} ORDER BY ${order} LIMIT @limit`;
+          picked.push(
+            ...(cachedRaw(sql).all({
+              ...params,
+              ...bound,
+              limit: want - picked.length,
+            }) as unknown[][]),
+          );
+          if (picked.length >= want) break;
+        }
+      }
+      const page = picked.slice(0, f.limit);
+      const rows =
+        page.length === 0
+          ? []
+          : (
+              cachedRaw(
+                `SELECT ${USERS_VIEW} FROM json_each(@ids) AS page JOIN users ON users.rowid = page.value ORDER BY page.key`,
+              ).all({ ids: JSON.stringify(page.map((p) => p.at(-1))) }) as unknown[][]
+            ).map(viewOf);
+      // A page of none (limit 0: the count alone) has no position to go on from.
+      const next =
+        picked.length > f.limit && page.length > 0 ? positionOf(page.at(-1)!) : undefined;
+      return next ? { total, rows, next } : { total, rows };
     },
   };
 }

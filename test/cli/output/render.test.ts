@@ -31,7 +31,9 @@ describe('formats', () => {
     expect(resolveFormat(undefined, fakeIO({ tty: true }).io)).toBe('table');
     expect(resolveFormat(undefined, fakeIO().io)).toBe('json');
     expect(resolveFormat('csv', fakeIO({ tty: true }).io)).toBe('csv');
-    expect(() => resolveFormat('yaml', fakeIO().io)).toThrow(/one of table, json, ndjson, csv/);
+    expect(() => resolveFormat('toml', fakeIO().io)).toThrow(
+      /one of table, json, ndjson, csv, yaml/,
+    );
   });
 
   it('streams JSON byte for byte like JSON.stringify of the whole array', async () => {

@@ -4,7 +4,7 @@ import { displayWidth, renderTable } from '../../../src/cli/output/table.js';
 import { safeJson, safeText } from '../../../src/cli/output/text-safe.js';
 import { fakeIO } from '../helpers.js';
 
-const head = ['id', 'email', 'name'];
+const head = [{ header: 'id' }, { header: 'email' }, { header: 'name' }];
 const rows = [
   ['65f000000000000000000001', 'ann.archer@a-very-long-domain.example.com', 'Ann Archer'],
   ['65f000000000000000000002', 'bob@example.com', 'Bob 李小龍'],
@@ -42,7 +42,7 @@ test('-o wide is a table that is not cut', async () => {
 test('control characters, DEL and bidi overrides from the service are shown, not obeyed', async () => {
   const hostile = '\u001b]0;pwned\u0007\u001b[2JEve\u202eevil\u009b31m\u007f';
   const fake = fakeIO({ tty: true });
-  await renderTable(fake.io, ['name'], [[hostile]]);
+  await renderTable(fake.io, [{ header: 'name' }], [[hostile]]);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting their absence.
   expect(fake.out()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
   expect(fake.out()).toContain('\\x1b]0;pwned\\x07\\x1b[2JEve\\u202eevil\\x9b31m\\x7f');
@@ -61,12 +61,11 @@ test("a wrapping column goes on over more lines instead of being cut (a plan's c
   const changes = 'firstName: Robert → Bob, department: Sales and Marketing → Research';
   await renderTable(
     fake.io,
-    ['line', 'changes'],
+    [{ header: 'line' }, { header: 'changes', wrap: true }],
     [
       ['3', changes],
       ['4', 'short'],
     ],
-    [false, true],
   );
   const lines = fake.out().trimEnd().split('\n');
   for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(50);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { duration, progressLine } from '../../../src/cli/output/progress-line.js';
 import { formatBytes, transferBars, transferLine } from '../../../src/cli/output/transfer.js';
+import { displayWidth } from '../../../src/cli/output/width.js';
 import { fakeIO } from '../helpers.js';
 
 describe('formatBytes', () => {
@@ -88,5 +89,46 @@ describe('one progress format for rows and bytes', () => {
     expect(progressLine('importing', 3, 10, 1000)).toMatch(/ETA 3s$/);
     expect(transferLine('a.bin', 3000, 10_000, 1000)).toMatch(/ETA 3s$/);
     expect(duration(3 * 3600 + 59)).toBe('3h01m');
+  });
+});
+
+describe('progress lines on a narrow terminal', () => {
+  const name = 'a-rather-long-holiday-photo-name-from-2024.png';
+  it.each([30, 40, 60, 70, 80, 120])(
+    'at %i columns: fits; share, rate and ETA stay; the name gives way, its end kept',
+    (width) => {
+      const line = transferLine(name, 50e6, 100e6, 2000, width);
+      expect(displayWidth(line)).toBeLessThanOrEqual(width);
+      expect(line).toMatch(/50% {2}25 MB\/s {2}ETA 2s$/);
+      if (width >= 60) expect(line).toContain('[#');
+      if (width >= 40) expect(line).toMatch(/^…[a-z0-9-]*\.png /);
+    },
+  );
+
+  it('a wide terminal keeps the usual line', () => {
+    expect(transferLine('photo.png', 50e6, 100e6, 2000, 120)).toBe(
+      transferLine('photo.png', 50e6, 100e6, 2000),
+    );
+  });
+
+  it('the import bar at 40 columns: share, rate and ETA stay', () => {
+    const line = progressLine('importing', 250, 1000, 5000, { width: 40 });
+    expect(displayWidth(line)).toBeLessThanOrEqual(40);
+    expect(line).toMatch(/25% {2}50\/s {2}ETA 15s$/);
+  });
+
+  it('transferBars draws within the terminal on stderr', () => {
+    const fake = fakeIO({ tty: true });
+    (fake.io.stderr as { columns?: number }).columns = 50;
+    const bars = transferBars(fake.io, () => 2000);
+    bars.add(name, 100e6).update(50e6);
+    bars.end();
+    const drawn = fake
+      .err()
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing the cursor moves.
+      .replace(/\r|\u001b\[\d*[AJK]/g, '')
+      .split('\n');
+    for (const line of drawn) expect(displayWidth(line)).toBeLessThanOrEqual(49);
+    expect(drawn.join('\n')).toMatch(/ETA \?/);
   });
 });

@@ -18,8 +18,10 @@ export interface PtyRun {
   exited: Promise<{ exitCode: number; screen: string }>;
 }
 
-export function inPty(args: string[], env: Env): PtyRun {
-  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+/** `columns`: the terminal's width (the pty's own size, as a resized window sets it). */
+export function inPty(args: string[], env: Env, { columns }: { columns?: number } = {}): PtyRun {
+  const roster = [process.execPath, BIN, ...args].map(quote).join(' ');
+  const command = columns ? `stty cols ${columns} rows 40 && exec ${roster}` : roster;
   const child = execa('script', ['-qfec', command, '/dev/null'], {
     env: { PATH: process.env.PATH, TERM: 'xterm', COLUMNS: '100', LINES: '40', ...env },
     extendEnv: false,

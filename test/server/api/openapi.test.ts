@@ -98,7 +98,14 @@ describe('the generated document', () => {
     expect(Object.keys(upload)).toEqual(['multipart/form-data']);
     expect(upload['multipart/form-data'].schema.required).toEqual(['file']);
     const names = (op: any) => op.parameters.map((p: any) => p.name);
-    expect(names(doc.paths['/users'].get)).toEqual(['limit', 'offset', 'query', 'sort', 'status']);
+    expect(names(doc.paths['/users'].get)).toEqual([
+      'limit',
+      'offset',
+      'after',
+      'query',
+      'sort',
+      'status',
+    ]);
     expect(names(doc.paths['/media'].get)).toEqual(['limit', 'offset']);
   });
 

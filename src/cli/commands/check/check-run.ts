@@ -6,17 +6,24 @@
  */
 import { type ApiClient, ApiError } from '../../../client/index.js';
 import { checkMedia } from './media.js';
-import { Mismatch, NotOffered, type Probe, type Step, step } from './probe.js';
+import { Mismatch, NotOffered, type Probe, ScopesMissing, type Step, step } from './probe.js';
 import { checkUsers, removeUsers } from './users.js';
 
 /** Runs every probe; whatever was created is removed again, even after a failure. */
-export async function probeService(client: ApiClient, write: boolean): Promise<Step[]> {
+export async function probeService(
+  client: ApiClient,
+  write: boolean,
+  expectScopes: readonly string[] = [],
+): Promise<Step[]> {
+  // Writing throwaway users and a medium is what --write asks for: its scopes are expected.
+  const writes = write ? ['users:write', 'media:write'] : [];
   const p: Probe = {
     client,
     get vendor() {
       return client.http.vendor;
     },
     steps: [],
+    expected: new Set([...expectScopes, ...writes]),
   };
   const vendor = client.http.vendor;
   await step(p, 'reach the service: GET /api', async () => {
@@ -38,6 +45,7 @@ export async function probeService(client: ApiClient, write: boolean): Promise<S
     }
     return `${res.status}, vendor ${typeof served === 'string' ? served : '(not listed)'}`;
   });
+  if (expectScopes.length > 0) await checkScopes(p, expectScopes);
   const created: string[] = [];
   let medium: string | undefined;
   try {
@@ -50,4 +58,22 @@ export async function probeService(client: ApiClient, write: boolean): Promise<S
     await Promise.allSettled(leftovers.map((f) => f()));
   }
   return p.steps;
+}
+
+/**
+ * The scopes --expect-scopes names, against the ones the service lists for the token (Roster
+ * does in GET /api/branch; the platform does not: then the steps that need them tell).
+ */
+async function checkScopes(p: Probe, expected: readonly string[]) {
+  await step(p, `token scopes: GET /branch (expected ${expected.join(', ')})`, async () => {
+    const { scopes } = await p.client.getBranch();
+    if (!scopes) return 'the service does not list them; the steps below need them';
+    const missing = expected.filter((s) => !scopes.includes(s));
+    if (missing.length > 0) {
+      throw new ScopesMissing(
+        `the token lacks ${missing.join(', ')} (it has ${scopes.join(', ') || 'none'})`,
+      );
+    }
+    return `the token has ${scopes.join(', ')}`;
+  });
 }

@@ -5,12 +5,13 @@
  * no failure as long as what this client itself sends is offered.
  */
 import type { ApiClient, HttpMethod, JsonResponse } from '../../../client/index.js';
-import { ApiError, ClientError } from '../../../client/index.js';
+import { ApiError, ClientError, PermissionError } from '../../../client/index.js';
 import { type Endpoint, mediaTypeOf, type VersionEntry } from '../../../contract/versions.js';
 import { userMessage } from '../../advice.js';
 import { firstLine } from '../../errors.js';
+import { DeadlineReached } from './deadline.js';
 
-export type Result = 'pass' | 'fail' | 'skip' | 'not offered';
+export type Result = 'pass' | 'fail' | 'skip' | 'not offered' | 'not permitted';
 
 export interface Step {
   name: string;
@@ -27,6 +28,9 @@ export class Mismatch extends Error {}
 /** The service does not offer what the step asks for (and need not). */
 export class NotOffered extends Error {}
 
+/** The token lacks an expected scope: a failure of the token (exit 3). */
+export class ScopesMissing extends Error {}
+
 export interface Probe {
   client: ApiClient;
   /** The vendor word in use (the client's, which a 406 at the start may have corrected). */
@@ -34,6 +38,11 @@ export interface Probe {
   steps: Step[];
   /** Set after an auth failure or a lost service: later steps are skipped. */
   stopped?: string;
+  /**
+   * Scopes the token must have (--expect-scopes, and the write scopes with --write): a step
+   * that needs one of them and is not permitted fails; any other is "not permitted".
+   */
+  expected?: ReadonlySet<string>;
 }
 
 /** Runs one step; the function's string is the pass detail. */
@@ -53,6 +62,21 @@ export async function step(probe: Probe, name: string, fn: () => Promise<string>
       probe.steps.push({ name, result: 'not offered', detail: err.message, ms: ms() });
       return false;
     }
+    // A token that works but may not run this step: no failure unless the scope is expected.
+    if (err instanceof PermissionError) {
+      const needs = `needs ${err.scope ?? 'a permission the service did not name'}`;
+      if (err.scope && !probe.expected?.has(err.scope)) {
+        probe.steps.push({ name, result: 'not permitted', detail: needs, ms: ms() });
+      } else {
+        const detail = `not permitted (${needs})`;
+        probe.steps.push({ name, result: 'fail', detail, ms: ms(), auth: true });
+      }
+      return false;
+    }
+    if (err instanceof ScopesMissing) {
+      probe.steps.push({ name, result: 'fail', detail: err.message, ms: ms(), auth: true });
+      return false;
+    }
     const auth = err instanceof ApiError && (err.status === 401 || err.status === 403);
     const detail =
       err instanceof ApiError
@@ -60,7 +84,9 @@ export async function step(probe: Probe, name: string, fn: () => Promise<string>
         : firstLine(userMessage(err));
     probe.steps.push({ name, result: 'fail', detail, ms: ms(), ...(auth ? { auth } : {}) });
     if (auth) probe.stopped = 'skipped: the token was rejected';
-    else if (err instanceof ClientError && !(err instanceof ApiError)) {
+    else if (err instanceof DeadlineReached) {
+      probe.stopped = `skipped: --deadline ${err.seconds} s reached`;
+    } else if (err instanceof ClientError && !(err instanceof ApiError)) {
       probe.stopped = 'skipped: the service could not be reached';
     }
     return false;

@@ -2,10 +2,12 @@
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { BATCH_EXIT_HELP, runConfirmedBatch } from '../shared/batch.js';
+import { STDIN_IDS_HELP } from '../shared/ids.js';
 import { globalsOf } from '../shared/options.js';
 
 export interface DeleteOptions {
   ids: string[];
+  dryRun?: boolean;
   globals: GlobalOptions;
 }
 
@@ -14,13 +16,14 @@ export function register(media: Command, deps: Deps, runFn = runDelete) {
     .command('delete')
     .aliases(['remove', 'rm'])
     .description('delete media by id (the files are removed; their URLs stop working)')
-    .argument('<ids...>', 'medium ids')
+    .argument('<ids...>', `medium ids; ${STDIN_IDS_HELP}`)
+    .option('--dry-run', 'show which media would be deleted; delete nothing')
     .addHelpText(
       'after',
       `\nAsks for confirmation on a terminal; elsewhere it refuses (exit 2) unless -y/--yes is given.${BATCH_EXIT_HELP}`,
     )
-    .action((ids: string[], _opts: unknown, cmd: Command) =>
-      runFn({ ids, globals: globalsOf(cmd) }, deps),
+    .action((ids: string[], opts: { dryRun?: boolean }, cmd: Command) =>
+      runFn({ ids, ...opts, globals: globalsOf(cmd) }, deps),
     );
 }
 
@@ -33,5 +36,9 @@ export const runDelete = (opts: DeleteOptions, deps: Deps) =>
     action: async (client, id) => {
       await client.deleteMedium(id);
       return 'deleted';
+    },
+    preview: async (client, id) => {
+      await client.getMedium(id);
+      return { action: 'delete' };
     },
   });

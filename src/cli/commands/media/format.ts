@@ -27,10 +27,11 @@ const dimensions = (m: Medium) => {
 export function mediumColumns(format: Format): Column<Medium>[] {
   return [
     { header: 'id', value: (m) => m.id },
-    { header: 'name', value: (m) => m.fileName },
-    { header: 'type', value: (m) => m.resourceInfo.type },
+    // On a narrow terminal the name stays longest after the id; dimensions and preview go first.
+    { header: 'name', keep: 2, value: (m) => m.fileName },
+    { header: 'type', keep: 1, value: (m) => m.resourceInfo.type },
     format === 'table'
-      ? { header: 'size', value: (m) => formatBytes(m.resourceInfo.bytes) }
+      ? { header: 'size', keep: 1, value: (m) => formatBytes(m.resourceInfo.bytes) }
       : { header: 'bytes', value: (m) => m.resourceInfo.bytes },
     { header: 'dimensions', value: dimensions },
     { header: 'preview', value: (m) => (m.transformations?.[PREVIEW] ? 'yes' : 'no') },
@@ -38,8 +39,13 @@ export function mediumColumns(format: Format): Column<Medium>[] {
 }
 
 /** The view for a media command: `-o` resolved against the TTY, `--fields` checked. */
-export function mediumView(globals: GlobalOptions, fields: string | undefined, deps: Deps) {
-  const format = resolveFormat(globals.output, deps.io);
+export function mediumView(
+  globals: GlobalOptions,
+  fields: string | undefined,
+  deps: Deps,
+  allow: { ids?: boolean } = {},
+) {
+  const format = resolveFormat(globals.output, deps.io, allow);
   const paths = fields === undefined ? undefined : parseFields(fields, MEDIUM_FIELDS);
   return viewOf(format, mediumColumns(format), paths);
 }

@@ -6,6 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { DestinationError, destinationError } from '../../../files/destination.js';
 import { CliError, usageError } from '../../errors.js';
 
 const exists = (path: string) =>
@@ -25,13 +26,13 @@ export async function targetPath(to: string | undefined, name: string, force?: b
   let target = to ?? name;
   const found = await exists(target);
   if (to !== undefined && (found?.isDirectory() || /[/\\]$/.test(to))) {
-    if (!found) throw new CliError(`the directory ${to} does not exist`);
+    if (!found) throw new DestinationError(to, 'the directory does not exist');
     target = join(to, name);
   }
   const existing = target === to ? found : await exists(target);
-  if (existing?.isDirectory()) throw new CliError(`${target} is a directory`);
+  if (existing?.isDirectory()) throw new DestinationError(target, 'it is a directory');
   if (!existing && !(await exists(dirname(target)))?.isDirectory()) {
-    throw new CliError(`the directory ${dirname(target)} does not exist`);
+    throw new DestinationError(target, `the directory ${dirname(target)} does not exist`);
   }
   if (existing && !force) throw refuse(target);
   return target;
@@ -80,14 +81,24 @@ export async function saveStream(
     opts.onProgress?.(n);
   });
   try {
-    await pipeline(await open(), count, createWriteStream(temp, { flags: 'wx' }));
+    const source = await open();
+    try {
+      await pipeline(source, count, createWriteStream(temp, { flags: 'wx' }));
+    } catch (err) {
+      // The temp file's failure is the destination's (its name is ours, not the person's).
+      throw destinationError(target, err);
+    }
     if (opts.expectedBytes !== undefined && bytes !== opts.expectedBytes) {
       throw new CliError(
         `the download ended after ${bytes} of ${opts.expectedBytes} bytes; nothing was saved, try again`,
       );
     }
-    if (opts.force) await rename(temp, target);
-    else await linkNoClobber(temp, target);
+    try {
+      if (opts.force) await rename(temp, target);
+      else await linkNoClobber(temp, target);
+    } catch (err) {
+      throw destinationError(target, err);
+    }
     return bytes;
   } finally {
     await rm(temp, { force: true });

@@ -12,12 +12,16 @@ export interface ProfileRow {
   vendor: string | null;
   role: string | null;
   locale: string | null;
+  /** The data dir whose `serve` saved the profile. */
+  dataDir: string | null;
 }
 
 export function register(profiles: Command, deps: Deps, runFn = runList) {
   profiles
     .command('list')
-    .description('list profiles: name, base URLs, vendor (tokens are never shown)')
+    .description(
+      'list profiles: name, base URLs, vendor, the data dir a local one serves (tokens are never shown)',
+    )
     .action((_opts: unknown, cmd: Command) => runFn({ globals: globalsOf(cmd) }, deps));
 }
 
@@ -33,6 +37,7 @@ export async function runList(opts: { globals: GlobalOptions }, deps: Deps): Pro
     vendor: p.vendor ?? null,
     role: p.role ?? null,
     locale: p.locale ?? null,
+    dataDir: p.dataDir ?? null,
   }));
   await renderList(deps.io, resolveFormat(opts.globals.output, deps.io), rows, [
     { header: 'current', value: (r) => (r.current ? '*' : '') },
@@ -42,6 +47,7 @@ export async function runList(opts: { globals: GlobalOptions }, deps: Deps): Pro
     { header: 'vendor', value: (r) => r.vendor },
     { header: 'role', value: (r) => r.role },
     { header: 'locale', value: (r) => r.locale },
+    { header: 'dataDir', value: (r) => r.dataDir },
   ]);
   if (rows.length === 0) note(deps.io, 'no profiles yet: run `roster login`');
 }

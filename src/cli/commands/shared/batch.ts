@@ -11,8 +11,10 @@ import type { ApiClient } from '../../../client/index.js';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { note } from '../../context.js';
 import { CliError, EXIT, firstLine } from '../../errors.js';
-import { renderList, resolveFormat } from '../../output/render.js';
+import { renderList, resolveFormat, type View } from '../../output/render.js';
 import { paintErr } from '../../output/style.js';
+import type { Preview } from './dry-run.js';
+import { expandIds, type IdItem, isBadId } from './ids.js';
 import { confirmOrRefuse } from './options.js';
 
 export interface BatchRow {
@@ -39,53 +41,64 @@ export interface Noun {
 export const describeIds = (ids: string[], noun: Noun) =>
   ids.length === 1 ? `${noun.one} ${ids[0]}` : `${ids.length} ${noun.many} (${ids.join(', ')})`;
 
-export async function runBatch(
-  ids: string[],
-  action: (id: string) => Promise<string>,
-  verb: string,
-  globals: GlobalOptions,
+/** What trying each id gave: a row per id, the values of those done, and what stopped the run. */
+export interface Outcome<V> {
+  rows: BatchRow[];
+  values: V[];
+  notFound: string[];
+  /** The error that stopped the run (the remaining ids were not tried). */
+  stop?: unknown;
+}
+
+/**
+ * Runs `action` for each id in turn (duplicates once; a `BadId` fails without a request), by the
+ * rules above. `noteFailures`: also name each failure on stderr (when the output has no row for
+ * it a person would see).
+ */
+export async function tryEach<V>(
+  items: IdItem[],
+  action: (id: string) => Promise<V>,
+  statusOf: (value: V) => string | undefined,
   deps: Deps,
-  noun: Noun = { one: 'user', many: 'users' },
-): Promise<void> {
+  noteFailures: boolean,
+): Promise<Outcome<V>> {
   const { io } = deps;
-  const format = resolveFormat(globals.output, io);
   const { ApiError, stopsRun } = await import('../../../client/errors.js');
   const { userMessage } = await import('../../advice.js');
-  const rows: BatchRow[] = [];
-  const notFound: string[] = [];
-  let stop: unknown;
-  for (const id of [...new Set(ids)]) {
+  const out: Outcome<V> = { rows: [], values: [], notFound: [] };
+  const failed = (id: string, error: string) => {
+    out.rows.push({ id, ok: false, error });
+    if (noteFailures) note(io, `${paintErr(io, 'red', 'failed')} ${id}: ${error}`);
+  };
+  for (const item of [...new Set(items)]) {
+    if (isBadId(item)) {
+      failed(item.text, item.error);
+      continue;
+    }
     try {
-      rows.push({ id, ok: true, status: await action(id) });
+      const value = await action(item);
+      out.values.push(value);
+      out.rows.push({ id: item, ok: true, status: statusOf(value) });
     } catch (err) {
       if (stopsRun(err)) {
-        stop = err;
+        out.stop = err;
         break;
       }
-      if (err instanceof ApiError && err.status === 404) notFound.push(id);
-      const error = err instanceof ApiError ? err.serverMessage : firstLine(userMessage(err));
-      rows.push({ id, ok: false, error });
-      if (format !== 'table') note(io, `${paintErr(io, 'red', 'failed')} ${id}: ${error}`);
+      if (err instanceof ApiError && err.status === 404) out.notFound.push(item);
+      failed(item, err instanceof ApiError ? err.serverMessage : firstLine(userMessage(err)));
     }
   }
-  if (stop && rows.length === 0) throw stop;
-  await renderList(
-    io,
-    format,
-    rows,
-    [
-      { header: 'id', value: (r) => r.id },
-      { header: 'result', value: (r) => (r.ok ? verb : 'failed') },
-      { header: 'status', value: (r) => r.status },
-      { header: 'error', value: (r) => r.error },
-    ],
-    (r) => ({ id: r.id, ok: r.ok, status: r.status ?? null, error: r.error ?? null }),
-  );
-  if (stop) throw stop;
+  if (out.stop && out.rows.length === 0) throw out.stop;
+  return out;
+}
 
+/** After the output: the stopping error, else the exit the rows call for (see the top). */
+export function finishBatch(outcome: Outcome<unknown>, verb: string, noun: Noun, deps: Deps) {
+  const { rows, notFound, stop } = outcome;
+  if (stop) throw stop;
   const done = rows.filter((r) => r.ok).length;
   const failed = rows.length - done;
-  note(io, `${done} ${verb}, ${failed} failed`);
+  note(deps.io, `${done} ${verb}, ${failed} failed`);
   if (failed === 0) return;
   if (done > 0) throw new CliError(`${failed} of ${rows.length} failed`, EXIT.partial);
   if (notFound.length === rows.length) {
@@ -94,13 +107,38 @@ export async function runBatch(
   throw new CliError(`none of the ${rows.length} ${noun.many} could be ${verb}`);
 }
 
+export async function runBatch(
+  ids: IdItem[],
+  action: (id: string) => Promise<string>,
+  verb: string,
+  globals: GlobalOptions,
+  deps: Deps,
+  noun: Noun = { one: 'user', many: 'users' },
+): Promise<void> {
+  const format = resolveFormat(globals.output, deps.io);
+  const outcome = await tryEach(ids, action, (s) => s, deps, format !== 'table');
+  await renderList(
+    deps.io,
+    format,
+    outcome.rows,
+    [
+      { header: 'id', value: (r) => r.id },
+      { header: 'result', value: (r) => (r.ok ? verb : 'failed') },
+      { header: 'status', value: (r) => r.status },
+      { header: 'error', value: (r) => r.error },
+    ],
+    (r) => ({ id: r.id, ok: r.ok, status: r.status ?? null, error: r.error ?? null }),
+  );
+  finishBatch(outcome, verb, noun, deps);
+}
+
 /**
  * A destructive verb over ids (users remove, media delete): asks on a terminal — without one it
  * refuses unless --yes (exit 2, nothing done) — then runs the batch. `verb` asks ("Remove"),
  * `doing` refuses ("not removing …"), `done` reports ("removed").
  */
 export async function runConfirmedBatch(
-  opts: { ids: string[]; globals: GlobalOptions },
+  opts: { ids: string[]; dryRun?: boolean; globals: GlobalOptions },
   deps: Deps,
   spec: {
     verb: string;
@@ -108,17 +146,41 @@ export async function runConfirmedBatch(
     done: string;
     noun: Noun;
     action: (client: ApiClient, id: string) => Promise<string>;
+    /** `--dry-run`: what the action would do to this id (reads only). */
+    preview: (client: ApiClient, id: string) => Promise<Preview>;
   },
 ): Promise<void> {
-  const ids = [...new Set(opts.ids)];
-  const what = describeIds(ids, spec.noun);
+  if (opts.dryRun) {
+    const { runDryRun } = await import('./dry-run.js');
+    await runDryRun(opts.ids, spec.preview, opts.globals, deps, spec.noun);
+    return;
+  }
+  const ids = [...new Set(await expandIds(opts.ids, deps))];
+  const what = describeIds(
+    ids.map((id) => (isBadId(id) ? id.text : id)),
+    spec.noun,
+  );
   const question = `${spec.verb} ${what}?`;
   const refusal = `not ${spec.doing} ${what}`;
-  if (!(await confirmOrRefuse(deps, opts.globals, question, refusal))) {
+  // No ids (an empty list piped in) means nothing to do: nothing to confirm.
+  if (ids.length > 0 && !(await confirmOrRefuse(deps, opts.globals, question, refusal))) {
     // Nothing was done, so the command did not do what it was asked: not a success (exit 1).
     throw new CliError(`nothing ${spec.done}: not confirmed`);
   }
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   await runBatch(ids, (id) => spec.action(client, id), spec.done, opts.globals, deps, spec.noun);
+}
+
+/** `show -`: the records found, as one list in `view`; an id not found fails on its own. */
+export async function showEach<T>(
+  items: IdItem[],
+  get: (id: string) => Promise<T>,
+  view: View<T>,
+  noun: Noun,
+  deps: Deps,
+): Promise<void> {
+  const outcome = await tryEach(items, get, () => undefined, deps, true);
+  await renderList(deps.io, view.format, outcome.values, view.columns, view.json);
+  finishBatch(outcome, 'shown', noun, deps);
 }

@@ -4,6 +4,7 @@ import { USER_FIELDS, type UserField } from '../../../contract/user-fields.js';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { getPath, parseFields } from '../../output/fields.js';
 import { type Column, resolveFormat, type View, viewOf } from '../../output/render.js';
+import { safeText } from '../../output/text-safe.js';
 
 /** The top-level keys of a v3 user: the first segment of every `--fields` path. */
 const USER_KEYS = [
@@ -19,27 +20,37 @@ const USER_KEYS = [
   'profile',
 ] as const;
 
+/** On a narrow terminal, what stays longest after the id: the address and status, then names. */
+const KEEP: Partial<Record<string, number>> = { email: 2, firstName: 1, lastName: 1 };
+
 /** id, the fields the user-field table shows by default, and status. */
 export const USER_COLUMNS: Column<UserV3>[] = [
   { header: 'id', value: (u) => u.id },
   ...USER_FIELDS.flatMap((f: UserField) =>
-    f.shown && f.read ? [{ header: f.name, value: (u: UserV3) => getPath(u, f.read!) }] : [],
+    f.shown && f.read
+      ? [{ header: f.name, keep: KEEP[f.name], value: (u: UserV3) => getPath(u, f.read!) }]
+      : [],
   ),
-  { header: 'status', value: (u) => u.status },
+  { header: 'status', keep: 2, value: (u) => u.status },
 ];
 
 /** The view for a users command: `-o` resolved against the TTY, `--fields` checked. */
-export function userView(globals: GlobalOptions, fields: string | undefined, deps: Deps) {
+export function userView(
+  globals: GlobalOptions,
+  fields: string | undefined,
+  deps: Deps,
+  allow: { ids?: boolean } = {},
+) {
   const paths = fields === undefined ? undefined : parseFields(fields, USER_KEYS);
-  return viewOf(resolveFormat(globals.output, deps.io), USER_COLUMNS, paths);
+  return viewOf(resolveFormat(globals.output, deps.io, allow), USER_COLUMNS, paths);
 }
 
 export type UserView = View<UserV3>;
 
 /** `Ann Smith <ann@example.com>`, or the id: how a user is named in notices. */
 export function describeUser(u: UserV3): string {
-  const name = [u.profile.firstName, u.profile.lastName].filter(Boolean).join(' ');
-  const address = u.email?.value ?? u.userName?.value;
+  const name = safeText([u.profile.firstName, u.profile.lastName].filter(Boolean).join(' '));
+  const address = safeText(u.email?.value ?? u.userName?.value ?? '');
   if (name && address) return `${name} <${address}>`;
-  return name || address || u.id;
+  return name || address || safeText(u.id);
 }

@@ -17,6 +17,7 @@ export const VERBS: (() => Promise<VerbModule>)[] = [
   () => import('./remove.js'),
   () => import('./import.js'),
   () => import('./export.js'),
+  () => import('./avatar/index.js'),
 ];
 
 export async function register(program: Command, deps: Deps): Promise<void> {

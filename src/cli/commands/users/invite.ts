@@ -9,11 +9,11 @@ import { type Deps, type GlobalOptions, interactive, note } from '../../context.
 import { usageError } from '../../errors.js';
 import { renderRecord } from '../../output/render.js';
 import { prompterOf } from '../../prompt.js';
-import { readSecretFromStdin } from '../../stdin.js';
 import { collect, fieldsOption, globalsOf } from '../shared/options.js';
 import { describeUser, userView } from './format.js';
 import { applySets, type Body, putField } from './patch.js';
 import { ensureRequired } from './required.js';
+import { SECRET_HELP, secretOf } from './secret.js';
 import { validateUserBody } from './validate.js';
 
 export interface InviteOptions {
@@ -66,7 +66,7 @@ export function register(users: Command, deps: Deps, runFn = runInvite) {
       .option('--locale <xx_YY>', 'language and region, e.g. de_DE')
       .option(
         '--secret [password]',
-        "initial password, the user is activated at once: '-' reads it from stdin, the flag alone asks (a value on the command line shows in ps and history)",
+        `initial password, the user is activated at once: ${SECRET_HELP}`,
       )
       .option('--no-send-mail', 'do not send the invitation mail')
       .option(
@@ -117,19 +117,9 @@ async function askMissing(opts: InviteOptions, deps: Deps): Promise<InviteOption
   };
 }
 
-/** `--secret -` from stdin, `--secret` alone asked for (masked) on a terminal. */
-async function secretOf(opts: InviteOptions, deps: Deps): Promise<string | undefined> {
-  if (opts.secret === '-') return readSecretFromStdin(deps.io);
-  if (opts.secret !== true) return opts.secret;
-  if (!interactive(deps.io)) {
-    throw usageError('--secret without a value asks on a terminal; not on one, use --secret -');
-  }
-  return prompterOf(deps).password({ message: 'Initial password', required: true });
-}
-
 export async function runInvite(options: InviteOptions, deps: Deps): Promise<void> {
   const view = userView(options.globals, options.fields, deps);
-  const secret = await secretOf(options, deps);
+  const secret = await secretOf(options.secret, deps);
   const opts = await askMissing({ ...options, secret }, deps);
   const body = inviteBody(opts);
   if (body.email === undefined && body.userName === undefined) {

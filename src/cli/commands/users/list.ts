@@ -67,7 +67,7 @@ async function checkQuery(opts: ListOptions) {
 }
 
 export async function runList(opts: ListOptions, deps: Deps): Promise<void> {
-  const view = userView(opts.globals, opts.fields, deps);
+  const view = userView(opts.globals, opts.fields, deps, { ids: true });
   await checkQuery(opts);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);

@@ -2,10 +2,12 @@
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { BATCH_EXIT_HELP, runConfirmedBatch } from '../shared/batch.js';
+import { STDIN_IDS_HELP } from '../shared/ids.js';
 import { globalsOf } from '../shared/options.js';
 
 export interface RemoveOptions {
   ids: string[];
+  dryRun?: boolean;
   globals: GlobalOptions;
 }
 
@@ -14,13 +16,14 @@ export function register(users: Command, deps: Deps, runFn = runRemove) {
     .command('remove')
     .aliases(['delete', 'rm'])
     .description('remove users by id or externalId (they become deleted: 404 from then on)')
-    .argument('<ids...>', 'user ids or externalIds')
+    .argument('<ids...>', `user ids or externalIds; ${STDIN_IDS_HELP}`)
+    .option('--dry-run', 'show which users would be removed; remove nothing')
     .addHelpText(
       'after',
       `\nAsks for confirmation on a terminal; elsewhere it refuses (exit 2) unless -y/--yes is given.${BATCH_EXIT_HELP}`,
     )
-    .action((ids: string[], _opts: unknown, cmd: Command) =>
-      runFn({ ids, globals: globalsOf(cmd) }, deps),
+    .action((ids: string[], opts: { dryRun?: boolean }, cmd: Command) =>
+      runFn({ ids, ...opts, globals: globalsOf(cmd) }, deps),
     );
 }
 
@@ -33,5 +36,9 @@ export const runRemove = (opts: RemoveOptions, deps: Deps) =>
     action: async (client, id) => {
       await client.deleteUser(id);
       return 'deleted';
+    },
+    preview: async (client, id) => {
+      await client.getUser(id);
+      return { action: 'remove' };
     },
   });

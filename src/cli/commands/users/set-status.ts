@@ -1,12 +1,16 @@
 /** activate and deactivate: the same PUT of `status` over several ids. */
 import type { Command } from 'commander';
-import type { Deps, GlobalOptions } from '../../context.js';
+import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { BATCH_EXIT_HELP, runBatch } from '../shared/batch.js';
+import { change, runDryRun } from '../shared/dry-run.js';
+import { expandIds, STDIN_IDS_HELP } from '../shared/ids.js';
 import { globalsOf } from '../shared/options.js';
 
 export interface SetStatusOptions {
   ids: string[];
   status: 'activated' | 'deactivated';
+  /** Say whose status would change, change nothing. */
+  dryRun?: boolean;
   globals: GlobalOptions;
 }
 
@@ -24,21 +28,45 @@ export function registerStatusVerb(
         ? 'activate users (deactivated or pending) by id or externalId'
         : 'deactivate users by id or externalId (they can no longer sign in)',
     )
-    .argument('<ids...>', 'user ids or externalIds')
+    .argument('<ids...>', `user ids or externalIds; ${STDIN_IDS_HELP}`)
+    .option('--dry-run', 'show whose status would change; change nothing')
     .addHelpText('after', BATCH_EXIT_HELP)
-    .action((ids: string[], _opts: unknown, cmd: Command) =>
-      runFn({ ids, status, globals: globalsOf(cmd) }, deps),
+    .action((ids: string[], opts: { dryRun?: boolean }, cmd: Command) =>
+      runFn({ ids, status, ...opts, globals: globalsOf(cmd) }, deps),
     );
 }
 
 export async function runSetStatus(opts: SetStatusOptions, deps: Deps): Promise<void> {
+  if (opts.dryRun) {
+    const verb = opts.status === 'activated' ? 'activate' : 'deactivate';
+    await runDryRun(
+      opts.ids,
+      async (client, id) => {
+        const changes = change('status', (await client.getUser(id)).status, opts.status);
+        return { action: Object.keys(changes).length ? verb : 'unchanged', changes };
+      },
+      opts.globals,
+      deps,
+      { one: 'user', many: 'users' },
+    );
+    return;
+  }
+  const ids = await expandIds(opts.ids, deps);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   await runBatch(
-    opts.ids,
-    async (id) => (await client.updateUser(id, { status: opts.status })).status,
+    ids,
+    async (id) => {
+      const { status } = await client.updateUser(id, { status: opts.status });
+      if (opts.status === 'activated' && status === 'pending') note(deps.io, stillPending(id));
+      return status;
+    },
     opts.status,
     opts.globals,
     deps,
   );
 }
+
+/** A user who never signed up goes back to pending, not to activated (the service's rule). */
+const stillPending = (id: string) =>
+  `${id} is pending, not activated: it never signed up. It becomes activated when they accept the invitation, or at once with a one-time password: roster users update ${id} --secret`;

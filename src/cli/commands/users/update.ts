@@ -3,16 +3,22 @@ import type { Command } from 'commander';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { renderRecord } from '../../output/render.js';
+import { STDIN_IDS_HELP } from '../shared/ids.js';
 import { collect, fieldsOption, globalsOf } from '../shared/options.js';
 import { describeUser, userView } from './format.js';
 import { applySets } from './patch.js';
+import { SECRET_HELP, secretOf } from './secret.js';
 import { validateUserBody } from './validate.js';
 
 export interface UpdateOptions {
   id: string;
   set?: string[];
   unset?: string[];
+  /** A one-time password: '-' from stdin, true (the flag alone) asked for on a terminal. */
+  secret?: string | true;
   fields?: string;
+  /** Show each field's value now → after, change nothing. */
+  dryRun?: boolean;
   globals: GlobalOptions;
 }
 
@@ -21,12 +27,20 @@ export function register(users: Command, deps: Deps, runFn = runUpdate) {
     users
       .command('update')
       .description('change fields of a user (JSON: the updated v3 user)')
-      .argument('<id>', 'the user id, or an externalId')
+      .argument(
+        '<id>',
+        `the user id, or an externalId; ${STDIN_IDS_HELP} (then one result row each)`,
+      )
       .option('--set <key=value>', 'set a field, e.g. profile.position=CTO (repeatable)', collect)
       .option(
         '--unset <key>',
         'clear an optional field, e.g. profile.phoneNumber (repeatable)',
         collect,
+      )
+      .option('--dry-run', 'show what would change (each field: now → after); change nothing')
+      .option(
+        '--secret [password]',
+        `a one-time password; a pending user is activated with it: ${SECRET_HELP}`,
       ),
   )
     .addHelpText(
@@ -43,11 +57,14 @@ profile.<field or custom field id>, status (activated|deactivated). Bare profile
 
 export async function runUpdate(opts: UpdateOptions, deps: Deps): Promise<void> {
   const view = userView(opts.globals, opts.fields, deps);
-  if (!opts.set?.length && !opts.unset?.length) {
-    throw usageError('nothing to change: pass --set key=value or --unset key');
+  if (!opts.set?.length && !opts.unset?.length && opts.secret === undefined) {
+    throw usageError('nothing to change: pass --set key=value, --unset key or --secret');
   }
-  const patch = applySets({}, opts.set, opts.unset);
+  const secret = await secretOf(opts.secret, deps);
+  const patch = applySets(secret === undefined ? {} : { secret }, opts.set, opts.unset);
   await validateUserBody('update', patch);
+  if (opts.id === '-' || opts.dryRun)
+    return (await import('./update-each.js')).updateEach(opts, patch, deps);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   const user = await client.updateUser(opts.id, patch);

@@ -6,6 +6,7 @@ import type { FieldIssue } from '../../../contract/errors.js';
 import { isWriteOnly, USER_FIELDS } from '../../../contract/user-fields.js';
 import { usageError } from '../../errors.js';
 import { getPath } from '../../output/fields.js';
+import { safeText } from '../../output/text-safe.js';
 import type { Body } from './patch.js';
 
 /** Values never echoed back in a message: the write-only fields (secrets). */
@@ -13,7 +14,12 @@ const SECRET_FIELDS: ReadonlySet<string> = new Set(
   USER_FIELDS.filter(isWriteOnly).map((f) => f.body),
 );
 
-function describe(issue: FieldIssue, body: Body, flagOf: (field: string) => string): string {
+function describe(
+  issue: FieldIssue,
+  body: Body,
+  flagOf: (field: string) => string,
+  operation: 'create' | 'update',
+): string {
   if (issue.message === 'email or userName is required') {
     return `${flagOf('email')} or ${flagOf('userName')} is required`;
   }
@@ -21,8 +27,15 @@ function describe(issue: FieldIssue, body: Body, flagOf: (field: string) => stri
   // The value helps when it is wrong, not when the key is (unknown or read-only field).
   const aboutKey = /is read-only|is not a known field/.test(issue.message);
   const shown =
-    typeof value === 'string' && !aboutKey && !SECRET_FIELDS.has(issue.field) ? ` '${value}'` : '';
-  return `${flagOf(issue.field)}${shown}: ${issue.message}`;
+    typeof value === 'string' && !aboutKey && !SECRET_FIELDS.has(issue.field)
+      ? ` '${safeText(value)}'`
+      : '';
+  // An empty value is how people try to clear a field; updates clear with --unset.
+  const clear =
+    value === '' && flagOf(issue.field).startsWith('--set ') && operation === 'update'
+      ? `; to clear it: --unset ${issue.field}`
+      : '';
+  return `${flagOf(issue.field)}${shown}: ${issue.message}${clear}`;
 }
 
 export async function validateUserBody(
@@ -33,6 +46,6 @@ export async function validateUserBody(
   const { parseUserBody } = await import('../../../contract/user-input.js');
   const result = parseUserBody('v3', operation, body);
   if (result.ok) return;
-  const lines = result.issues.map((issue) => describe(issue, body, flagOf));
+  const lines = result.issues.map((issue) => describe(issue, body, flagOf, operation));
   throw usageError(lines.join('; '));
 }

@@ -90,7 +90,7 @@ export function register(program: Command, deps: Deps, runFn = runServe) {
     .option('--access-log', 'log one line per request on stderr')
     .addHelpText(
       'after',
-      '\nOn a fresh data dir (or empty database) serve creates the default tenant, its main branch and\nan admin token, and saves the token as CLI profile "local", so `roster users list` works next.\nWith --database, the data dir keeps only the lock, upload scratch and media files.',
+      '\nOn a fresh data dir (or empty database) serve creates the default tenant, its main branch and\nan admin token, and saves the token as CLI profile "local", so `roster users list` works next.\nA profile records its data dir: when "local" belongs to another data dir, the token is saved as\n"local-<port>" instead (serve says so; `roster profiles list` shows each one\'s data dir).\nWith --database, the data dir keeps only the lock, upload scratch and media files.',
     )
     .action((opts: ServeOptions) => runFn(opts, deps));
 }

@@ -1,13 +1,14 @@
 /** The body of `roster serve`, loaded only when serve runs (Koa and SQLite are slow to load). */
 import { createServer } from 'node:net';
 import type { Store } from '../../../../store/store.js';
-import { type Config, DEFAULT_PROFILE, openConfig } from '../../../config.js';
+import { DEFAULT_PROFILE, openConfig } from '../../../config.js';
 import { type Deps, note } from '../../../context.js';
 import { CliError, usageError } from '../../../errors.js';
 import { openLocalStore } from '../../../local-store.js';
 import { dataDirOf } from '../../../paths.js';
 import { onInterrupt } from '../../../signals.js';
 import { parsePublicUrl } from '../options.js';
+import { type ServeProfileResult, saveServeProfile } from './profile.js';
 
 export interface ServeOptions {
   port: number;
@@ -41,25 +42,6 @@ function localBaseUrl(host: string, port: number) {
   const shown =
     reachable.includes(':') && !reachable.startsWith('[') ? `[${reachable}]` : reachable;
   return `http://${shown}:${port}/api`;
-}
-
-/** Saves a new admin token as profile `local`, or points an existing `local` at this port. */
-async function updateLocalProfile(
-  config: Config,
-  store: Store,
-  baseUrl: string,
-  newToken?: string,
-) {
-  if (newToken) {
-    config.setProfile(DEFAULT_PROFILE, { baseUrl, token: newToken });
-    return 'saved';
-  }
-  const existing = config.profile(DEFAULT_PROFILE);
-  if (existing && (await store.tokens.authenticate(existing.token))) {
-    if (existing.baseUrl !== baseUrl) config.setProfile(DEFAULT_PROFILE, { ...existing, baseUrl });
-    return 'updated';
-  }
-  return 'absent';
 }
 
 /**
@@ -178,20 +160,21 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
 
   const baseUrl = localBaseUrl(opts.host, running.port);
   const config = await openConfig(env);
-  const profile = await updateLocalProfile(config, store, baseUrl, created?.adminToken);
-  if (profile === 'saved') {
-    note(io, `created the default tenant, branch 'main' and an admin token;`);
-    note(io, `saved it as CLI profile '${DEFAULT_PROFILE}' in ${config.path}`);
-    note(io, 'next: roster users list');
-  } else if (profile === 'absent') {
-    // The token is made where the data is: the data dir, or the database (its URL is the
-    // operator's to give again; it is never printed with its password).
-    const create = store.policy.sharedDatabase
+  const profile = await saveServeProfile(config, {
+    dataDir,
+    baseUrl,
+    port: running.port,
+    newToken: created?.adminToken,
+    authenticates: async (token) => (await store.tokens.authenticate(token)) !== undefined,
+  });
+  announceProfile(io, profile, {
+    configPath: config.path,
+    created: created !== undefined,
+    create: store.policy.sharedDatabase
       ? 'ROSTER_DATABASE_URL=<the same URL> roster tokens create'
-      : `roster tokens create --data ${dataDir}`;
-    note(io, `no CLI profile '${DEFAULT_PROFILE}' for this data dir: create a token with`);
-    note(io, `  ${create}   and   roster login --base-url ${baseUrl}`);
-  }
+      : `roster tokens create --data ${dataDir}`,
+    baseUrl,
+  });
   // Announced last, after the profile is saved: whoever waits for this line can use it.
   lock.describeOwner(baseUrl);
   const where = store.policy.sharedDatabase
@@ -215,4 +198,37 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     // The first SIGINT/SIGTERM drains; a second one ends the process at once (signals.ts).
     onInterrupt(stop);
   });
+}
+
+/** What serve did with the CLI profiles, on stderr. */
+function announceProfile(
+  io: Deps['io'],
+  profile: ServeProfileResult,
+  at: { configPath: string; created: boolean; create: string; baseUrl: string },
+) {
+  if (profile.action === 'absent') {
+    // The token is made where the data is: the data dir, or the database (its URL is the
+    // operator's to give again; it is never printed with its password).
+    note(io, 'no CLI profile holds a token for this data dir: create a token with');
+    note(io, `  ${at.create}   and   roster login --base-url ${at.baseUrl}`);
+    return;
+  }
+  const use = profile.name === DEFAULT_PROFILE ? '' : ` --profile ${profile.name}`;
+  if (profile.action === 'saved') {
+    if (at.created) note(io, `created the default tenant, branch 'main' and an admin token;`);
+    if (profile.displaced) {
+      const owner = profile.displaced.dataDir ?? 'another server';
+      note(io, `CLI profile '${profile.displaced.name}' belongs to ${owner}: left as it is;`);
+    }
+    note(
+      io,
+      `saved ${at.created ? 'it' : 'a token'} as CLI profile '${profile.name}' in ${at.configPath}`,
+    );
+    note(io, `next: roster${use} users list`);
+  } else if (use) {
+    note(
+      io,
+      `CLI profile '${profile.name}' (this data dir's) points here: roster${use} users list`,
+    );
+  }
 }

@@ -1,6 +1,6 @@
 /**
  * A dry run's plan for programs, whole: `-o ndjson` one object per row then `{"summary": …}`,
- * `-o json` `{"rows": […], "summary": …}`, `-o csv` one line per change
+ * `-o json` `{"rows": […], "summary": …}` (`-o yaml` the same in YAML), `-o csv` one line per change
  * (`line,key,action,id,field,from,to,error`; a row that changes nothing is one line too).
  */
 import { Writable } from 'node:stream';
@@ -101,6 +101,16 @@ async function unbatched(io: IO, format: Exclude<Format, 'table'>): Promise<Plan
   }
   if (format === 'ndjson') {
     return { write: (row) => print(io, row), end: (summary) => print(io, { summary }) };
+  }
+  if (format === 'yaml') {
+    // The JSON form's shape, streamed the same way: each row an item of `rows`.
+    const { toYaml } = await import('../../../output/yaml.js');
+    let n = 0;
+    const item = (row: PlannedRow) => `  ${toYaml([row]).replace(/\n(?=.)/g, '\n  ')}`;
+    return {
+      write: (row) => write(io, `${n++ === 0 ? 'rows:\n' : ''}${item(row)}`),
+      end: (summary) => write(io, `${n === 0 ? 'rows: []\n' : ''}${toYaml({ summary })}`),
+    };
   }
   const out = await listWriter<ChangeLine>(io, {
     format: 'csv',

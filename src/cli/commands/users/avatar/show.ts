@@ -1,0 +1,65 @@
+/** `roster users avatar show <user>`: the avatar's images (URLs, sizes); `--download DIR` saves them. */
+import type { Command } from 'commander';
+import type { Deps, GlobalOptions } from '../../../context.js';
+import { note, onCleanup } from '../../../context.js';
+import { renderList, resolveFormat } from '../../../output/render.js';
+import { globalsOf } from '../../shared/options.js';
+import type { ImageRow } from './format.js';
+
+export interface ShowOptions {
+  user: string;
+  download?: string;
+  force?: boolean;
+  globals: GlobalOptions;
+}
+
+export function register(avatar: Command, deps: Deps, runFn = runShow) {
+  avatar
+    .command('show')
+    .description("show a user's avatar images: URL, size, type")
+    .argument('<user>', 'the user id, or an externalId')
+    .option(
+      '--download <dir>',
+      'also save the images into this directory as <user id>.<image>.<ext>',
+    )
+    .option('--force', 'overwrite files that are already there')
+    .action((user: string, o: { download?: string; force?: boolean }, cmd: Command) =>
+      runFn({ user, ...o, globals: globalsOf(cmd) }, deps),
+    );
+}
+
+const EXTENSION = /\.(jpe?g|png|gif|webp|tiff?|bmp|heic|avif)$/i;
+
+export async function runShow(opts: ShowOptions, deps: Deps): Promise<void> {
+  const format = resolveFormat(opts.globals.output, deps.io);
+  const { apiClient } = await import('../../../client.js');
+  const { IMAGE_COLUMNS } = await import('./format.js');
+  const { pathOf } = await import('./media.js');
+  const client = await apiClient(opts.globals, deps);
+  const user = await client.getUser(opts.user);
+  const avatar = user.profile.avatar ?? {};
+  const rows: ImageRow[] = (['original', 'thumb', 'icon'] as const).flatMap((image) => {
+    const i = avatar[image];
+    return i?.url ? [{ image, ...i }] : [];
+  });
+  if (rows.length === 0) note(deps.io, `user ${user.id} has no avatar`);
+  if (opts.download !== undefined) {
+    const { saveStream, targetPath } = await import('../../media/save.js');
+    for (const row of rows) {
+      const ext = EXTENSION.exec(pathOf(row.url) ?? '')?.[1]?.toLowerCase() ?? row.format ?? 'img';
+      const target = await targetPath(
+        `${opts.download}/`,
+        `${user.id}.${row.image}.${ext}`,
+        opts.force,
+      );
+      await saveStream(
+        () => client.downloadUrl(row.url),
+        target,
+        { force: opts.force, expectedBytes: row.size },
+        (fn) => onCleanup(deps, fn),
+      );
+      row.saved = target;
+    }
+  }
+  await renderList(deps.io, format, rows, IMAGE_COLUMNS, (r) => r);
+}

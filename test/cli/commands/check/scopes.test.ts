@@ -1,0 +1,46 @@
+/**
+ * `roster check` with a token that works but lacks a permission (#24 item 6): "not permitted",
+ * not a failure, unless --expect-scopes names it. Against the real serve app in this process.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type CliServed, startCliServed } from '../../../helpers/cli-run.js';
+
+let srv: CliServed;
+let usersOnly: string;
+beforeAll(async () => {
+  srv = await startCliServed();
+  usersOnly = (await srv.newToken('users:read')).token;
+});
+afterAll(async () => {
+  await srv?.close();
+});
+
+it('a step the token may not run is "not permitted (needs media:read)", and the check passes', async () => {
+  const r = await srv.run(['check'], { env: { ROSTER_TOKEN: usersOnly } });
+  expect(r.exitCode, r.stderr).toBe(0);
+  expect(r.stdout).toMatch(/GET \/media \(application\/json\): not permitted \(needs media:read\)/);
+  expect(r.stdout).not.toContain('✗');
+  const json = await srv.run(['check', '--json'], { env: { ROSTER_TOKEN: usersOnly } });
+  const media = JSON.parse(json.stdout).steps.find((s: any) => s.name.startsWith('GET /media'));
+  expect(media).toMatchObject({ result: 'not permitted', detail: 'needs media:read' });
+});
+
+it('--expect-scopes makes a missing one fail: exit 3, naming it', async () => {
+  const r = await srv.run(['check', '--expect-scopes', 'users:read,media:read'], {
+    env: { ROSTER_TOKEN: usersOnly },
+  });
+  expect(r.exitCode).toBe(3);
+  expect(r.stdout).toContain('✗ token scopes: GET /branch');
+  expect(r.stdout).toContain('the token lacks media:read (it has users:read)');
+  expect(r.stdout).toMatch(/✗ GET \/media .*not permitted \(needs media:read\)/);
+  // A token with them passes.
+  const ok = await srv.run(['check', '--expect-scopes', 'users:read,media:read']);
+  expect(ok.exitCode, ok.stdout).toBe(0);
+  expect(ok.stdout).toContain('✓ token scopes: GET /branch');
+});
+
+it('--expect-scopes with an unknown scope is a usage error', async () => {
+  const r = await srv.run(['check', '--expect-scopes', 'users:read,media:rad']);
+  expect(r.exitCode).toBe(2);
+  expect(r.stderr).toContain('unknown scope media:rad');
+});

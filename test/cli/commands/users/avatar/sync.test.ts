@@ -1,0 +1,99 @@
+/** `roster users avatar sync DIR` in-process against a real server on a real port. */
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makePhotos } from '../../../../../fixtures/avatars/make.mjs';
+import { type CliServed, startCliServed } from '../../../../helpers/cli-run.js';
+
+let srv: CliServed;
+let dir: string;
+const ids: Record<string, string> = {};
+beforeAll(async () => {
+  const [served, { paths }] = await Promise.all([startCliServed(), makePhotos()]);
+  srv = served;
+  for (const [name, externalId] of [
+    ['ann', 'E-1'],
+    ['bob', 'E-2'],
+    ['cat', 'E-3'],
+    ['dan', 'E-4'],
+  ] as const) {
+    const r = await srv.run([
+      ...['users', 'invite', '--email', `${name}@example.com`, '--first-name', name],
+      ...['--last-name', 'Test', '--external-id', externalId, '--no-send-mail'],
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    ids[name] = JSON.parse(r.stdout).id;
+  }
+  dir = mkdtempSync(join(srv.dataDir, 'photos-'));
+  copyFileSync(paths.phone, join(dir, 'ANN@Example.com.JPG')); // by email, any case
+  copyFileSync(paths.small, join(dir, 'e-2.png')); // by externalId
+  copyFileSync(paths.truncated, join(dir, 'dan@example.com.jpeg')); // broken
+  copyFileSync(paths.webp, join(dir, 'nobody.webp')); // matches no one
+  copyFileSync(paths.text, join(dir, 'notes.txt')); // not a photo name: ignored
+}, 60_000);
+afterAll(async () => {
+  await srv?.close();
+});
+
+async function mediaCount(): Promise<number> {
+  const r = await srv.run(['media', 'list', '-o', 'json']);
+  return JSON.parse(r.stdout).length;
+}
+const byUser = (stdout: string) =>
+  Object.fromEntries(
+    (JSON.parse(stdout) as { user: string; result: string }[]).map((r) => [r.user, r.result]),
+  );
+
+describe('users avatar sync', () => {
+  it('--dry-run names what would change and changes nothing', async () => {
+    const r = await srv.run(['users', 'avatar', 'sync', dir, '--dry-run']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(byUser(r.stdout)).toEqual({
+      [ids.ann!]: 'would set',
+      [ids.bob!]: 'would set',
+      [ids.dan!]: 'would set',
+    });
+    expect(await mediaCount()).toBe(0);
+  });
+
+  it('sets the matched avatars, names the broken photo and the unmatched one: exit 5', async () => {
+    const report = join(srv.dataDir, 'report.json');
+    const r = await srv.run(['users', 'avatar', 'sync', dir, '--report', report]);
+    expect(r.exitCode, r.stderr).toBe(5);
+    expect(byUser(r.stdout)).toEqual({
+      [ids.ann!]: 'set',
+      [ids.bob!]: 'set',
+      [ids.dan!]: 'failed',
+    });
+    expect(r.stderr).toContain(`${join(dir, 'dan@example.com.jpeg')}: is damaged or truncated`);
+    expect(r.stderr).toContain(`no user for photo ${join(dir, 'nobody.webp')}`);
+    expect(await mediaCount()).toBe(6);
+    const written = JSON.parse(readFileSync(report, 'utf8'));
+    expect(written.unmatchedPhotos).toEqual([join(dir, 'nobody.webp')]);
+    expect(written.usersWithoutPhoto.map((u: { user: string }) => u.user)).toContain(ids.cat);
+    const ann = JSON.parse((await srv.run(['users', 'show', ids.ann!])).stdout);
+    expect(ann.profile.avatar.thumb.url).toMatch(/avatar\.[0-9a-f]{16}\.thumb\.jpg/);
+  });
+
+  it('a re-run is a no-op: nothing processed, nothing uploaded', async () => {
+    const r = await srv.run(['users', 'avatar', 'sync', dir, '--concurrency', '2']);
+    expect(r.exitCode).toBe(5); // dan's photo is still broken
+    expect(byUser(r.stdout)).toMatchObject({ [ids.ann!]: 'unchanged', [ids.bob!]: 'unchanged' });
+    expect(await mediaCount()).toBe(6);
+  });
+
+  it('--photo-name #localpart# matches Cat.png', async () => {
+    const other = join(dir, 'by-localpart');
+    mkdirSync(other);
+    copyFileSync(join(dir, 'e-2.png'), join(other, 'Cat.png'));
+    const r = await srv.run(['users', 'avatar', 'sync', other, '--photo-name', '#localpart#']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(byUser(r.stdout)).toEqual({ [ids.cat!]: 'set' });
+  });
+
+  it('an unknown placeholder is a usage error (exit 2)', async () => {
+    const r = await srv.run(['users', 'avatar', 'sync', dir, '--photo-name', '#name#']);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('#localpart#');
+  });
+});

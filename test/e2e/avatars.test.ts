@@ -1,0 +1,71 @@
+/**
+ * The avatar journey with the built CLI spawned against a real server: a HEIC through the
+ * bundle's lazy decoders, then a folder sync interrupted by Ctrl-C that leaves no orphan media.
+ */
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { makePhotos } from '../../fixtures/avatars/make.mjs';
+import { type CliServed, startCliServed } from '../helpers/cli-run.js';
+import { BIN } from '../helpers/e2e.js';
+import { eventually } from '../helpers/eventually.js';
+
+let srv: CliServed;
+let paths: Awaited<ReturnType<typeof makePhotos>>['paths'];
+const PEOPLE = 12;
+beforeAll(async () => {
+  [srv, { paths }] = await Promise.all([startCliServed(), makePhotos()]);
+  for (let i = 0; i < PEOPLE; i++) {
+    const r = await srv.run(['users', 'invite', '--email', `p${i}@example.com`, '--no-send-mail']);
+    expect(r.exitCode, r.stderr).toBe(0);
+  }
+}, 60_000);
+afterAll(async () => {
+  await srv?.close();
+});
+
+const spawn = (args: string[]) =>
+  execa(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH, NO_COLOR: '1', ...srv.env },
+    extendEnv: false,
+    reject: false,
+  });
+
+it('sets an avatar from a HEIC with the built CLI', async ({ skip }) => {
+  if (!paths.heic) skip('heif-enc is not installed');
+  const users = JSON.parse((await srv.run(['users', 'list', '--status', 'all'])).stdout);
+  const p0 = users.find((u: { email: { value: string } }) => u.email.value === 'p0@example.com');
+  const r = await spawn(['users', 'avatar', 'set', p0.id, paths.heic!, '-o', 'json']);
+  expect(r.exitCode, String(r.stderr)).toBe(0);
+  expect(JSON.parse(String(r.stdout))).toMatchObject({ id: p0.id, result: 'set' });
+});
+
+it("Ctrl-C during a sync: exit 130, and every avatar medium is some user's avatar", async () => {
+  const dir = mkdtempSync(join(srv.dataDir, 'photos-'));
+  for (let i = 1; i < PEOPLE; i++) copyFileSync(paths.phone, join(dir, `p${i}@example.com.jpg`));
+  const child = spawn(['users', 'avatar', 'sync', dir, '--concurrency', '1']);
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  await eventually(() => /\bset \w+/.test(stderr), 30_000);
+  child.kill('SIGINT');
+  const r = await child;
+  expect(r.exitCode, stderr).toBe(130);
+  expect(stderr).toContain('interrupted');
+
+  const media = JSON.parse((await srv.run(['media', 'list', '--all', '-o', 'json'])).stdout);
+  const users = JSON.parse(
+    (await srv.run(['users', 'list', '--status', 'all', '-o', 'json'])).stdout,
+  );
+  const used = new Set<string>();
+  for (const u of users)
+    for (const image of Object.values(u.profile.avatar ?? {}) as { url: string }[])
+      used.add(new URL(image.url).pathname);
+  const orphans = media.filter(
+    (m: { resourceInfo: { url: string } }) => !used.has(new URL(m.resourceInfo.url).pathname),
+  );
+  expect(orphans).toEqual([]);
+  expect(used.size).toBeLessThan(3 * PEOPLE); // it really stopped early
+});
