@@ -213,5 +213,7 @@ export const MIGRATIONS: string[] = [
     (branch_id, first_name_key NULLS FIRST, last_name_key NULLS FIRST, status, rowid);
   CREATE INDEX users_by_created ON users (branch_id, created_at, status, rowid);
   CREATE INDEX users_by_email ON users (branch_id, email_norm NULLS FIRST, status, rowid);
+  CREATE INDEX users_by_external_id_order ON users
+    (branch_id, external_id NULLS FIRST, status, rowid);
   `,
 ];

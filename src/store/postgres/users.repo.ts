@@ -154,8 +154,15 @@ export function usersRepo(pool: Pool): UsersRepo {
           WHERE w <> '')`);
       }
       const terms = orderTerms(f, SORT_COLUMNS, { firstName: NAME_BIND, lastName: NAME_BIND });
+      // NULLS placement only where a key can be NULL: PostgreSQL matches an index's order with
+      // it exactly, and a NOT NULL key's index in the default placement would not match
+      // (createdAt's first page at 1M: a scan and top-N sort of every user, 870 ms).
       const order = terms
-        .map((t) => `${t.expr} ${t.dir} ${t.dir === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}`)
+        .map((t) =>
+          t.nullable
+            ? `${t.expr} ${t.dir} ${t.dir === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}`
+            : `${t.expr} ${t.dir}`,
+        )
         .join(', ');
       const filter = where.join(' AND ');
       // Aliased: a sort by status names that column twice.
