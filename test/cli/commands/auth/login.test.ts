@@ -243,6 +243,7 @@ describe('roster profiles and logout', () => {
         vendor: null,
         role: null,
         locale: null,
+        dataDir: null,
       },
       {
         name: 'prod',
@@ -252,6 +253,7 @@ describe('roster profiles and logout', () => {
         vendor: 'acme',
         role: null,
         locale: null,
+        dataDir: null,
       },
     ]);
     const table = fakeIO({ tty: true });
