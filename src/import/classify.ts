@@ -4,6 +4,7 @@
  */
 import { IDENTITY_FIELDS } from '../contract/identity.js';
 import { customFieldsIssue } from '../contract/limits.js';
+import { safeText } from '../contract/text-safe.js';
 import { CUSTOM_PREFIX, type Layout, leaverOf } from './columns.js';
 import { ImportError } from './errors.js';
 import { type Change, diff, rowValues, type Values, validate } from './fields.js';
@@ -44,7 +45,7 @@ export interface PlanOptions {
 }
 
 const quoted = (v: string | null) =>
-  v === null ? 'empty' : `'${v.length > 60 ? `${v.slice(0, 57)}…` : v}'`;
+  v === null ? 'empty' : `'${safeText(v.length > 60 ? `${v.slice(0, 57)}…` : v)}'`;
 
 function fieldCountError(rec: CsvRecord, width: number): string | undefined {
   const n = rec.fields.length;
@@ -156,8 +157,8 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
       const other = value ? holder(snapshot, field, value) : undefined;
       if (!other || other === own) continue;
       const theirs = valuesOf(other)[match];
-      const named = theirs ? `${match} '${theirs}'` : `no ${match}`;
-      return `${nameOf(field)} '${value}' is already used by user ${other.id} (${named})`;
+      const named = theirs ? `${match} '${safeText(theirs)}'` : `no ${match}`;
+      return `${nameOf(field)} '${safeText(value ?? '')}' is already used by user ${other.id} (${named})`;
     }
     return undefined;
   };

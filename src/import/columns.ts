@@ -6,6 +6,7 @@
 
 import { fromCsvCell } from '../contract/csv-cell.js';
 import { customFieldIdSchema } from '../contract/schemas.js';
+import { safeText } from '../contract/text-safe.js';
 import {
   isWriteOnly,
   USER_FIELDS,
@@ -206,7 +207,7 @@ export function resolveHeader(header: string[], opts: HeaderOptions): Layout {
     } else if (statusColumns.has(i)) field = null;
     else field = fieldOf(name);
     if (field === undefined) {
-      unknown.push(name === '' ? `(column ${i + 1} has no name)` : `'${name}'`);
+      unknown.push(name === '' ? `(column ${i + 1} has no name)` : `'${safeText(name)}'`);
       if (STATUS_LIKE.test(normalize(name))) statusLike ??= name;
       return null;
     }

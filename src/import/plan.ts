@@ -10,6 +10,7 @@
  */
 
 import { IDENTITY_FIELDS, identityKey } from '../contract/identity.js';
+import { safeText } from '../contract/text-safe.js';
 import { classifier, type Entry, type PlanOptions } from './classify.js';
 import type { Layout } from './columns.js';
 import { ImportError } from './errors.js';
@@ -128,7 +129,7 @@ export async function buildPlan(
   // Two rows for one user (or one email): no way to tell which is right, so neither is applied.
   for (const { field, value, at } of duplicates.values()) {
     const where = at.map((i) => lines[i]).join(', ');
-    const error = `${nameOf(field)} '${value}' appears on several lines (${where})`;
+    const error = `${nameOf(field)} '${safeText(value)}' appears on several lines (${where})`;
     for (const i of at) {
       const before = errors.get(i);
       actions[i] = ERROR;
