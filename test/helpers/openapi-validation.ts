@@ -66,8 +66,14 @@ export function checkAnswer(doc: Json, method: string, path: string, r: Answer):
   const operation = pathItem(doc, path)?.[1][method.toLowerCase()] as Json | undefined;
   if (!operation) {
     if (r.status < 400) throw new Error(`${where}: an answer to an operation the document lacks`);
-    if (type !== 'application/json') throw new Error(`${where}: error answer of type ${type}`);
-    check(doc.components.schemas.Error, r.json, `${where}: not the error envelope`);
+    // SCIM's routes answer in SCIM's own error schema (RFC 7644 §3.12), the API in its envelope.
+    const scim = path.startsWith('/scim/');
+    const [errorType, schema] = scim
+      ? ['application/scim+json', doc.components.schemas.ScimError]
+      : ['application/json', doc.components.schemas.Error];
+    if (type !== errorType) throw new Error(`${where}: error answer of type ${type}`);
+    // A HEAD answer has no body to check.
+    if (method !== 'HEAD') check(schema, r.json, `${where}: not the error envelope`);
     return;
   }
   const responses = operation.responses as Json;
