@@ -1,8 +1,8 @@
 /**
- * #24: a value from the CSV quoted into an error is data: a raw newline or escape sequence in it
+ * #24: a value from the CSV (or a file name) quoted into an error is data: a raw newline or escape sequence in it
  * is shown escaped, so one error stays one line and nothing reaches the terminal as a command.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,5 +51,25 @@ describe('CSV values quoted into import errors', () => {
     expect(r.exitCode).toBe(2);
     const line = r.stderr.split('\n').find((l) => l.includes('Cost'));
     expect(line).toContain("'Cost\\x0aCenter'");
+  });
+});
+
+describe('file names quoted into media upload errors', () => {
+  it('a missing file with a newline in its name: every line names it escaped', async () => {
+    const r = await s.run(['media', 'upload', join(dir, 'a\nb.png')]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(`failed ${join(dir, 'a\\x0ab.png')}: no such file`);
+    expect(r.stderr).toContain(`error: ${join(dir, 'a\\x0ab.png')} was not uploaded`);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('b.png'))).toEqual([]);
+  });
+
+  it('a directory with a newline in its name fails on one line', async () => {
+    const sub = join(dir, 'x\ny');
+    mkdirSync(sub);
+    const r = await s.run(['media', 'upload', sub]);
+    const failed = r.stderr.split('\n').filter((l) => l.startsWith('failed'));
+    expect(failed).toEqual([
+      expect.stringContaining(`failed ${join(dir, 'x\\x0ay')}: is a directory`),
+    ]);
   });
 });

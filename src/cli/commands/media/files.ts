@@ -1,6 +1,7 @@
 /** Local files: whether a path can be uploaded, and a safe local name for a download. */
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import { safeFileName } from '../../../contract/file-name.js';
+import { safeText } from '../../../contract/text-safe.js';
 
 export type FileCheck = { ok: true; size: number } | { ok: false; problem: string };
 
@@ -23,7 +24,7 @@ export async function checkFile(
     if (info.isDirectory()) {
       return {
         ok: false,
-        problem: `is a directory; to upload the files in it, pass a quoted glob such as '${path.replace(/\/+$/, '')}/*'`,
+        problem: `is a directory; to upload the files in it, pass a quoted glob such as '${safeText(path.replace(/\/+$/, ''))}/*'`,
       };
     }
     if (!info.isFile()) return { ok: false, problem: 'not a regular file' };

@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { MEDIUM_TYPES, type MediumType } from '../../../contract/medium.js';
+import { safeText } from '../../../contract/text-safe.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
 import { renderList } from '../../output/render.js';
@@ -61,7 +62,7 @@ async function filesOf(args: string[]): Promise<string[]> {
   const { expandArgs } = await import('./glob.js');
   const { expansions, unmatched } = await expandArgs(args);
   if (unmatched.length > 0) {
-    const list = unmatched.map((p) => `'${p}'`).join(', ');
+    const list = unmatched.map((p) => `'${safeText(p)}'`).join(', ');
     throw usageError(`no file matches ${list}; nothing was uploaded`);
   }
   const seen = new Set<string>();
@@ -87,7 +88,7 @@ export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> 
   const bars = transferBars(io);
   onCleanup(deps, () => bars.end());
   const failed = (name: string, problem: string) =>
-    bars.log(`${paintErr(io, 'red', 'failed')} ${name}: ${problem}`);
+    bars.log(`${paintErr(io, 'red', 'failed')} ${safeText(name)}: ${problem}`);
 
   const checks = await Promise.all(files.map((name) => checkFile(name)));
   const readable = files.flatMap((name, i) => {
@@ -155,7 +156,7 @@ export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> 
   }
   throw new CliError(
     files.length === 1
-      ? `${files[0]} was not uploaded`
+      ? `${safeText(files[0]!)} was not uploaded`
       : `none of the ${files.length} files was uploaded`,
   );
 }
