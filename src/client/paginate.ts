@@ -44,13 +44,26 @@ export async function* paginate<T>(
     inFlight.push({ offset: at, page });
   };
   let after: string | undefined;
+  // With `ahead`, the page after a cursor is asked for before this page's items are handed out,
+  // so it is on its way while they are used (a cursor is known only from the page before).
+  let prefetched: Promise<Page<T>> | undefined;
+  const follow = (next: string, at: number) => {
+    after = next;
+    if (ahead > 0) {
+      prefetched = fetchPage({ limit: pageSize, offset: at, after: next });
+      prefetched.catch(() => {}); // awaited (and thrown) below
+    }
+  };
   for (;;) {
     if (after !== undefined) {
-      const page = await fetchPage({ limit: pageSize, offset, after });
+      const page = await (prefetched ?? fetchPage({ limit: pageSize, offset, after }));
+      prefetched = undefined;
+      const end = offset + page.data.length;
+      if (page.next && page.data.length > 0) follow(page.next, end);
+      else after = undefined;
       yield* page.data;
-      offset += page.data.length;
-      if (!page.next || page.data.length === 0) return;
-      after = page.next;
+      offset = end;
+      if (after === undefined) return;
       continue;
     }
     if (inFlight[0]?.offset !== offset) {
@@ -60,10 +73,11 @@ export async function* paginate<T>(
     const page = await inFlight.shift()!.page;
     if (page.next) {
       inFlight = [];
-      yield* page.data;
-      offset += page.data.length;
+      const end = offset + page.data.length;
       if (page.data.length === 0) return;
-      after = page.next;
+      follow(page.next, end);
+      yield* page.data;
+      offset = end;
       continue;
     }
     const applied = page.limit > 0 ? Math.min(page.limit, pageSize) : pageSize;
