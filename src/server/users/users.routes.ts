@@ -140,10 +140,9 @@ export function registerUserRoutes(
     negotiate('/users/{userId}', 'DELETE', { vendor, kind }),
     async (ctx) => {
       const { scope } = ctx.state;
-      const user = avatars ? await users.get(scope, ctx.params.userId!) : undefined;
-      await users.remove(scope, ctx.params.userId!, ifMatch(ctx.get('If-Match')));
+      const user = await users.remove(scope, ctx.params.userId!, ifMatch(ctx.get('If-Match')));
       // Its avatar's media go with it, once the user is gone (a failure leaves them, not it).
-      if (user) await avatars?.service.removeOf(scope, user);
+      await avatars?.service.removeOf(scope, user);
       // 202 without a body, and so without a body type.
       ctx.body = null;
       ctx.status = 202;

@@ -257,7 +257,8 @@ export function usersService(store: Store, invited: () => void) {
       return toRecord(row);
     },
 
-    async remove(scope: RequestScope, key: string, ifMatch?: VersionCheck): Promise<void> {
+    /** Removes a user; answers the user as it was removed (its avatar's media go next). */
+    async remove(scope: RequestScope, key: string, ifMatch?: VersionCheck): Promise<UserRecord> {
       const removed = await store.reserve.whenFull(() =>
         store.users.update(scope.branch.id, byKey(key), (current) => {
           checkVersion(current, ifMatch);
@@ -269,6 +270,7 @@ export function usersService(store: Store, invited: () => void) {
         }),
       );
       if (!removed) throw notFound(scope, key);
+      return toRecord(removed);
     },
   };
 }

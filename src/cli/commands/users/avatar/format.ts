@@ -22,14 +22,8 @@ export const changeJson = (c: AvatarChange) => ({
   ...(c.leftOver.length > 0 ? { leftOverMedia: c.leftOver } : {}),
 });
 
-export interface ImageRow {
+export interface ImageRow extends AvatarImage {
   image: string;
-  url: string;
-  width?: number;
-  height?: number;
-  size?: number;
-  format?: string;
-  mimeType?: string;
   /** Where --download saved it. */
   saved?: string;
 }
