@@ -3,11 +3,10 @@
 // POSTs of the three outputs and the PUT of the user, as many at a time. The CLI is the built
 // one, spawned; its wall clock includes start-up, listing the users and hashing every photo.
 // BENCH_AVATARS sets the number of photos (default 1000; the issue's goal is stated for 1000).
-import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { BIN, fmt, heading, line, serve, tempDir, vm } from './lib.mjs';
+import { BIN, exec, fmt, heading, line, peakRssMb, rssPreload, serve, tempDir } from './lib.mjs';
 
 const N = Number(process.env.BENCH_AVATARS ?? 1000);
 const CONCURRENCY = 4;
@@ -134,34 +133,19 @@ export async function run() {
     await pool(baseline, (b) => baselineOne(server, b.file, b.id));
     const baseSeconds = (performance.now() - t0) / 1000;
 
-    const t1 = performance.now();
-    const child = spawn(
+    const {
+      out,
+      err,
+      seconds: cliSeconds,
+    } = await exec(
       process.execPath,
-      [BIN, 'users', 'avatar', 'sync', cliDir, '--concurrency', String(CONCURRENCY), '-o', 'json'],
-      {
-        env: { ...process.env, ROSTER_CONFIG_DIR: configDir, NO_COLOR: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+      [
+        ...['--import', rssPreload(dir), BIN, 'users', 'avatar', 'sync', cliDir],
+        ...['--concurrency', String(CONCURRENCY), '-o', 'json'],
+      ],
+      { ROSTER_CONFIG_DIR: configDir, NO_COLOR: '1' },
     );
-    // Polled while it runs (lib's watchRss reads once more after the exit, when it is gone).
-    let rssMb = 0;
-    const timer = setInterval(() => {
-      try {
-        rssMb = Math.max(rssMb, vm(child.pid, 'VmRSS'));
-      } catch {}
-    }, 20);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-    });
-    child.stderr.on('data', (c) => {
-      err += c;
-    });
-    const code = await new Promise((resolve) => child.on('exit', resolve));
-    clearInterval(timer);
-    const cliSeconds = (performance.now() - t1) / 1000;
-    if (code !== 0) throw new Error(`avatar sync exited ${code}: ${err.slice(-2000)}`);
+    const rssMb = peakRssMb(err) ?? 0;
     const set = JSON.parse(out).filter((r) => r.result === 'set').length;
     if (set !== N) throw new Error(`avatar sync set ${set} of ${N}`);
 

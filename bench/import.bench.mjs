@@ -6,7 +6,18 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
-import { BIN, benchDatabase, exec, fmt, heading, line, serve, tempDir } from './lib.mjs';
+import {
+  BIN,
+  benchDatabase,
+  exec,
+  fmt,
+  heading,
+  line,
+  peakRssMb,
+  rssPreload,
+  serve,
+  tempDir,
+} from './lib.mjs';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 10_000);
 const BIG = Number(process.env.BENCH_IMPORT_BIG ?? 100_000);
@@ -27,16 +38,6 @@ function csv(prefix, n) {
   return `${rows.join('\n')}\n`;
 }
 
-/** Records the process's peak RSS on exit (a preload for the CLI under test). */
-function rssPreload(dir) {
-  const path = join(dir, 'rss.mjs');
-  writeFileSync(
-    path,
-    "import { writeSync } from 'node:fs';\nprocess.on('exit', () => writeSync(2, `\\nmaxrss_kb=${process.resourceUsage().maxRSS}\\n`));\n",
-  );
-  return path;
-}
-
 /** Runs the CLI; resolves with wall time, the JSON summary and the peak RSS. */
 async function cli(args, env, preload) {
   const { out, err, seconds } = await exec(
@@ -44,7 +45,7 @@ async function cli(args, env, preload) {
     ['--import', preload, BIN, ...args],
     env,
   );
-  const rss = Number(/maxrss_kb=(\d+)/.exec(err)?.[1] ?? 0) / 1024;
+  const rss = peakRssMb(err) ?? 0;
   return { seconds, summary: JSON.parse(out), rssMb: rss };
 }
 

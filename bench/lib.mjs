@@ -30,6 +30,26 @@ export function spawnUntil(args, ready, env = {}) {
   });
 }
 
+/**
+ * A module that, given to a Node process with `--import`, prints its peak RSS on stderr as it
+ * exits (`maxrss_kb=N`): the kernel's own peak, native memory (sharp, libvips) included, where
+ * polling /proc would miss a short peak. Read back with `peakRssMb`.
+ */
+export function rssPreload(dir) {
+  const path = join(dir, 'rss.mjs');
+  writeFileSync(
+    path,
+    "import { writeSync } from 'node:fs';\nprocess.on('exit', () => writeSync(2, '\\nmaxrss_kb=' + process.resourceUsage().maxRSS + '\\n'));\n",
+  );
+  return path;
+}
+
+/** The peak RSS in MB that an `rssPreload`ed process printed, or undefined. */
+export function peakRssMb(stderr) {
+  const kb = /maxrss_kb=(\d+)/.exec(stderr)?.[1];
+  return kb === undefined ? undefined : Number(kb) / 1024;
+}
+
 /** Runs a command to completion: its stdout, stderr and wall time; rejects on a non-zero exit. */
 export function exec(cmd, args, env = {}) {
   return new Promise((resolve, reject) => {

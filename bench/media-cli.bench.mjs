@@ -1,6 +1,6 @@
 import { existsSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, exec, fmt, heading, line, serve, tempDir } from './lib.mjs';
+import { BIN, exec, fmt, heading, line, peakRssMb, rssPreload, serve, tempDir } from './lib.mjs';
 
 const MIB = Number(process.env.BENCH_UPLOAD_MIB ?? 1024);
 const TIME = '/usr/bin/time';
@@ -10,10 +10,8 @@ async function measured(cmd, args, env = {}) {
   const timed = existsSync(TIME);
   const [file, argv] = timed ? [TIME, ['-v', cmd, ...args]] : [cmd, args];
   const { out, err, seconds } = await exec(file, argv, env);
-  const kb =
-    /Maximum resident set size \(kbytes\): (\d+)/.exec(err)?.[1] ??
-    /maxrss_kb=(\d+)/.exec(err)?.[1];
-  return { seconds, out, rssMb: kb ? Number(kb) / 1024 : undefined };
+  const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(err)?.[1];
+  return { seconds, out, rssMb: kb ? Number(kb) / 1024 : peakRssMb(err) };
 }
 
 /** Deletes an uploaded medium so the next run does not need another GiB of disk. */
@@ -52,15 +50,7 @@ export async function run() {
     if (curled.resourceInfo?.bytes !== bytes) throw new Error(`curl upload: ${curl.out}`);
     await remove(server.origin, server.token, curled.id);
 
-    let preload = [];
-    if (!existsSync(TIME)) {
-      const path = join(dir, 'rss.mjs');
-      writeFileSync(
-        path,
-        "import { writeSync } from 'node:fs';\nprocess.on('exit', () => writeSync(2, '\\nmaxrss_kb=' + process.resourceUsage().maxRSS + '\\n'));\n",
-      );
-      preload = ['--import', path];
-    }
+    const preload = existsSync(TIME) ? [] : ['--import', rssPreload(dir)];
     const cli = await measured(
       process.execPath,
       [...preload, BIN, 'media', 'upload', file, '--type', 'raw', '-o', 'json'],
