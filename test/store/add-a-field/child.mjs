@@ -2,12 +2,16 @@
 // server on a loopback port over SQLite, and the CLI's run() against it. Prints what each step
 // saw as one JSON object; test/store/add-a-field.test.ts judges it.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { register } from 'node:module';
+import * as nodeModule from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 
-register(new URL('./hooks.mjs', import.meta.url));
+import { loadSync } from './hooks.mjs';
+
+// registerHooks where Node has it: register() is deprecated from Node 26 on (DEP0205).
+if (nodeModule.registerHooks) nodeModule.registerHooks({ load: loadSync });
+else nodeModule.register(new URL('./hooks.mjs', import.meta.url));
 const dist = new URL('../../../dist/', import.meta.url);
 const load = (path) => import(new URL(path, dist).href);
 const { openStore, databaseTarget } = await load('store/open.js');

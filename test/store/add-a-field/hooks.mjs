@@ -12,7 +12,7 @@ const MIGRATION = `
 MIGRATIONS.push('ALTER TABLE users ADD COLUMN cost_center TEXT;');
 `;
 
-function edit(url, source) {
+export function edit(url, source) {
   if (url.endsWith('/dist/contract/user-fields.js')) {
     // Before the write-only rows, where a profile field goes.
     const at = source.search(/\{\s*name: 'secret'/);
@@ -28,9 +28,18 @@ function edit(url, source) {
   return undefined;
 }
 
-export async function load(url, context, next) {
-  const loaded = await next(url, context);
+function edited(url, loaded) {
   if (loaded.source === undefined || loaded.source === null) return loaded;
-  const edited = edit(url, String(loaded.source));
-  return edited === undefined ? loaded : { ...loaded, source: edited };
+  const source = edit(url, String(loaded.source));
+  return source === undefined ? loaded : { ...loaded, source };
+}
+
+/** For module.registerHooks (Node >= 22.15), where hooks run in the loading thread. */
+export function loadSync(url, context, next) {
+  return edited(url, next(url, context));
+}
+
+/** For module.register (Node 20), deprecated from Node 26 on (DEP0205). */
+export async function load(url, context, next) {
+  return edited(url, await next(url, context));
 }
