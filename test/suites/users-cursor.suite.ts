@@ -85,21 +85,27 @@ export function usersCursorSuite(start: StartServer) {
 
   describe('GET /api/users?after=', () => {
     test('a cursor walk gives the offset walk, for every sort key and direction, with ties and NULLs', async () => {
-      let walks = 0;
+      // Each key first in both directions and second in both directions, after two different
+      // keys: every way a key takes part in the keyset comparison, without all n² pairs.
+      const n = SORT_KEYS.length;
+      const walks: string[] = [];
       for (const [i, k1] of SORT_KEYS.entries()) {
-        for (const [j, k2] of SORT_KEYS.entries()) {
-          if (k1 === k2) continue;
-          const dirs = (i + j) % 2 ? ['ASC', 'DESC'] : ['DESC', 'ASC'];
-          for (const [d1, d2] of [dirs, [dirs[0], dirs[0]]]) {
-            const qs = `sort=${k1}_${d1}_${k2}_${d2}&status=${ALL}`;
-            const byOffset = await offsetWalk(qs, 100);
-            expect(byOffset).toHaveLength(36);
-            expect(await cursorWalk(qs, 7), qs).toEqual(byOffset);
-            walks++;
-          }
-        }
+        walks.push(
+          `${k1}_ASC_${SORT_KEYS[(i + 1) % n]}_DESC`,
+          `${k1}_DESC_${SORT_KEYS[(i + 1) % n]}_DESC`,
+        );
+        walks.push(
+          `${k1}_DESC_${SORT_KEYS[(i + 2) % n]}_ASC`,
+          `${k1}_ASC_${SORT_KEYS[(i + 2) % n]}_ASC`,
+        );
       }
-      expect(walks).toBe(60);
+      for (const sort of walks) {
+        const qs = `sort=${sort}&status=${ALL}`;
+        const byOffset = await offsetWalk(qs, 100);
+        expect(byOffset).toHaveLength(36);
+        expect(await cursorWalk(qs, 7), qs).toEqual(byOffset);
+      }
+      expect(walks).toHaveLength(4 * n);
     });
 
     test('with status filters and a query, and with a page size that divides the list', async () => {
