@@ -47,32 +47,26 @@ describe('roster serve', () => {
     expect(exited.exitCode).toBe(0);
     expect(String(exited.stderr)).toContain('stopped');
 
+    // Left world-readable meanwhile: tightened to 0700 on the next start, with a warning.
+    chmodSync(data, 0o755);
     const second = await spawnServe(data, config);
     expect(second.logs.join('\n')).not.toContain('created the default tenant');
+    expect(second.logs.join('\n')).toContain(
+      `warning: data dir ${data} was mode 0755; set to 0700`,
+    );
+    expect(statSync(data).mode & 0o777).toBe(0o700);
+    expect(statSync(join(data, 'roster.db')).mode & 0o777).toBe(0o600);
     const again = requester(second.url, profileOf(config).token);
     expect(profileOf(config).baseUrl).toBe(`${second.url}/api`);
     const got = await again('GET', '/api/users/keep', { headers: { accept: V3 } });
     expect(got.json.id).toBe(created.json.id);
     second.child.kill('SIGTERM');
     await second.child;
-  });
-
-  test('a data dir left world-readable is tightened to 0700, with a warning', async () => {
-    const data = temp('roster-life-loose-');
-    const config = temp('roster-life-config-');
-    chmodSync(data, 0o755);
-    const served = await spawnServe(data, config);
-    expect(served.logs.join('\n')).toContain(
-      `warning: data dir ${data} was mode 0755; set to 0700`,
-    );
-    expect(statSync(data).mode & 0o777).toBe(0o700);
-    expect(statSync(join(data, 'roster.db')).mode & 0o777).toBe(0o600);
-    served.child.kill('SIGTERM');
-    await served.child;
+    // The database file too, for the local admin commands.
     chmodSync(join(data, 'roster.db'), 0o644);
-    const tokens = await cli(['tokens', 'list', '--data', data], { ROSTER_CONFIG_DIR: config });
+    const tokens = await local(['tokens', 'list', '--data', data], { ROSTER_CONFIG_DIR: config });
     expect(tokens.exitCode).toBe(0);
-    expect(tokens.stderr).toContain('roster.db was mode 0644; set to 0600');
+    expect(String(tokens.stderr)).toContain('roster.db was mode 0644; set to 0600');
   });
 
   test('a missing media directory stops serve with one line; nothing is removed', async () => {
@@ -153,43 +147,7 @@ describe('roster serve', () => {
     expect(store.exitCode).toBe(0);
   });
 
-  test('an acknowledged write survives kill -9', async () => {
-    const data = temp('roster-kill-data-');
-    const config = temp('roster-kill-config-');
-    const first = await spawnServe(data, config);
-    const req = requester(first.url, profileOf(config).token);
-    const ids: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      const r = await req('POST', '/api/users', {
-        headers: { 'content-type': V3, accept: V3 },
-        body: JSON.stringify({ email: `k${i}@example.com` }),
-      });
-      ids.push(r.json.id);
-    }
-    first.child.kill('SIGKILL');
-    await first.child;
-    const second = await spawnServe(data, config);
-    const again = requester(second.url, profileOf(config).token);
-    for (const id of ids) expect((await again('GET', `/api/users/${id}`)).status).toBe(200);
-    second.child.kill('SIGTERM');
-    await second.child;
-  });
-
-  test('--rate-limit answers 429 with Retry-After once a token exceeds it', async () => {
-    const data = temp('roster-rate-data-');
-    const config = temp('roster-rate-config-');
-    const { child, url } = await spawnServe(data, config, ['--rate-limit', '3/s']);
-    const req = requester(url, profileOf(config).token);
-    const statuses = [];
-    for (let i = 0; i < 5; i++) statuses.push(await req('GET', '/api/users'));
-    const limited = statuses.find((r) => r.status === 429)!;
-    expect(limited.json).toMatchObject({ identifier: 42900, type: 'TooManyRequestsException' });
-    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    child.kill('SIGTERM');
-    await child;
-  });
-
-  test('bad flags and a port in use are usage errors (exit 2) with a message', async () => {
+  test('bad flags and a port in use are usage errors (exit 2); --rate-limit answers 429 with Retry-After', async () => {
     const data = temp('roster-flags-data-');
     const config = temp('roster-flags-config-');
     const env = { ROSTER_CONFIG_DIR: config };
@@ -205,7 +163,13 @@ describe('roster serve', () => {
       expect(r.exitCode, args.join(' ')).toBe(2);
       expect(String(r.stderr), args.join(' ')).toMatch(/error|invalid/);
     }
-    const { child, url } = await spawnServe(data, config);
+    const { child, url } = await spawnServe(data, config, ['--rate-limit', '3/s']);
+    const req = requester(url, profileOf(config).token);
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push(await req('GET', '/api/users'));
+    const limited = statuses.find((r) => r.status === 429)!;
+    expect(limited.json).toMatchObject({ identifier: 42900, type: 'TooManyRequestsException' });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     const port = new URL(url).port;
     // A fresh data dir and a busy port: refused before anything is created.
     const fresh = join(temp('roster-flags-fresh-'), 'data');
@@ -221,7 +185,7 @@ describe('roster serve', () => {
     await child;
   });
 
-  test('one serve per data dir: a second one exits 2 naming the first; kill -9 frees it', async () => {
+  test('one serve per data dir: a second one exits 2 naming the first; kill -9 frees it and loses no acknowledged write', async () => {
     const data = temp('roster-lock-data-');
     const config = temp('roster-lock-config-');
     const first = await spawnServe(data, config);
@@ -237,13 +201,20 @@ describe('roster serve', () => {
     }
     expect(profileOf(config)).toEqual(before);
     const req = requester(first.url, before.token);
-    expect((await req('GET', '/api/users')).status).toBe(200);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await req('POST', '/api/users', {
+        headers: { 'content-type': V3, accept: V3 },
+        body: JSON.stringify({ email: `k${i}@example.com` }),
+      });
+      expect(r.status).toBe(201);
+      ids.push(r.json.id);
+    }
     first.child.kill('SIGKILL');
     await first.child;
     const third = await spawnServe(data, config);
-    expect((await requester(third.url, profileOf(config).token)('GET', '/api/users')).status).toBe(
-      200,
-    );
+    const again = requester(third.url, profileOf(config).token);
+    for (const id of ids) expect((await again('GET', `/api/users/${id}`)).status).toBe(200);
     third.child.kill('SIGTERM');
     await third.child;
   });
