@@ -1,6 +1,8 @@
 /**
- * The media API against the built CLI's `roster serve` in its own process: the HTTP suite
- * unchanged, then the typed client's streaming upload and download against it.
+ * The media API against the built CLI's `roster serve` in its own process: each kind of preview
+ * the built service makes (sharp, pdf.js, ffmpeg: each from dist/'s own paths), then the typed
+ * client's streaming upload and download. The API's rules run in-process on every backend
+ * (test/server/media/media.routes.test.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -9,9 +11,32 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createApiClient } from '../../src/client/index.js';
 import { type Served, serve } from '../helpers/e2e.js';
-import { mediaApiSuite } from '../server/media/media-api.suite.js';
+import { fixtures, read, upload } from '../server/media/media-helpers.js';
 
-mediaApiSuite(serve);
+describe('previews made by the built service', () => {
+  let s: Served;
+  beforeAll(async () => {
+    s = await serve();
+  });
+  afterAll(() => s.close());
+
+  test.each([
+    ['png', 'image'],
+    ['pdf', 'pdf'],
+    ['mp4', 'video'],
+  ] as const)('a %s gets a finished preview, served on the CDN', async (key, type) => {
+    const path = (await fixtures())[key];
+    if (!path) throw new Error(`fixture ${key} is missing (is ffmpeg installed?)`);
+    const r = await upload(s, read(path), path.split('/').at(-1)!);
+    expect(r.status, r.text).toBe(200);
+    expect(r.json.resourceInfo.type).toBe(type);
+    const preview = r.json.transformations.t_preview;
+    expect(preview).toMatchObject({ status: 'FINISHED', resourceInfo: { type: 'image' } });
+    const got = await fetch(preview.resourceInfo.url);
+    expect(got.status).toBe(200);
+    expect((await got.arrayBuffer()).byteLength).toBe(preview.resourceInfo.bytes);
+  });
+});
 
 describe('the client against roster serve', () => {
   let s: Served;

@@ -1,14 +1,13 @@
 /**
  * HTTP suites, unchanged, against the built CLI's `roster serve` in its own process: what the
- * entry point wires (store, auth, negotiation, the users routes) is the app the in-process runs
- * test. The other suites (lists, limits, states, platform types) test the service's rules, which
- * do not depend on how the process started; they run in-process on every backend.
+ * entry point wires (store, auth, the users routes, and the process's own log, which must never
+ * hold a token) is the app the in-process runs test. The other suites (negotiation, lists,
+ * limits, states, platform types) test the service's rules, which do not depend on how the
+ * process started; they run in-process on every backend.
  */
 import { serve } from '../helpers/e2e.js';
 import { authSuite } from '../suites/auth.suite.js';
-import { negotiationSuite } from '../suites/negotiation.suite.js';
 import { usersRoutesSuite } from '../suites/users-routes.suite.js';
 
 usersRoutesSuite(serve);
 authSuite(serve);
-negotiationSuite(serve);
