@@ -51,6 +51,7 @@ Columns (names compared without case, spaces, "_" and "-"; aliases such as "Firs
 "E-Mail", "Identifier" work): externalId, email, userName, firstName, lastName, role, locale,
 position, department, location, phoneNumber, publicEmailAddress, secret, recoveryCode,
 profile.<customFieldId>. secret and recoveryCode are used only when a user is created.
+The export's avatar column is read-only: accepted and ignored (avatars come from --photos).
 An empty cell leaves the field as it is (--empty-clears clears it). Exit 5 when rows failed.
 
 Exports of HR and identity systems: --preset reads the format's own columns (every other

@@ -130,6 +130,48 @@ describe('users import --photos', () => {
     expect((await avatarOf(ids.cat!)).thumb.url).toMatch(/avatar\.[0-9a-f]{16}\.thumb\.png/);
   });
 
+  it('the export has an avatar column, and importing it again changes nothing (one notice)', async () => {
+    const exported = join(srv.dataDir, 'export.csv');
+    const e = await srv.run(['users', 'export', '--to', exported]);
+    expect(e.exitCode, e.stderr).toBe(0);
+    const [header, ...lines] = readFileSync(exported, 'utf8').trim().split('\n');
+    const at = header!.split(',').indexOf('avatar');
+    expect(at).toBeGreaterThan(0);
+    const ann = lines.find((l) => l.startsWith('E-ann,'))!.split(',');
+    expect(ann[at]).toBe((await avatarOf(ids.ann!)).original.url);
+    expect(ann[at]).toMatch(/avatar\.[0-9a-f]{16}\.original\.jpg/);
+
+    const again = await srv.run(['users', 'import', exported]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(json(again.stdout)).toMatchObject({ created: 0, updated: 0, failed: 0 });
+    const notices = again.stderr.split('\n').filter((l) => l.includes('read-only'));
+    expect(notices).toEqual([
+      expect.stringContaining(
+        "column 'avatar' is read-only and ignored: avatars are made from photos",
+      ),
+    ]);
+
+    // Another value in the column (a URL, or cleared) is ignored too: the avatar stays.
+    const before = await avatarOf(ids.ann!);
+    const edited = join(srv.dataDir, 'edited.csv');
+    const changed = lines.map((l) => {
+      const cells = l.split(',');
+      if (cells[0] === 'E-ann') cells[at] = 'https://example.com/me.jpg';
+      if (cells[0] === 'E-bob') cells[at] = '';
+      return cells.join(',');
+    });
+    writeFileSync(edited, [header, ...changed].join('\n'));
+    const r = await srv.run(['users', 'import', edited, '--empty-clears']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(json(r.stdout)).toMatchObject({ created: 0, updated: 0, failed: 0 });
+    expect((await avatarOf(ids.ann!)).original.url.split('?')[0]).toBe(
+      before.original.url.split('?')[0],
+    );
+    expect(
+      await avatarOf(json((await srv.run(['users', 'show', 'E-bob'])).stdout).id),
+    ).toBeTruthy();
+  });
+
   it('--photo-name without --photos, or with an unknown placeholder: exit 2, nothing sent', async () => {
     const alone = await srv.run(['users', 'import', csv, '--photo-name', '#email#']);
     expect(alone.exitCode).toBe(2);
