@@ -336,7 +336,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
         client,
         result.plan,
         newUsers,
-        opts,
+        { dryRun: opts.dryRun, report },
         deps,
       )
     : undefined;

@@ -4,6 +4,7 @@
  * own, a rejected token or an unreachable service stops the run, Ctrl-C starts no more and
  * cancels the uploads in flight (whose media apply.ts deletes). The callers print the results.
  */
+import { writeFile } from 'node:fs/promises';
 import type { UserV3 } from '../../../../contract/user.js';
 import { hashPhoto, PhotoError } from '../../../avatar/index.js';
 import type { Deps } from '../../../context.js';
@@ -156,6 +157,16 @@ export async function syncPhotos(
     notStarted: tasks.length - rows.length,
     stoppedBy: stop ?? (controller.signal.aborted ? controller.signal.reason : undefined),
   };
+}
+
+/** The JSON report: every result, the photos that matched nobody, the users without a photo. */
+export async function writePhotoReport(path: string, r: PhotoSyncResult): Promise<void> {
+  const report = {
+    results: r.rows,
+    unmatchedPhotos: r.unmatched,
+    usersWithoutPhoto: r.withoutPhoto,
+  };
+  await writeFile(path, `${JSON.stringify(report, null, 2)}\n`);
 }
 
 const count = (r: PhotoSyncResult, result: SyncRow['result']) =>

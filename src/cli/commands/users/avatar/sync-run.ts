@@ -3,10 +3,15 @@
  * folder (photo-sync.ts), then the results as a table, the photos that matched nobody, and
  * `--report FILE` with the users still without a photo.
  */
-import { writeFile } from 'node:fs/promises';
 import { type Deps, note } from '../../../context.js';
 import { renderList, resolveFormat } from '../../../output/render.js';
-import { openPhotos, photoSummary, photoVerdict, syncPhotos } from './photo-sync.js';
+import {
+  openPhotos,
+  photoSummary,
+  photoVerdict,
+  syncPhotos,
+  writePhotoReport,
+} from './photo-sync.js';
 import { avatarSession } from './session.js';
 import type { SyncOptions } from './sync.js';
 
@@ -27,14 +32,7 @@ export async function syncAvatars(opts: SyncOptions, deps: Deps): Promise<void> 
     { header: 'error', value: (r) => r.error },
   ]);
   for (const photo of result.unmatched) note(io, `no user for photo ${photo}`);
-  if (opts.report) {
-    const report = {
-      results: result.rows,
-      unmatchedPhotos: result.unmatched,
-      usersWithoutPhoto: result.withoutPhoto,
-    };
-    await writeFile(opts.report, `${JSON.stringify(report, null, 2)}\n`);
-  }
+  if (opts.report) await writePhotoReport(opts.report, result);
   note(io, photoSummary(result, opts.dryRun));
   const verdict = photoVerdict(result);
   if (verdict) throw verdict;

@@ -52,16 +52,24 @@ async function* concat<T>(first: AsyncIterable<T>, rest: T[]): AsyncGenerator<T>
   yield* rest;
 }
 
-/** Syncs the avatars of the plan's users (and, in a dry run, of those it would create). */
+/** Where the photos' report goes beside the import's (`run.csv` → `run.csv.photos.json`). */
+export const photoReportPath = (report: string) => `${report}.photos.json`;
+
+/**
+ * Syncs the avatars of the plan's users (and, in a dry run, of those it would create). With the
+ * import's `report`, the photos' own (as `avatar sync --report` writes it) goes beside it.
+ */
 export async function importPhotos(
   photos: Photos,
   client: ApiClient,
   plan: Plan,
   planned: UserV3[],
-  opts: { dryRun?: boolean },
+  opts: { dryRun?: boolean; report?: string },
   deps: Deps,
 ): Promise<PhotoSyncResult> {
-  const { syncPhotos, photoSummary, PHOTO_CONCURRENCY } = await import('../avatar/photo-sync.js');
+  const { syncPhotos, photoSummary, writePhotoReport, PHOTO_CONCURRENCY } = await import(
+    '../avatar/photo-sync.js'
+  );
   const { avatarSessionOf } = await import('../avatar/session.js');
   const session = await avatarSessionOf(client, deps);
   const users = concat(rowsUsers(client, plan), planned);
@@ -74,5 +82,9 @@ export async function importPhotos(
   );
   for (const photo of result.unmatched) note(deps.io, `no user of the file for photo ${photo}`);
   note(deps.io, `photos: ${photoSummary(result, opts.dryRun)}`);
+  if (opts.report) {
+    await writePhotoReport(photoReportPath(opts.report), result);
+    note(deps.io, `the photos' results are in ${photoReportPath(opts.report)}`);
+  }
   return result;
 }

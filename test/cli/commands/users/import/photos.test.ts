@@ -85,6 +85,11 @@ describe('users import --photos', () => {
     expect((await avatarOf(ids.ann!)).thumb.url).toMatch(/avatar\.[0-9a-f]{16}\.thumb\.jpg/);
     expect(await avatarOf(ids.zed!)).toBeFalsy();
     expect(await avatarOf(ids.cat!)).toBeFalsy();
+    // The photos' report beside the import's, as avatar sync --report writes it.
+    const photoReport = json(readFileSync(`${report}.photos.json`, 'utf8'));
+    expect(photoReport.unmatchedPhotos).toEqual([join(photos, 'zed@example.com.webp')]);
+    expect(photoReport.usersWithoutPhoto.map((u: { user: string }) => u.user)).toEqual([ids.cat]);
+    expect(photoReport.results).toHaveLength(3);
     // The run record keeps the folder, absolute, for --resume.
     const record = json(readFileSync(`${report}.run.json`, 'utf8'));
     expect(record.options).toMatchObject({ photos });
