@@ -340,7 +340,11 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
         deps,
       )
     : undefined;
-  if (photoResult?.stoppedBy) throw photoResult.stoppedBy;
+  if (photoResult?.stoppedBy) {
+    // Every row is in; the same run again skips the avatars already made from their photos.
+    if (!opts.dryRun) note(io, hint());
+    throw photoResult.stoppedBy;
+  }
   if (result.refusal) throw result.refusal;
   const { failed, rows } = result.summary;
   const photosFailed = photoResult?.rows.filter((r) => r.result === 'failed').length ?? 0;

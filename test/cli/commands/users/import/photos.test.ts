@@ -177,6 +177,26 @@ describe('users import --photos', () => {
     ).toBeTruthy();
   });
 
+  it('a token that may not upload media: the rows are in, the photos stop the run with how to finish it', async () => {
+    const { token } = await srv.newToken('users:read,users:write,media:read');
+    const dir = mkdtempSync(join(srv.dataDir, 'denied-'));
+    copyFileSync(paths.webp, join(dir, 'E-eve.webp'));
+    const file = join(srv.dataDir, 'eve.csv');
+    writeFileSync(file, 'externalId,email,firstName\nE-eve,eve@example.com,Eve\n');
+    const report = join(srv.dataDir, 'eve-run.csv');
+    const r = await srv.run(['users', 'import', file, '--photos', dir, '--report', report], {
+      env: { ROSTER_TOKEN: token, ROSTER_BASE_URL: srv.baseUrl, ROSTER_PROFILE: undefined },
+    });
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toContain(`continue with: roster users import --resume ${report}`);
+    const eve = json((await srv.run(['users', 'show', 'E-eve'])).stdout);
+    expect(eve.profile.avatar ?? null).toBeNull();
+    // With a token that may: --resume finishes the photos.
+    const done = await srv.run(['users', 'import', '--resume', report]);
+    expect(done.exitCode, done.stderr).toBe(0);
+    expect(done.stderr).toContain('photos: 1 set, 0 unchanged, 0 failed');
+  });
+
   it('--photo-name without --photos, or with an unknown placeholder: exit 2, nothing sent', async () => {
     const alone = await srv.run(['users', 'import', csv, '--photo-name', '#email#']);
     expect(alone.exitCode).toBe(2);
