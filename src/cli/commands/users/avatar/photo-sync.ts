@@ -21,6 +21,9 @@ import {
 } from './match.js';
 import { avatarHashOf } from './media.js';
 
+/** Whose avatars a sync sets: every user but the removed (a deactivated one may come back). */
+export const PHOTO_STATUSES = ['activated', 'pending', 'deactivated'] as const;
+
 /** Photos processed at a time unless `--concurrency` says otherwise (each is decoded in memory). */
 export const PHOTO_CONCURRENCY = 4;
 

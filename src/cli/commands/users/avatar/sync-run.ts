@@ -7,6 +7,7 @@ import { type Deps, note } from '../../../context.js';
 import { renderList, resolveFormat } from '../../../output/render.js';
 import {
   openPhotos,
+  PHOTO_STATUSES,
   photoSummary,
   photoVerdict,
   syncPhotos,
@@ -20,8 +21,7 @@ export async function syncAvatars(opts: SyncOptions, deps: Deps): Promise<void> 
   const format = resolveFormat(opts.globals.output, io);
   const photos = await openPhotos(opts.dir, opts.photoName);
   const session = await avatarSession(opts.globals, deps);
-  const statuses = ['activated', 'pending', 'deactivated'] as const;
-  const users = session.client.iterateUsers({ status: [...statuses] });
+  const users = session.client.iterateUsers({ status: [...PHOTO_STATUSES] });
   const result = await syncPhotos(photos, session, users, opts, deps);
 
   await renderList(io, format, result.rows, [

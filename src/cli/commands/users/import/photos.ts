@@ -12,9 +12,6 @@ import type { PlannedRow } from '../../../../import/planned.js';
 import { type Deps, note } from '../../../context.js';
 import type { PhotoSyncResult, Photos } from '../avatar/photo-sync.js';
 
-/** Users of any status: a row may update a deactivated user, and `avatar sync` covers them too. */
-const STATUSES = ['activated', 'pending', 'deactivated'] as const;
-
 /**
  * A user a dry run would create, as the photo matcher sees it: the row's email and externalId,
  * no id yet and no avatar.
@@ -39,9 +36,10 @@ export function plannedUser(row: PlannedRow): UserV3 | undefined {
 /** The branch's users that the plan's rows name (created, updated, unchanged, or done before). */
 async function* rowsUsers(client: ApiClient, plan: Plan): AsyncGenerator<UserV3> {
   const { stayingKeys } = await import('../../../../import/plan.js');
+  const { PHOTO_STATUSES } = await import('../avatar/photo-sync.js');
   const keys = stayingKeys(plan);
   if (keys.size === 0) return;
-  for await (const user of client.iterateUsers({ status: [...STATUSES] })) {
+  for await (const user of client.iterateUsers({ status: [...PHOTO_STATUSES] })) {
     const key = plan.match === 'email' ? user.email?.value : user.externalId;
     if (key && keys.has(identityKey(plan.match, key))) yield user;
   }
