@@ -41,6 +41,12 @@ export interface UserField {
    * has none (server/scim derives its map from these).
    */
   readonly scim?: string;
+  /**
+   * Read-only in a CSV: the export writes its column (from `read`), and the import accepts the
+   * column but never writes it back, saying this once. Such a field is none of the named profile
+   * fields (its value is not a string).
+   */
+  readonly csvReadOnly?: string;
 }
 
 /** In template and export order. */
@@ -181,6 +187,14 @@ export const USER_FIELDS = [
     aliases: ['password', 'initialpassword'],
   },
   { name: 'recoveryCode', body: 'recoveryCode.plain' },
+  {
+    // The original image's URL (on serve a signed one, valid a day): to look at, not to write.
+    name: 'avatar',
+    body: 'profile.avatar',
+    read: 'profile.avatar.original.url',
+    csvReadOnly:
+      'avatars are made from photos (roster users import --photos DIR, or roster users avatar set/sync), not from URLs',
+  },
 ] as const satisfies readonly UserField[];
 
 type Row = (typeof USER_FIELDS)[number];
@@ -188,7 +202,10 @@ export type UserFieldName = Row['name'];
 /** The keys that say who a user is. */
 export type IdentityField = Extract<Row, { identity: string }>['name'];
 /** The named profile fields (`profile.<name>`); any other key there is a custom field id. */
-export type ProfileField = Extract<Row, { body: `profile.${string}` }>['name'];
+export type ProfileField = Extract<
+  Exclude<Row, { csvReadOnly: string }>,
+  { body: `profile.${string}` }
+>['name'];
 
 /** A store column a field's value is kept in (see `column`). */
 export type FieldColumn = Extract<Row, { column: string }>['column'];
@@ -206,8 +223,11 @@ const PROFILE = 'profile.';
 /** A named profile field (kept under `profile` in a record and a v3 body). */
 export const isProfileField = (f: UserField): boolean => f.body.startsWith(PROFILE);
 
-export const PROFILE_FIELDS = USER_FIELDS.flatMap((f) =>
-  isProfileField(f) ? [f.name as ProfileField] : [],
+/** Read-only in a CSV (see `csvReadOnly`). */
+export const isCsvReadOnly = (f: UserField): boolean => f.csvReadOnly !== undefined;
+
+export const PROFILE_FIELDS = USER_FIELDS.flatMap((f: UserField) =>
+  isProfileField(f) && !isCsvReadOnly(f) ? [f.name as ProfileField] : [],
 );
 
 export const IDENTITY_FIELDS = USER_FIELDS.flatMap((f) =>

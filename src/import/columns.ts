@@ -26,6 +26,16 @@ export const CREATE_ONLY: ReadonlySet<string> = new Set(
   USER_FIELDS.filter(isWriteOnly).map((f) => f.name),
 );
 
+/** Fields the export writes and the import never writes back (each with why): the user-field table's `csvReadOnly`. */
+export const READ_ONLY: ReadonlyMap<string, string> = new Map(
+  USER_FIELDS.flatMap((f: UserField) =>
+    f.csvReadOnly === undefined ? [] : [[f.name, f.csvReadOnly] as const],
+  ),
+);
+
+/** The columns an import writes: a template's header. */
+export const WRITTEN_FIELDS = FIELDS.filter((f) => !READ_ONLY.has(f));
+
 export const CUSTOM_PREFIX = 'profile.';
 
 const ALIASES: [string, NamedField][] = USER_FIELDS.flatMap((f: UserField & { name: NamedField }) =>
@@ -108,6 +118,8 @@ export interface Layout {
   order: number[];
   /** Status columns: a row is a leaver when any of them says so. */
   status: StatusRule[];
+  /** Columns of read-only fields (READ_ONLY), accepted and not read: header name and field. */
+  readOnly?: { column: string; field: string }[];
 }
 
 /** A layout of plain columns: one per field, read left to right, no status column. */
@@ -240,5 +252,12 @@ export function resolveHeader(header: string[], opts: HeaderOptions): Layout {
     );
   }
   const order = header.map((_, i) => i).sort((a, b) => rank[a]! - rank[b]! || a - b);
-  return { fields, order, status };
+  // Read-only columns are accepted (an export imports again unchanged) and never read.
+  const readOnly = header.flatMap((column, i) => {
+    const field = fields[i];
+    return field && READ_ONLY.has(field) ? [{ column, field }] : [];
+  });
+  if (readOnly.length === 0) return { fields, order, status };
+  const read = fields.map((f) => (f !== null && READ_ONLY.has(f) ? null : f));
+  return { fields: read, order, status, readOnly };
 }

@@ -9,13 +9,13 @@ import { stringify } from 'csv-stringify/sync';
 import { toCsvCell } from '../contract/csv-cell.js';
 import type { ListableStatus } from '../contract/user.js';
 import { writeWhole } from '../files/destination.js';
-import { CREATE_ONLY, CUSTOM_PREFIX, FIELDS } from './columns.js';
-import { currentValues, type Values } from './fields.js';
+import { CREATE_ONLY, CUSTOM_PREFIX, FIELDS, WRITTEN_FIELDS } from './columns.js';
+import { exportValues, type Values } from './fields.js';
 import type { ImportClient } from './types.js';
 
 export const DEFAULT_EXPORT_STATUSES: ListableStatus[] = ['activated', 'pending'];
 
-/** The columns of an export (and of a template without custom fields). */
+/** The columns of an export: a template's without secrets, and with the read-only ones. */
 export const EXPORT_FIELDS = FIELDS.filter((f) => !CREATE_ONLY.has(f));
 
 export interface ExportOptions {
@@ -50,7 +50,7 @@ export async function exportUsers(
   // The default sort only: the real platform documents name keys alone. The stable order
   // (externalId, then email; missing first) is made here, from the rows held anyway.
   for await (const user of client.iterateUsers({ status: statuses }, 1000)) {
-    const values = currentValues(user);
+    const values = exportValues(user);
     for (const f of Object.keys(values)) if (f.startsWith(CUSTOM_PREFIX)) custom.add(f);
     rows.push(values);
   }
@@ -84,4 +84,4 @@ export async function exportToFile(
 }
 
 /** `users import --template`: the header row with every known column. */
-export const templateHeader = (delimiter = ',') => stringify([[...FIELDS]], { delimiter });
+export const templateHeader = (delimiter = ',') => stringify([[...WRITTEN_FIELDS]], { delimiter });

@@ -7,7 +7,7 @@ import { isIdentityField, sameIdentity } from '../contract/identity.js';
 import { fieldIssues, userBodySchemas } from '../contract/schemas.js';
 import type { UserV3 } from '../contract/user.js';
 import { fieldAt, PROFILE_FIELDS, USER_FIELDS, type UserField } from '../contract/user-fields.js';
-import { CREATE_ONLY, CUSTOM_PREFIX, type Layout } from './columns.js';
+import { CREATE_ONLY, CUSTOM_PREFIX, type Layout, READ_ONLY } from './columns.js';
 
 /** A row's cells by field: a string sets, null clears (`--empty-clears`); absent = unchanged. */
 export type Values = Record<string, string | null>;
@@ -29,6 +29,18 @@ const FIELDS: readonly UserField[] = USER_FIELDS;
 const BODY_PATH = new Map(FIELDS.map((f) => [f.name, f.body.split('.')]));
 /** The fields a v3 user answers, with the path of each, split once. */
 const READ_PATHS = FIELDS.flatMap((f) => (f.read ? [[f.name, f.read.split('.')] as const] : []));
+/** Those an import compares (read-only ones are never written, so never compared). */
+const COMPARED_PATHS = READ_PATHS.filter(([name]) => !READ_ONLY.has(name));
+const READ_ONLY_PATHS = READ_PATHS.filter(([name]) => READ_ONLY.has(name));
+
+const valuesAt = (user: UserV3, paths: typeof READ_PATHS, values: Values) => {
+  for (const [field, path] of paths) {
+    let at: unknown = user;
+    for (const key of path) at = (at as Record<string, unknown> | null | undefined)?.[key];
+    if (typeof at === 'string') values[field] = at;
+  }
+  return values;
+};
 
 /**
  * The row's values; cells are trimmed and unquoted (contract/csv-cell), roles lower-cased. Where
@@ -85,12 +97,7 @@ export function validate(values: Values): Issue[] {
 
 /** A known user's values, as an import row would write them (absent = empty). */
 export function currentValues(user: UserV3): Values {
-  const values: Values = {};
-  for (const [field, path] of READ_PATHS) {
-    let at: unknown = user;
-    for (const key of path) at = (at as Record<string, unknown> | null | undefined)?.[key];
-    if (typeof at === 'string') values[field] = at;
-  }
+  const values = valuesAt(user, COMPARED_PATHS, {});
   const profile = user.profile ?? {};
   // for…in, not Object.entries: the snapshot runs this for every user of the branch.
   for (const key in profile) {
@@ -100,6 +107,10 @@ export function currentValues(user: UserV3): Values {
   }
   return values;
 }
+
+/** A user's values as the export writes them: those an import compares, and the read-only ones. */
+export const exportValues = (user: UserV3): Values =>
+  valuesAt(user, READ_ONLY_PATHS, currentValues(user));
 
 /** Equal for an import: padding aside, and unique keys as the service compares them. */
 function same(field: string, from: string | null, to: string | null): boolean {

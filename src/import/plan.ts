@@ -175,6 +175,24 @@ export async function buildPlan(
   };
 }
 
+const STAYING = new Set(
+  ['create', 'update', 'unchanged', 'skip'].map((c) => CODES.indexOf(c as RowAction)),
+);
+
+/**
+ * The match keys (in their compared form) of the rows that name a user who is, or is to be, in
+ * the branch: created, updated, unchanged, or done by the run a `--resume` continues. Leavers
+ * and rows that fail the checks are left out. (What `--photos` gives avatars to.)
+ */
+export function stayingKeys(plan: Plan): Set<string> {
+  const keys = new Set<string>();
+  plan.actions.forEach((code, i) => {
+    const key = plan.keys[i];
+    if (key && STAYING.has(code)) keys.add(identityKey(plan.match, key));
+  });
+  return keys;
+}
+
 /**
  * Pass two: the same file again (or pass one's reading of it, when kept), each row as an entry
  * with what to send. Fails if the file no longer matches the plan (it changed in between).

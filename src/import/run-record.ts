@@ -30,6 +30,10 @@ export interface Shaping {
   sendMail: boolean;
   sync?: boolean;
   maxDeactivate?: DeactivateLimit;
+  /** `--photos DIR` (absolute): the rows' users get their avatars from this folder. */
+  photos?: string;
+  /** `--photo-name`: how that folder's photos are named. */
+  photoName?: string[];
 }
 
 /** Role and locale given to new users that have no column for them (profile or prompt). */
@@ -119,6 +123,8 @@ export const FLAGS: { [K in keyof Shaping]-?: (value: NonNullable<Shaping[K]>) =
   sendMail: (v) => [v ? '--send-mail' : '--no-send-mail'],
   sync: (v) => (v ? ['--sync'] : []),
   maxDeactivate: (v) => ['--max-deactivate', 'count' in v ? String(v.count) : `${v.percent}%`],
+  photos: (v) => ['--photos', v],
+  photoName: (v) => v.flatMap((p) => ['--photo-name', p]),
 };
 
 /** One option as it would be typed (`--no-send-mail`, `--preset okta`), or "not given". */

@@ -3,8 +3,9 @@
  * about is found before the first request; a refused `--sync` or a `--dry-run` sends nothing.
  */
 
+import { safeText } from '../contract/text-safe.js';
 import { applyPlan, type Outcome } from './apply.js';
-import { type Layout, parseMaps, resolveHeader } from './columns.js';
+import { type Layout, parseMaps, READ_ONLY, resolveHeader } from './columns.js';
 import { ImportError, importUsageError } from './errors.js';
 import { buildPlan, type Entry, type Plan, type PlanOptions, replayPlan } from './plan.js';
 import { type PlannedRow, plannedDeactivation, plannedRow } from './planned.js';
@@ -166,6 +167,14 @@ function layoutOf(
       throw new ImportError(`${err.message}\n${suggestion}`, err.kind);
     }
     throw err;
+  }
+  if (layout.readOnly) {
+    // Once per file, not per row: an export imported again has the column on every row.
+    for (const { column, field } of layout.readOnly) {
+      hooks.onWarning?.(
+        `${opts.file}: column '${safeText(column)}' is read-only and ignored: ${READ_ONLY.get(field)}`,
+      );
+    }
   }
   if (suggestion) {
     const leavers = looksLike!.status.length > 0 && !status ? ' (it also reads who has left)' : '';

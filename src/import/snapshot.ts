@@ -6,7 +6,7 @@
  */
 import { IDENTITY_FIELDS, type IdentityField, identityKey } from '../contract/identity.js';
 import { LISTABLE_STATUSES, type UserStatus } from '../contract/user.js';
-import { CREATE_ONLY, CUSTOM_PREFIX, FIELDS } from './columns.js';
+import { CREATE_ONLY, CUSTOM_PREFIX, FIELDS, READ_ONLY } from './columns.js';
 import { currentValues, type Values } from './fields.js';
 import type { ImportClient } from './types.js';
 
@@ -48,7 +48,7 @@ export function snapshotOf(users: KnownUser[]): Snapshot {
   return { users, by };
 }
 
-const NAMED = FIELDS.filter((f) => !CREATE_ONLY.has(f));
+const NAMED = FIELDS.filter((f) => !CREATE_ONLY.has(f) && !READ_ONLY.has(f));
 
 const SEP = '\u0001';
 const NULL = '\u0002';

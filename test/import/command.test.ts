@@ -73,6 +73,10 @@ describe('users import flags', () => {
       { statusColumn: 'Status', activeValues: ['Active', 'Onboarding'] },
     ],
     [['--skip-lines', '2'], { skipLines: 2 }],
+    [
+      ['--photos', 'hr-photos', '--photo-name', '#localpart#', '--photo-name', 'p-#externalId#'],
+      { photos: 'hr-photos', photoName: ['#localpart#', 'p-#externalId#'] },
+    ],
   ])('%j', async (flags, expected) => {
     expect((await parse(['users', 'import', 'p.csv', ...flags])).opts).toMatchObject(expected);
   });

@@ -299,7 +299,7 @@ describe('users export', () => {
     expect(exported.stderr).toContain(`exported 2 users to ${out}`);
     const text = readFileSync(out, 'utf8');
     expect(text.split('\n')[0]).toBe(
-      'externalId,email,userName,firstName,lastName,role,locale,position,department,location,phoneNumber,publicEmailAddress,profile.costCenter',
+      'externalId,email,userName,firstName,lastName,role,locale,position,department,location,phoneNumber,publicEmailAddress,avatar,profile.costCenter',
     );
     expect((await run(['users', 'export'])).stdout).toBe(text);
     // An existing file is kept unless --force (the rule of media download).

@@ -373,7 +373,7 @@ describe('export', () => {
     expect(result).toEqual({ users: 2, withoutExternalId: 0, withoutEmail: 0 });
     const text = Buffer.concat(chunks).toString();
     expect(text.split('\n')[0]).toBe(
-      'externalId,email,userName,firstName,lastName,role,locale,position,department,location,phoneNumber,publicEmailAddress,profile.costCenter',
+      'externalId,email,userName,firstName,lastName,role,locale,position,department,location,phoneNumber,publicEmailAddress,avatar,profile.costCenter',
     );
     const again = await run({}, text);
     expect(again.summary).toMatchObject({ unchanged: 2, created: 0, updated: 0, failed: 0 });

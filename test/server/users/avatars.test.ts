@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { sql } from '../../helpers/database.js';
 import { validating } from '../../helpers/openapi-validation.js';
-import { jsonBody, startServer, type TestServer, V3 } from '../../helpers/server.js';
+import { jsonBody, startServer, type TestServer, USERS_V2, V3 } from '../../helpers/server.js';
 import { upload } from '../media/media-helpers.js';
 
 let s: TestServer;
@@ -113,5 +113,54 @@ describe('deletes', () => {
     for (const name of ['original', 'thumb']) {
       expect((await s.req('GET', `/api/media/${media[name]!.id}`)).status).toBe(404);
     }
+  });
+});
+
+describe('a medium deleted by a path that missed the clearing (its id stays in the avatar)', () => {
+  test('reads, lists, updates and deletes of the user still work; the image is left out', async () => {
+    const png = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#3c3' } })
+      .jpeg()
+      .toBuffer();
+    const own: Record<string, { id: string; url: string }> = {};
+    for (const name of ['original', 'thumb', 'icon']) {
+      const r = await upload(s, png, `avatar.fedcba9876543210.${name}.jpg`, { type: 'image' });
+      own[name] = { id: r.json.id, url: r.json.resourceInfo.url };
+    }
+    const u = await s.req('POST', '/api/users', jsonBody({ email: 'stale@example.com' }, V3));
+    const id = u.json.id;
+    const avatar = Object.fromEntries(Object.entries(own).map(([n, m]) => [n, { url: m.url }]));
+    const set = await s.req('PUT', `/api/users/${id}`, jsonBody({ profile: { avatar } }, V3));
+    expect(set.status, JSON.stringify(set.json)).toBe(200);
+    // As the start-up sweep removes a row whose file vanished: the row only, no user touched.
+    await sql(s.store, 'DELETE FROM media WHERE id = ?', own.original!.id);
+    const [stored] = await sql<{ avatar: string }>(
+      s.store,
+      'SELECT avatar FROM users WHERE id = ?',
+      id,
+    );
+    expect(JSON.parse(stored!.avatar).original).toEqual({ url: `medium:${own.original!.id}` });
+
+    const read = await avatarOf(id);
+    expect(read.original).toBeUndefined();
+    expect(read.thumb.url).toContain(own.thumb!.id);
+    const list = await s.req('GET', '/api/users?status=activated,pending', {
+      headers: { accept: USERS_V2 },
+    });
+    expect(list.status, JSON.stringify(list.json)).toBe(200);
+    const listed = list.json.data.find((x: { id: string }) => x.id === id);
+    expect(listed.profile.avatar.original).toBeUndefined();
+    expect(listed.profile.avatar.thumb.url).toContain(own.thumb!.id);
+    const renamed = await s.req(
+      'PUT',
+      `/api/users/${id}`,
+      jsonBody({ profile: { firstName: 'Stale' } }, V3),
+    );
+    expect(renamed.status, JSON.stringify(renamed.json)).toBe(200);
+    expect(renamed.json.profile.avatar.icon.url).toContain(own.icon!.id);
+
+    // Every image gone: no avatar at all, not an empty one.
+    await sql(s.store, 'DELETE FROM media WHERE id IN (?, ?)', own.thumb!.id, own.icon!.id);
+    expect(await avatarOf(id)).toBeNull();
+    expect((await s.req('DELETE', `/api/users/${id}`)).status).toBe(202);
   });
 });

@@ -38,6 +38,9 @@ export interface ImportFlags {
   partial?: boolean;
   sync?: boolean;
   maxDeactivate?: DeactivateLimit;
+  /** A folder of photos: the rows' users get their avatars from it, as `avatar sync` sets them. */
+  photos?: string;
+  photoName?: string[];
   /** The options given on the command line, by attribute name (not those at their default). */
   explicit?: ReadonlySet<string>;
   globals: GlobalOptions;
@@ -48,6 +51,7 @@ Columns (names compared without case, spaces, "_" and "-"; aliases such as "Firs
 "E-Mail", "Identifier" work): externalId, email, userName, firstName, lastName, role, locale,
 position, department, location, phoneNumber, publicEmailAddress, secret, recoveryCode,
 profile.<customFieldId>. secret and recoveryCode are used only when a user is created.
+The export's avatar column is read-only: accepted and ignored (avatars come from --photos).
 An empty cell leaves the field as it is (--empty-clears clears it). Exit 5 when rows failed.
 
 Exports of HR and identity systems: --preset reads the format's own columns (every other
@@ -141,6 +145,15 @@ export function register(users: Command, deps: Deps, runFn = runImport) {
       'with --sync: refuse beyond this (default 10%)',
       parseMaxDeactivate,
     )
+    .option(
+      '--photos <dir>',
+      "then set the rows' users' avatars from this folder of photos, as `users avatar sync` does",
+    )
+    .option(
+      '--photo-name <pattern>',
+      "with --photos: how photos are named: '#email#', '#externalId#', '#localpart#' (repeatable; default: #email# then #externalId#)",
+      collect,
+    )
     .addHelpText('after', COLUMNS_HELP)
     .action(
       (csv: string | undefined, opts: Omit<ImportFlags, 'globals' | 'explicit'>, cmd: Command) => {
@@ -176,6 +189,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
     );
   }
   if (opts.partial && !run.plan) throw usageError('--partial works with --plan only');
+  if (opts.photoName && !opts.photos) throw usageError('--photo-name works with --photos only');
   if ((opts.statusColumn === undefined) !== (opts.activeValues === undefined)) {
     throw usageError(
       '--status-column and --active-values go together: the column, and the values that mean active (e.g. --status-column Status --active-values Active)',
@@ -186,6 +200,10 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
     run.file === '-'
       ? await (await import('../../spool.js')).spoolStdin(deps, 'stdin.csv')
       : run.file;
+  // A bad --photo-name or an unreadable folder stops the command before any row is sent.
+  const photos = opts.photos
+    ? await (await import('./avatar/photo-sync.js')).openPhotos(opts.photos, opts.photoName)
+    : undefined;
   (await import('../../memory.js')).importMemoryMode();
   const { resolveFormat } = await import('../../output/render.js');
   const format = resolveFormat(opts.globals.output, io);
@@ -220,10 +238,15 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
     ? await (await import('./import/plan-output.js')).planWriter(io, format)
     : undefined;
   const saved: import('../../../import/saved-plan.js').SavedPlan['rows'] = [];
+  // A dry run with --photos: the users it would create, for the photos they would get.
+  const newUsers: import('../../../contract/user.js').UserV3[] = [];
+  const photoRows = photos && opts.dryRun ? await import('./import/photos.js') : undefined;
   const onPlannedRow =
-    planOut || opts.savePlan
+    planOut || opts.savePlan || photoRows
       ? async (planned: import('../../../import/planned.js').PlannedRow, row?: number) => {
           if (opts.savePlan) saved.push(row ? { row, ...planned } : planned);
+          const created = photoRows?.plannedUser(planned);
+          if (created) newUsers.push(created);
           await planOut?.write(planned);
         }
       : undefined;
@@ -306,13 +329,33 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
   if (result.interrupted && stoppedBy) {
     throw new CliError(`interrupted: no further rows were sent. ${hint()}`, exitCodeOf(stoppedBy));
   }
+  // The rows are in (or planned): now their users' avatars.
+  const photoResult = photos
+    ? await (await import('./import/photos.js')).importPhotos(
+        photos,
+        client,
+        result.plan,
+        newUsers,
+        { dryRun: opts.dryRun, report },
+        deps,
+      )
+    : undefined;
+  if (photoResult?.stoppedBy) {
+    // Every row is in; the same run again skips the avatars already made from their photos.
+    if (!opts.dryRun) note(io, hint());
+    throw photoResult.stoppedBy;
+  }
   if (result.refusal) throw result.refusal;
   const { failed, rows } = result.summary;
-  if (failed > 0) {
+  const photosFailed = photoResult?.rows.filter((r) => r.result === 'failed').length ?? 0;
+  if (failed > 0 || photosFailed > 0) {
     const where = report ? `; every row's outcome is in ${report}` : '';
-    throw new CliError(
-      `${failed} of ${rows} rows failed${opts.dryRun ? ' the checks' : ''}${where}`,
-      EXIT.partial,
-    );
+    const what = [
+      ...(failed > 0
+        ? [`${failed} of ${rows} rows failed${opts.dryRun ? ' the checks' : ''}`]
+        : []),
+      ...(photosFailed > 0 ? [`${photosFailed} of ${photoResult!.rows.length} photos failed`] : []),
+    ];
+    throw new CliError(`${what.join(', ')}${failed > 0 ? where : ''}`, EXIT.partial);
   }
 }

@@ -1,12 +1,18 @@
 /** What every avatar verb needs: the client, the avatar-media finder, the env, Ctrl-C. */
+
+import type { ApiClient } from '../../../../client/index.js';
 import { type Deps, type GlobalOptions, note } from '../../../context.js';
 import { CliError } from '../../../errors.js';
 import type { AvatarChange, AvatarDeps } from './apply.js';
 
 export async function avatarSession(globals: GlobalOptions, deps: Deps): Promise<AvatarDeps> {
   const { apiClient } = await import('../../../client.js');
+  return avatarSessionOf(await apiClient(globals, deps), deps);
+}
+
+/** The same, on a client the command already has (the import's). */
+export async function avatarSessionOf(client: ApiClient, deps: Deps): Promise<AvatarDeps> {
   const { AvatarMedia } = await import('./media.js');
-  const client = await apiClient(globals, deps);
   return { client, media: new AvatarMedia(client, `${client.http.baseUrl}/`), env: deps.env };
 }
 

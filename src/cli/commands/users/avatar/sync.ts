@@ -25,6 +25,8 @@ lists the users still without a photo. A photo that cannot be read is reported b
 others go on (exit 5 at the end; exit 1 when none could be set). Ctrl-C lets the photos in
 flight finish or cancel, starts no more, and exits 130.
 
+\`roster users import FILE --photos DIR\` does the same for the users of an import file.
+
 Example: roster users avatar sync ./hr-photos --photo-name '#localpart#' --dry-run`;
 
 export function register(avatar: Command, deps: Deps, runFn = runSync) {

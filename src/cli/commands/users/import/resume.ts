@@ -48,6 +48,8 @@ const SHAPING_OF_FLAG: Record<string, keyof Shaping> = {
   sendMail: 'sendMail',
   sync: 'sync',
   maxDeactivate: 'maxDeactivate',
+  photos: 'photos',
+  photoName: 'photoName',
 };
 
 export const shapingOf = (f: RunFlags): Shaping => ({
@@ -64,6 +66,9 @@ export const shapingOf = (f: RunFlags): Shaping => ({
   sendMail: f.sendMail ?? true,
   sync: f.sync,
   maxDeactivate: f.maxDeactivate,
+  // Absolute, as the input's path is: a resumed run may start in another directory.
+  photos: f.photos === undefined ? undefined : resolve(f.photos),
+  photoName: f.photoName,
 });
 
 const connectionOf = (g: GlobalOptions): Connection => ({

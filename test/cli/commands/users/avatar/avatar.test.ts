@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePhotos } from '../../../../../fixtures/avatars/make.mjs';
 import { type CliServed, startCliServed } from '../../../../helpers/cli-run.js';
+import { sql } from '../../../../helpers/database.js';
 
 let srv: CliServed;
 let paths: Awaited<ReturnType<typeof makePhotos>>['paths'];
@@ -150,5 +151,31 @@ describe('users avatar remove', () => {
     expect(await mediaNames()).toEqual([]);
     const again = await srv.run(['users', 'avatar', 'remove', userId, '--yes']);
     expect(json(again.stdout)).toMatchObject({ result: 'none' });
+  });
+});
+
+describe('an avatar whose medium is gone (deleted by a path that missed the clearing)', () => {
+  it('reads without it, and the same photo makes it whole again, leaving no orphans', async () => {
+    const first = json((await srv.run(['users', 'avatar', 'set', userId, paths.phone])).stdout);
+    const media = json((await srv.run(['media', 'list', '-o', 'json'])).stdout) as {
+      id: string;
+      fileName: string;
+    }[];
+    const original = media.find((m) => m.fileName.includes('.original.'))!;
+    await sql(srv.store, 'DELETE FROM media WHERE id = ?', original.id);
+
+    const show = await srv.run(['users', 'avatar', 'show', userId]);
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(json(show.stdout).map((r: { image: string }) => r.image)).toEqual(['thumb', 'icon']);
+
+    const again = await srv.run(['users', 'avatar', 'set', userId, paths.phone]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(json(again.stdout)).toMatchObject({ result: 'set', hash: first.hash });
+    const now = json((await srv.run(['media', 'list', '-o', 'json'])).stdout) as { id: string }[];
+    expect(now).toHaveLength(3);
+    // The old thumb and icon went with the old avatar: only the new three are left.
+    for (const old of media) expect(now.map((m) => m.id)).not.toContain(old.id);
+    const user = json((await srv.run(['users', 'show', userId])).stdout);
+    expect(Object.keys(user.profile.avatar).sort()).toEqual(['icon', 'original', 'thumb']);
   });
 });
