@@ -201,4 +201,31 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX users_by_created ON users (branch_id, created_at, status);
   CREATE INDEX users_by_email ON users (branch_id, email_norm, status);
   `,
+  `
+  -- Each branch's users by status, kept by triggers in the transaction of every write to users
+  -- (so by every writer, the seed's included): a list's exact \`total\` without a filter other
+  -- than status is then a sum of one to three rows. At 1,000,000 users count(*) of the activated
+  -- from the covering users_by_status was 146 ms under load, most of a first page's time.
+  CREATE TABLE user_counts (
+    branch_id INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (branch_id, status)
+  ) STRICT, WITHOUT ROWID;
+  INSERT INTO user_counts (branch_id, status, n)
+    SELECT branch_id, status, count(*) FROM users GROUP BY branch_id, status;
+  CREATE TRIGGER user_counts_insert AFTER INSERT ON users BEGIN
+    INSERT INTO user_counts (branch_id, status, n) VALUES (new.branch_id, new.status, 1)
+      ON CONFLICT (branch_id, status) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER user_counts_delete AFTER DELETE ON users BEGIN
+    UPDATE user_counts SET n = n - 1 WHERE branch_id = old.branch_id AND status = old.status;
+  END;
+  CREATE TRIGGER user_counts_update AFTER UPDATE OF branch_id, status ON users
+    WHEN old.branch_id IS NOT new.branch_id OR old.status IS NOT new.status BEGIN
+    UPDATE user_counts SET n = n - 1 WHERE branch_id = old.branch_id AND status = old.status;
+    INSERT INTO user_counts (branch_id, status, n) VALUES (new.branch_id, new.status, 1)
+      ON CONFLICT (branch_id, status) DO UPDATE SET n = n + 1;
+  END;
+  `,
 ];

@@ -8,10 +8,10 @@ import { sortColumns } from '../common/sort-columns.js';
 import { OBJECT_ID } from '../ids.js';
 import {
   type ListFilter,
-  type ListPosition,
   type NewUserRow,
   type OutboxMessage,
   type UserColumns,
+  type UserPage,
   type UserRow,
   type UserView,
   VIEW_COLUMNS,
@@ -106,6 +106,25 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
     return values && viewOf(values);
   };
 
+  // A list's total without a query: the counts the triggers keep (migration 9), not a count.
+  const countListed = db
+    .prepare<[number, string]>(
+      `SELECT coalesce(sum(n), 0) FROM user_counts
+       WHERE branch_id = ? AND status IN (SELECT value FROM json_each(?))`,
+    )
+    .pluck();
+  // A search's: its matches counted from the full-text index, up to countUpTo (then one more,
+  // to know there are more) as the caller allows.
+  const countAll = db.prepare('SELECT count(*) FROM users_fts WHERE users_fts MATCH ?').pluck();
+  const countSome = db
+    .prepare('SELECT count(*) FROM (SELECT 1 FROM users_fts WHERE users_fts MATCH ? LIMIT ?)')
+    .pluck();
+  const countMatches = (match: string, upTo?: number): Pick<UserPage, 'total' | 'totalExact'> => {
+    if (upTo === undefined) return { total: countAll.get(match) as number };
+    const total = countSome.get(match, upTo + 1) as number;
+    return total > upTo ? { total: upTo, totalExact: false } : { total };
+  };
+
   return {
     find,
     findBy(tenantId: number, branchId: number, field: IdentityField, key: string) {
@@ -152,7 +171,7 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
         rethrowUnique(err);
       }
     },
-    list(f: ListFilter): { total: number; rows: UserView[]; next?: ListPosition } {
+    list(f: ListFilter): UserPage {
       const words = f.query === undefined ? undefined : ftsExpression(f.query);
       if (words === null) return { total: 0, rows: [] };
       // The words in the user's fields, and the branch and status in the entry's scope token
@@ -173,13 +192,9 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
         params[`s${i}`] = s;
       });
       if (!match) delete params.match;
-      const { total } = (
-        match
-          ? cached('SELECT count(*) AS total FROM users_fts WHERE users_fts MATCH @match').get({
-              match,
-            })
-          : cached(`SELECT count(*) AS total FROM users WHERE ${where}`).get(params)
-      ) as { total: number };
+      const counted = match
+        ? countMatches(match, f.countUpTo)
+        : { total: countListed.get(f.branchId, JSON.stringify(f.statuses)) as number };
       // The page's positions first (index-only where an index fits), one more than asked to
       // know whether more follow; then only the page's rows, by rowid, in that order.
       const want = f.limit + 1;
@@ -222,7 +237,7 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
       // A page of none (limit 0: the count alone) has no position to go on from.
       const next =
         picked.length > f.limit && page.length > 0 ? positionOf(page.at(-1)!) : undefined;
-      return next ? { total, rows, next } : { total, rows };
+      return next ? { ...counted, rows, next } : { ...counted, rows };
     },
   };
 }
