@@ -273,6 +273,9 @@ describe(`the store contract on ${BACKEND}`, () => {
     expect(await search('example')).toEqual(['Müller']);
     expect(await search('ber ann')).toEqual(['Müller']);
     expect(await search('юл')).toEqual(['Петрова']);
+    // One letter (SQLite: its own prefix index since migration 10).
+    expect(await search('A')).toEqual(['Lee', 'Müller']);
+    expect(await search('ю')).toEqual(['Петрова']);
     expect(await search('nobody')).toEqual([]);
     // Query syntax of either engine is plain text.
     expect(await search('"ann" * & | ! :* (')).toEqual(['Lee', 'Müller']);

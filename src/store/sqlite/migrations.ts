@@ -228,4 +228,34 @@ export const MIGRATIONS: string[] = [
       ON CONFLICT (branch_id, status) DO UPDATE SET n = n + 1;
   END;
   `,
+  `
+  -- A one-letter prefix from a prefix index too ('1 2 3'; was '2 3'): below its shortest one,
+  -- FTS5 merges the lists of every term the prefix begins before it can give a first match.
+  -- query=M at 1,000,000 users (a third match): counting up to 10,001 matches 32 -> 1.8 ms, the
+  -- page's positions 129 -> 76 ms. Rebuilt as migration 6 built it (1M users: 38 s).
+  DROP TRIGGER users_fts_insert;
+  DROP TRIGGER users_fts_delete;
+  DROP TRIGGER users_fts_update;
+  DROP TABLE users_fts;
+  CREATE VIRTUAL TABLE users_fts USING fts5 (
+    first_name, last_name, email, user_name, position, department, location, phone, scope,
+    content = '', tokenize = 'unicode61 remove_diacritics 2', prefix = '1 2 3'
+  );
+  INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
+    SELECT rowid, first_name, last_name, email, user_name, position, department, location, phone, 'b' || branch_id || status FROM users;
+  CREATE TRIGGER users_fts_insert AFTER INSERT ON users BEGIN
+    INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
+    VALUES (new.rowid, new.first_name, new.last_name, new.email, new.user_name, new.position, new.department, new.location, new.phone, 'b' || new.branch_id || new.status);
+  END;
+  CREATE TRIGGER users_fts_delete AFTER DELETE ON users BEGIN
+    INSERT INTO users_fts (users_fts, rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
+    VALUES ('delete', old.rowid, old.first_name, old.last_name, old.email, old.user_name, old.position, old.department, old.location, old.phone, 'b' || old.branch_id || old.status);
+  END;
+  CREATE TRIGGER users_fts_update AFTER UPDATE OF first_name, last_name, email, user_name, position, department, location, phone, branch_id, status ON users BEGIN
+    INSERT INTO users_fts (users_fts, rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
+    VALUES ('delete', old.rowid, old.first_name, old.last_name, old.email, old.user_name, old.position, old.department, old.location, old.phone, 'b' || old.branch_id || old.status);
+    INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
+    VALUES (new.rowid, new.first_name, new.last_name, new.email, new.user_name, new.position, new.department, new.location, new.phone, 'b' || new.branch_id || new.status);
+  END;
+  `,
 ];
