@@ -273,7 +273,7 @@ describe(`the store contract on ${BACKEND}`, () => {
     expect(await search('example')).toEqual(['Müller']);
     expect(await search('ber ann')).toEqual(['Müller']);
     expect(await search('юл')).toEqual(['Петрова']);
-    // One letter (SQLite: its own prefix index since migration 10).
+    // One letter (SQLite: its own prefix index since migration 11).
     expect(await search('A')).toEqual(['Lee', 'Müller']);
     expect(await search('ю')).toEqual(['Петрова']);
     expect(await search('nobody')).toEqual([]);

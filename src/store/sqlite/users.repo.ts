@@ -106,7 +106,7 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
     return values && viewOf(values);
   };
 
-  // A list's total without a query: the counts the triggers keep (migration 9), not a count.
+  // A list's total without a query: the counts the triggers keep (migration 10), not a count.
   const countListed = db
     .prepare<[number, string]>(
       `SELECT coalesce(sum(n), 0) FROM user_counts
