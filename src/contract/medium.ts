@@ -38,6 +38,11 @@ export interface Medium {
 /** The list envelope shared by GET /users and GET /media. */
 export interface Page<T> {
   total: number;
+  /**
+   * GET /users on Roster with a `query` that matches more users than the service counts
+   * (SEARCH_COUNT_UP_TO): `false`, and `total` is then that bound: more match. Absent: exact.
+   */
+  totalExact?: false;
   limit: number;
   offset: number;
   data: T[];

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { ERRORS } from './errors.js';
 import { MEDIUM_TYPES, PREVIEW } from './medium.js';
+import { SEARCH_COUNT_UP_TO } from './schemas.js';
 import { PROFILE_FIELDS, ROLES, USER_STATUSES } from './user.js';
 
 const objectId = z
@@ -117,6 +118,12 @@ export const pageSchema = <T extends z.ZodType>(item: T) =>
 /** A users page: the same, with the cursor of the page after it (absent on the last page). */
 export const cursorPageSchema = <T extends z.ZodType>(item: T) =>
   pageSchema(item).extend({
+    totalExact: z
+      .literal(false)
+      .optional()
+      .describe(
+        `present (false) when a \`query\` matches more than ${SEARCH_COUNT_UP_TO} users: \`total\` is then ${SEARCH_COUNT_UP_TO}, and more match. Absent: \`total\` is exact`,
+      ),
     next: z
       .string()
       .optional()

@@ -18,6 +18,12 @@ import { LISTABLE_STATUSES, PROFILE_FIELDS, parseStatusList, ROLES, SORT_KEYS } 
 export const MAX_TEXT = 256;
 export const MAX_LIMIT = 1000;
 export const DEFAULT_LIMIT = 100;
+/**
+ * A users list with a `query` counts its matches up to this many; above it `total` is this
+ * number and `totalExact` false. Counting every match of a one-letter query at 1,000,000 users
+ * reads a third of them; lists without a query are always exact (kept counts, no counting).
+ */
+export const SEARCH_COUNT_UP_TO = 10_000;
 
 /** A string without control characters: every text a user record holds is one. */
 const plain = () => z.string().refine((s) => !hasControlChars(s), CONTROL_MESSAGE);

@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
+import { SEARCH_COUNT_UP_TO } from '../contract/schemas.js';
 import type { Store } from '../store/store.js';
 import { registerApiRoutes } from './api/api.routes.js';
 import { registerBranchRoutes } from './api/branch.routes.js';
@@ -102,7 +103,10 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   if (config.rateLimit) api.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
   registerBranchRoutes(api);
   let delivery: OutboxDelivery | undefined;
-  const users = usersService(store, () => delivery?.kick());
+  // The platform's totals are exact, so its stand-in's are too.
+  const countUpTo =
+    kind === 'platform' ? undefined : (config.searchCountUpTo ?? SEARCH_COUNT_UP_TO);
+  const users = usersService(store, () => delivery?.kick(), countUpTo);
 
   // Signed CDN URLs: the secret is made once per database and kept in its meta table, so
   // every replica signs and checks with the same one.

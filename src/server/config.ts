@@ -10,6 +10,11 @@ export interface ServerConfig {
    * and 415 answers that do not list the supported types, and sorting by name keys only.
    */
   likePlatform?: boolean;
+  /**
+   * A users search counts its matches up to this many, then answers that bound with
+   * `totalExact: false`; default SEARCH_COUNT_UP_TO (not with likePlatform: exact there).
+   */
+  searchCountUpTo?: number;
   /** Requests per second per token; undefined = no limit. */
   rateLimit?: number;
   /** Largest accepted upload in bytes. */

@@ -14,7 +14,6 @@ import type {
   Branch,
   Credentials,
   ListFilter,
-  ListPosition,
   MediumKeys,
   MediumRow,
   NewMediumRow,
@@ -25,6 +24,7 @@ import type {
   Tenant,
   Token,
   UserColumns,
+  UserPage,
   UserRow,
   UserView,
 } from './types.js';
@@ -106,7 +106,7 @@ export interface UsersRepo {
    * A page of the branch's users; `next`: the position of its last row when more follow (a
    * later page with `after` set to it continues exactly there, whatever was written between).
    */
-  list(filter: ListFilter): Promise<{ total: number; rows: UserView[]; next?: ListPosition }>;
+  list(filter: ListFilter): Promise<UserPage>;
 }
 
 export interface MediaRepo {

@@ -98,6 +98,21 @@ export interface ListFilter {
   offset: number;
   /** Keyset paging: the page starts after this position (then `offset` is 0). */
   after?: ListPosition;
+  /**
+   * A search's total is counted exactly up to this many matches, and above it answered as this
+   * number with `totalExact: false` (counting every match of a one-letter query at 1,000,000
+   * users reads a third of them). Unset: always exact. Lists without a query are always exact.
+   */
+  countUpTo?: number;
+}
+
+/** A page of users; `totalExact: false` when `total` is only a lower bound (see countUpTo). */
+export interface UserPage {
+  total: number;
+  totalExact?: false;
+  rows: UserView[];
+  /** The position of the page's last row when more follow. */
+  next?: ListPosition;
 }
 
 /**

@@ -129,3 +129,61 @@ test('migration 6 moves every user into the scoped search index, and searches ke
     await store.close();
   }
 });
+
+test('a search with more than 2,000 matches pages in the order as one with few does', async () => {
+  const dir = tempDir();
+  openDatabase(dir).close();
+  const db = new Database(join(dir, 'roster.db'));
+  db.exec(`INSERT INTO tenants (host, created_at) VALUES ('*', 'now')`);
+  db.exec(`INSERT INTO branches (tenant_id, name, created_at) VALUES (1, 'main', 'now')`);
+  const insert = db.prepare(
+    `INSERT INTO users (id, tenant_id, branch_id, status, first_name, last_name, custom, created_at, updated_at)
+     VALUES (?, 1, 1, 'activated', ?, ?, '{}', 'now', 'now')`,
+  );
+  // 2,100 last names match "m", and every seventh user's first name "mo" (343 of them).
+  const people = Array.from({ length: 2400 }, (_, i) => {
+    const last = i < 2100 ? `M${String((i * 7919) % 2100).padStart(4, '0')}` : `Lee${i}`;
+    const first = i % 7 === 0 ? 'Mo' : 'Ann';
+    return [String(i).padStart(24, '0'), first, last] as const;
+  });
+  db.transaction(() => {
+    for (const p of people) insert.run(...p);
+  })();
+  db.close();
+  const store = openStore(dir);
+  try {
+    const walk = async (query: string) => {
+      const names: string[] = [];
+      let after: Awaited<ReturnType<typeof store.users.list>>['next'];
+      let total = 0;
+      do {
+        const page = await store.users.list({
+          branchId: 1,
+          statuses: ['activated'],
+          query,
+          sort: [{ key: 'lastName', dir: 'ASC' }],
+          limit: 700,
+          offset: 0,
+          after,
+        });
+        total = page.total;
+        names.push(...page.rows.map((r) => `${r.last_name} ${r.first_name}`));
+        after = page.next;
+      } while (after);
+      return { total, names };
+    };
+    const expected = (test: (first: string, last: string) => boolean) =>
+      people
+        .filter(([, first, last]) => test(first.toLowerCase(), last.toLowerCase()))
+        .map(([, first, last]) => `${last} ${first}`)
+        .sort();
+    const many = await walk('m');
+    expect([many.total, many.names.length]).toEqual([2143, 2143]);
+    expect(many.names).toEqual(expected((f, l) => f.startsWith('m') || l.startsWith('m')));
+    const few = await walk('mo');
+    expect(few.names).toEqual(expected((f) => f.startsWith('mo')));
+    expect(few.total).toBe(few.names.length);
+  } finally {
+    await store.close();
+  }
+});

@@ -12,6 +12,7 @@ import { newObjectId } from '../../src/store/ids.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import {
+  type ListFilter,
   type NewMediumRow,
   type NewUserRow,
   type Tenant,
@@ -272,11 +273,87 @@ describe(`the store contract on ${BACKEND}`, () => {
     expect(await search('example')).toEqual(['Müller']);
     expect(await search('ber ann')).toEqual(['Müller']);
     expect(await search('юл')).toEqual(['Петрова']);
+    // One letter (SQLite: its own prefix index since migration 11).
+    expect(await search('A')).toEqual(['Lee', 'Müller']);
+    expect(await search('ю')).toEqual(['Петрова']);
     expect(await search('nobody')).toEqual([]);
     // Query syntax of either engine is plain text.
     expect(await search('"ann" * & | ! :* (')).toEqual(['Lee', 'Müller']);
     expect(await search('ann OR')).toEqual([]);
     expect(await search('*** ()')).toEqual([]);
+  });
+
+  test('users.list totals stay exact through concurrent inserts, status changes and refusals', async () => {
+    const b = await branch('users-totals');
+    const other = await branch('users-totals-other');
+    await store.users.insert(user({ branch_id: other.id, status: 'pending' }));
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        store.users.insert(
+          user({ branch_id: b.id, external_id: `t${i}`, status: i < 8 ? 'activated' : 'pending' }),
+        ),
+      ),
+    );
+    // Opposite changes at once (activated ↔ pending), a removal, and writes that change no status.
+    await Promise.all([
+      ...[0, 1, 2].map((i) => store.users.update(b.id, `t${i}`, () => ({ status: 'pending' }))),
+      ...[8, 9].map((i) => store.users.update(b.id, `t${i}`, () => ({ status: 'activated' }))),
+      store.users.update(b.id, 't3', () => ({ status: 'deleted' })),
+      store.users.update(b.id, 't4', () => ({ first_name: 'Ann' })),
+      store.users.update(b.id, 't5', () => ({ status: 'activated' })),
+    ]);
+    await expect(
+      store.users.update(b.id, 't6', () => {
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    await store.users.update(b.id, 't7', () => ({ status: 'deactivated' }));
+    const total = async (statuses: ListFilter['statuses'], branchId = b.id) =>
+      (
+        await store.users.list({
+          branchId,
+          statuses,
+          sort: [{ key: 'lastName', dir: 'ASC' }],
+          limit: 0,
+          offset: 0,
+        })
+      ).total;
+    // activated: t4 t5 t6 t8 t9; pending: t0 t1 t2 t10 t11; deactivated: t7.
+    expect(await total(['activated'])).toBe(5);
+    expect(await total(['pending'])).toBe(5);
+    expect(await total(['deactivated'])).toBe(1);
+    expect(await total(['activated', 'pending', 'deactivated'])).toBe(11);
+    expect(await total(['pending'], other.id)).toBe(1);
+  });
+
+  test("users.list counts a search's matches up to countUpTo, then says the total is a lower bound", async () => {
+    const b = await branch('users-search-cap');
+    for (const last of ['Meyer', 'Miller', 'Moss', 'Lee'])
+      await store.users.insert(user({ branch_id: b.id, last_name: last }));
+    const search = (query: string, countUpTo?: number) =>
+      store.users.list({
+        branchId: b.id,
+        statuses: ['activated'],
+        query,
+        sort: [{ key: 'lastName', dir: 'ASC' }],
+        limit: 2,
+        offset: 0,
+        countUpTo,
+      });
+    const capped = await search('m', 2);
+    expect(capped.total).toBe(2);
+    expect(capped.totalExact).toBe(false);
+    expect(capped.rows.map((r) => r.last_name)).toEqual(['Meyer', 'Miller']);
+    expect(capped.next).toBeDefined();
+    // At or under the bound, and without one, exact as before (no flag).
+    for (const [query, upTo, total] of [
+      ['m', 3, 3],
+      ['m', undefined, 3],
+      ['l', 2, 1],
+    ] as const) {
+      const page = await search(query, upTo);
+      expect([page.total, 'totalExact' in page]).toEqual([total, false]);
+    }
   });
 
   test('media: inserted within the quota as one step, so racing uploads cannot overshoot', async () => {

@@ -75,6 +75,8 @@ describe.each(RELEASES)('data written by release %s', (release) => {
       headers: { accept: USERS_V2 },
     });
     expect(users.status).toBe(200);
+    // The upgrade counted the release's users for the totals it now keeps.
+    expect(users.json.total).toBe(3);
     const summary = users.json.data
       .map((u: Record<string, any>) => [
         u.externalId ?? u.userName?.value,
@@ -111,6 +113,10 @@ describe.each(RELEASES)('data written by release %s', (release) => {
       body: JSON.stringify({ email: 'new@example.com' }),
     });
     expect(made.status).toBe(201);
+    const after = await req('GET', '/api/users?status=activated,pending,deactivated', {
+      headers: { accept: USERS_V2 },
+    });
+    expect(after.json.total).toBe(4);
     const taken = await req('POST', '/api/users', {
       headers: { 'content-type': V3, accept: V3 },
       body: JSON.stringify({ email: 'ANN@example.com' }),

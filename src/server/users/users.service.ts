@@ -136,7 +136,11 @@ const byKey = (key: string) => identityKey('externalId', key);
  * `invited` is told after a user and their invitation committed, so delivery starts at once
  * (it is in the outbox either way: see mail/delivery.ts).
  */
-export function usersService(store: Store, invited: () => void) {
+/**
+ * `countUpTo`: a search's total is counted up to this many matches, then answered as that bound
+ * with `totalExact: false` (SEARCH_COUNT_UP_TO); undefined: always exact (as the platform).
+ */
+export function usersService(store: Store, invited: () => void, countUpTo?: number) {
   const notFound = (scope: RequestScope, key: string) =>
     new AppError('notFound', `user '${key}' does not exist in branch '${scope.branch.name}'`);
   const find = async (scope: RequestScope, key: string): Promise<UserView> => {
@@ -167,8 +171,20 @@ export function usersService(store: Store, invited: () => void) {
         ],
       } satisfies Partial<ListFilter>;
       const after = q.after === undefined ? undefined : decodeCursor(list, q.after);
-      const { total, rows, next } = await store.users.list({ ...list, limit, offset, after });
-      const page = { total, limit, offset, data: rows.map(toRecord) };
+      const { total, totalExact, rows, next } = await store.users.list({
+        ...list,
+        limit,
+        offset,
+        after,
+        countUpTo,
+      });
+      const page = {
+        total,
+        ...(totalExact === false ? { totalExact } : {}),
+        limit,
+        offset,
+        data: rows.map(toRecord),
+      };
       return next ? { ...page, next: encodeCursor(list, next) } : page;
     },
 

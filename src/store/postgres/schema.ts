@@ -216,4 +216,53 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX users_by_external_id_order ON users
     (branch_id, external_id NULLS FIRST, status, rowid);
   `,
+  `
+  -- Each branch's users by status, kept by a trigger in the transaction of every write to users
+  -- (so by every writer, the seed's included): a list's exact \`total\` without a filter other
+  -- than status is then a sum of a few rows. At 1,000,000 users count(*) of the activated was
+  -- 141-206 ms (parallel index-only scans), most of a first page's time. Striped by the writing
+  -- connection (slot): concurrent writes to one branch and status update different rows, so they
+  -- do not wait on each other's commits; a reader sums the slots.
+  LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE;
+  CREATE TABLE user_counts (
+    branch_id bigint NOT NULL,
+    status text COLLATE "C" NOT NULL,
+    slot integer NOT NULL,
+    n bigint NOT NULL,
+    PRIMARY KEY (branch_id, status, slot)
+  );
+  INSERT INTO user_counts (branch_id, status, slot, n)
+    SELECT branch_id, status, 0, count(*) FROM users GROUP BY branch_id, status;
+  CREATE FUNCTION roster_count_user(b bigint, s text, d integer) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO user_counts AS c (branch_id, status, slot, n)
+      VALUES (b, s, pg_backend_pid() % 16, d)
+      ON CONFLICT (branch_id, status, slot) DO UPDATE SET n = c.n + excluded.n
+  $$;
+  -- A status change updates two rows, the lesser (branch, status) first in every transaction,
+  -- so two opposite changes in one slot cannot deadlock.
+  CREATE FUNCTION roster_user_counts() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      PERFORM roster_count_user(NEW.branch_id, NEW.status, 1);
+    ELSIF TG_OP = 'DELETE' THEN
+      PERFORM roster_count_user(OLD.branch_id, OLD.status, -1);
+    ELSIF (OLD.branch_id, OLD.status) < (NEW.branch_id, NEW.status) THEN
+      PERFORM roster_count_user(OLD.branch_id, OLD.status, -1);
+      PERFORM roster_count_user(NEW.branch_id, NEW.status, 1);
+    ELSIF (OLD.branch_id, OLD.status) > (NEW.branch_id, NEW.status) THEN
+      PERFORM roster_count_user(NEW.branch_id, NEW.status, 1);
+      PERFORM roster_count_user(OLD.branch_id, OLD.status, -1);
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER users_counts AFTER INSERT OR DELETE OR UPDATE OF branch_id, status ON users
+    FOR EACH ROW EXECUTE FUNCTION roster_user_counts();
+  CREATE FUNCTION roster_user_counts_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    DELETE FROM user_counts;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER users_counts_truncate AFTER TRUNCATE ON users
+    FOR EACH STATEMENT EXECUTE FUNCTION roster_user_counts_truncate();
+  `,
 ];

@@ -53,7 +53,7 @@ export async function runPagedList<T>(
   if (view.format === 'table' && shown < page.total) {
     note(
       deps.io,
-      `showing ${page.offset + 1}–${shown} of ${page.total}; --all for every page, or --offset ${shown}`,
+      `showing ${page.offset + 1}–${shown} of ${page.totalExact === false ? 'more than ' : ''}${page.total}; --all for every page, or --offset ${shown}`,
     );
   }
 }

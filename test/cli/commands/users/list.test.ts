@@ -106,6 +106,15 @@ describe('users list: run', () => {
     expect(fake.err()).toContain('showing 1–1 of 250; --all for every page, or --offset 1');
   });
 
+  it('on a TTY, a total the service did not count to the end reads as a lower bound', async () => {
+    const fake = fakeIO({ tty: true });
+    const stub = stubClient({
+      listUsers: async () => ({ ...page([user()], 10_000), totalExact: false as const }),
+    });
+    await runList({ globals: {} }, testDeps(fake, stub.client));
+    expect(fake.err()).toContain('showing 1–1 of more than 10000; --all for every page');
+  });
+
   it('on a TTY, an empty list says which status was listed', async () => {
     const fake = fakeIO({ tty: true });
     await runList(
