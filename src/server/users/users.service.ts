@@ -245,7 +245,10 @@ export function usersService(store: Store, invited: () => void, countUpTo?: numb
       input: UserInput,
       ifMatch?: VersionCheck,
     ): Promise<UserRecord> {
-      await find(scope, key); // 404 before the (slow) hashing
+      // An unknown user is a 404 before the (slow) hashing; without a secret to hash, the store
+      // step's own read answers that, and an update costs one read fewer.
+      const hashes = input.secret !== undefined || (input.recoveryCode ?? null) !== null;
+      if (hashes) await find(scope, key);
       const secrets = await secretColumns(input);
       let row: UserRow | undefined;
       let wasPending = false;
