@@ -30,7 +30,8 @@ const SORT_COLUMNS = sortColumns({
  * The index that gives each leading sort key's order (migrations 3 and 8). Named, because
  * SQLite's planner without statistics takes `branch_id = ?` for a handful of rows, so every
  * index on branch_id looks alike to it: with users_by_first_name added it read the default
- * order's first page from that one and sorted the whole branch (1M users: seconds, not 1 ms).
+ * order's first page from that one and sorted the whole branch (at 1M users: bench/README.md,
+ * "Figures from src/ comments").
  */
 const SORT_INDEX: Record<SortKey, string> = {
   lastName: 'users_by_name',
