@@ -59,7 +59,7 @@ export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    // process.stdin builds a stream when first read (~2 ms): only commands that read stdin pay.
+    // process.stdin builds a stream when first read: only commands that read stdin pay for it.
     get stdin() {
       return process.stdin;
     },

@@ -6,7 +6,7 @@ export type Trace = (line: string) => void;
 
 /**
  * Whole milliseconds since it was made. Only with a trace: the first performance.now() loads
- * perf_hooks (~1 ms).
+ * perf_hooks, which a command without --verbose need not pay for.
  */
 export function stopwatch(trace: Trace | undefined): () => number {
   if (!trace) return () => 0;

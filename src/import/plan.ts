@@ -66,6 +66,11 @@ export interface ReadRow {
   values: Values;
   key?: string;
   leaver?: string;
+  /**
+   * Pass one's decision, when kept: pass two would decide the same against the same snapshot,
+   * so it is not decided again (that was half of all the deciding in a dry run).
+   */
+  entry?: Entry;
 }
 
 /** Pass one: reads every row and decides; keeps little per row. */
@@ -93,7 +98,6 @@ export async function buildPlan(
     const at = actions.length;
     lines.push(rec.line);
     const { values, key, error, leaver } = read(rec);
-    kept?.push({ rec, values, key, leaver });
     for (const field of IDENTITY_FIELDS) {
       const value = values[field] && identityKey(field, values[field]);
       if (!value) continue;
@@ -114,6 +118,7 @@ export async function buildPlan(
       ? { row: rec.row, line: rec.line, key, action: 'error', error: problem }
       : decide(rec, values, key!, leaver);
     actions.push(CODES.indexOf(entry.action as RowAction));
+    kept?.push({ rec, values, key, leaver, entry });
     if (entry.action === 'create' && values.email) mailed.push(at);
     if (entry.action === 'error') errors.set(at, entry);
     else if (entry.leaver) {
@@ -210,7 +215,7 @@ export async function* replayPlan(
     for await (const rec of csv.records) yield { rec, ...read(rec) };
   }
   let rows = 0;
-  for await (const { rec, values, key, leaver } of plan.kept ?? readAgain()) {
+  for await (const { rec, values, key, leaver, entry: kept } of plan.kept ?? readAgain()) {
     rows++;
     const code = plan.actions[rec.row - 1];
     if (code === undefined || plan.keys[rec.row - 1] !== key) {
@@ -218,7 +223,8 @@ export async function* replayPlan(
         `${csv.file} changed while it was being imported (row ${rec.row}); run the import again`,
       );
     }
-    const entry = code === ERROR ? errors.get(rec.row)! : decide(rec, values, key!, leaver);
+    const entry =
+      code === ERROR ? errors.get(rec.row)! : (kept ?? decide(rec, values, key!, leaver));
     if (entry.action !== CODES[code]) {
       throw new ImportError(
         `${csv.file} changed while it was being imported (row ${rec.row}); run the import again`,

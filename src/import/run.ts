@@ -18,9 +18,10 @@ import { DEFAULT_MAX_DEACTIVATE, type DeactivateLimit, syncRefusal } from './syn
 import type { ImportClient, MatchField, Summary } from './types.js';
 
 /**
- * Files up to this size are read once: pass two replays pass one's reading (a 20,000-row HR file
- * is ~2 MB, and reading it again was ~0.3 s of a 2.3 s dry run). Larger ones are read twice, so
- * memory stays bounded by the branch, not the file.
+ * Files up to this size are read once: pass two replays pass one's reading (an HR file of
+ * 20,000 rows is well below it, and reading it again was a good part of a dry run:
+ * bench/README.md, "Read once"). Larger ones are read twice, so memory stays bounded by the
+ * branch, not the file.
  */
 const KEEP_ROWS_BYTES = 4 * 1024 * 1024;
 

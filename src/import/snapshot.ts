@@ -1,8 +1,8 @@
 /**
  * One paginated read of the whole branch (every listable status), held compactly: the plan
  * matches rows against it instead of asking the service once per row. Each user's values are
- * packed into one flat string, about half the memory of an object of strings: 100,000 users
- * take about 25 MB.
+ * packed into one flat string, about half the memory of an object of strings (at 100,000
+ * users: bench/README.md, "Figures from src/ comments").
  */
 import { IDENTITY_FIELDS, type IdentityField, identityKey } from '../contract/identity.js';
 import { LISTABLE_STATUSES, type UserStatus } from '../contract/user.js';

@@ -188,7 +188,8 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
         server = s;
         // A 1 GiB upload on a slow link outlasts Node's 5-minute request timeout; the upload
         // route cuts a stalled one with an idle timeout instead. (Not a server-wide socket
-        // timeout: refreshing it on every read and write doubled the CPU cost of a small GET.)
+        // timeout: it is refreshed on every read and write, which a small GET pays for in CPU:
+        // bench/README.md, "Figures from src/ comments".)
         s.requestTimeout = 0;
         s.keepAliveTimeout = config.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
         // Node closes a connection whose next request's headers take longer than this; it must

@@ -187,9 +187,9 @@ const IDENTIFIER = /^[a-z][a-z_]*$|^[a-z][A-Za-z]*$/;
 
 /**
  * A function made once from the user-field table: an object literal is built in one step by V8,
- * while a loop over the columns builds a dictionary key by key, ~25x slower per row (measured:
- * 57 vs 1,390 ns for a view), and this runs for every user read and answered. Only names
- * from the table reach the source, each checked to be a plain identifier.
+ * while a loop over the columns builds a dictionary key by key, many times slower per row
+ * (bench/README.md, "Figures from src/ comments"), and this runs for every user read and
+ * answered. Only names from the table reach the source, each checked to be a plain identifier.
  */
 function compiled<T>(param: string, body: string, names: readonly string[]): (arg: never) => T {
   for (const n of names) if (!IDENTIFIER.test(n)) throw new Error(`not a plain identifier: ${n}`);

@@ -68,6 +68,44 @@ describe('validate', () => {
     expect(validate({ recoveryCode: 'ab' })[0]).toMatchObject({ field: 'recoveryCode' });
     expect(validate({ email: 'ok@example.com', locale: 'de_DE', role: 'reader' })).toEqual([]);
   });
+
+  it('finds a row valid only when the whole body passes the update schema (property)', async () => {
+    // validate checks each value alone first; this holds that shortcut to the schema itself.
+    const { FIELDS } = await import('../../src/import/columns.js');
+    const { userBodySchemas } = await import('../../src/contract/schemas.js');
+    const value = fc.oneof(
+      fc.constantFrom(
+        '',
+        'a',
+        'x@',
+        'ok@example.com',
+        'de_DE',
+        'german',
+        'reader',
+        'Admin',
+        'a b',
+        'ctl\u0007',
+        'x'.repeat(129),
+        'x'.repeat(257),
+        'long enough secret',
+        'abcd',
+      ),
+      fc.string({ maxLength: 12 }),
+      fc.constant(null),
+    );
+    const values = fc.dictionary(
+      fc.constantFrom(...FIELDS, 'profile.costCenter', 'profile.firstname', 'profile.a b'),
+      value,
+      { maxKeys: 8 },
+    );
+    fc.assert(
+      fc.property(values, (v) => {
+        const whole = userBodySchemas.v3.update.safeParse(toBody(v)).success;
+        expect(validate(v).length === 0).toBe(whole);
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
 
 const user: UserV3 = {

@@ -5,7 +5,8 @@
  * shortened with an ellipsis, but a `whole` column (an id, to copy into the next command) is
  * never cut. Below 40 columns, or when the whole columns alone do not fit, each row prints as a
  * block of `field │ value` lines (psql's `\x`). Written in chunks that yield to the event loop,
- * so 60,000 rows render in well under a second each 10,000 and Ctrl-C is served while they do.
+ * so a long table keeps its pace (bench/README.md, "Figures from src/ comments") and Ctrl-C is
+ * served while it renders.
  * Cells are made safe to show (text-safe.ts).
  */
 import { once } from 'node:events';

@@ -223,7 +223,8 @@ const cache = new Map<string, string>();
 
 /**
  * The document for `vendor` as JSON text, made on first use and kept: it depends on nothing
- * else, and serialising 90 KB again for every request of a public route would cost ~15 ms each.
+ * else, and serialising the whole document again for every request of a public route would
+ * cost far more than the request (bench/README.md, "Figures from src/ comments").
  */
 export function openApiJson(vendor: string, serverUrl: string): string {
   const key = `${vendor} ${serverUrl}`;

@@ -82,8 +82,9 @@ export function negotiate(
       : asked
         ? ` (asked for: ${asked})`
         : '';
-  // Clients send the same few Accept headers again and again: each is parsed and matched once
-  // (GET by id: about 0.5 µs of CPU a request). Bounded, so varied headers cannot grow it.
+  // Clients send the same few Accept headers again and again: each is parsed and matched once,
+  // not per request (the CPU it saves: bench/README.md, "Figures from src/ comments"). Bounded,
+  // so varied headers cannot grow it.
   const picked = new Map<string, VersionEntry | null>();
   const pick = (header: string) => {
     let entry = picked.get(header);

@@ -157,7 +157,8 @@ export function usersRepo(pool: Pool): UsersRepo {
       const terms = orderTerms(f, SORT_COLUMNS, { firstName: NAME_BIND, lastName: NAME_BIND });
       // NULLS placement only where a key can be NULL: PostgreSQL matches an index's order with
       // it exactly, and a NOT NULL key's index in the default placement would not match
-      // (createdAt's first page at 1M: a scan and top-N sort of every user, 870 ms).
+      // (createdAt's first page at 1M became a scan and top-N sort of every user: bench/README.md,
+      // "A million users").
       const order = terms
         .map((t) =>
           t.nullable
@@ -226,13 +227,14 @@ export function usersRepo(pool: Pool): UsersRepo {
         return upTo !== undefined && total > upTo ? { total: upTo, totalExact: false } : { total };
       };
       // The count and the page may each read every match; on two pool connections at once they
-      // take as long as the slower, not both (query=M at 100,000 users: 17 + 18 ms one after the
-      // other). Separate statements either way, so no snapshot is shared that this would give up.
+      // take as long as the slower, not both (figures for a search: bench/README.md, "Figures
+      // from src/ comments"). Separate statements either way, so no snapshot is shared that this
+      // would give up.
       const [counted, picked] = await Promise.all([count(), pick()]);
       const page = picked.slice(0, f.limit);
       // Then only the page's rows, by primary key and kept in the page's order. (Joined as a
       // subquery, the planner chose a hash join over every user of the table and sorted the
-      // wide rows again: 16 ms for a 1,000-user page of 30,000 users, 8 ms this way.)
+      // wide rows again, slower than this: bench/README.md, "Figures from src/ comments".)
       const { rows } =
         page.length === 0
           ? { rows: [] as UserView[] }

@@ -27,8 +27,8 @@ export function openDatabase(dataDir: string): Db {
   db.exec('PRAGMA foreign_keys = ON');
   // SQLite keeps 2 MiB of pages by default: at 100,000 users a random GET by id misses it and
   // reads pages through a syscall each. 64 MiB (a bound, taken only as pages are read) holds the
-  // users table and its indexes there: GET by id 50.6 -> 46.2 µs of server CPU in the users
-  // bench. mmap_size measured the same but turns an I/O error into a SIGBUS.
+  // users table and its indexes there (GET by id before and after: bench/README.md, "Figures
+  // from src/ comments"). mmap_size did as well but turns an I/O error into a SIGBUS.
   db.exec('PRAGMA cache_size = -65536');
   migrate(db);
   return db;

@@ -30,7 +30,8 @@ const SORT_COLUMNS = sortColumns({
  * The index that gives each leading sort key's order (migrations 3 and 8). Named, because
  * SQLite's planner without statistics takes `branch_id = ?` for a handful of rows, so every
  * index on branch_id looks alike to it: with users_by_first_name added it read the default
- * order's first page from that one and sorted the whole branch (1M users: seconds, not 1 ms).
+ * order's first page from that one and sorted the whole branch (at 1M users: bench/README.md,
+ * "Figures from src/ comments").
  */
 const SORT_INDEX: Record<SortKey, string> = {
   lastName: 'users_by_name',
@@ -203,9 +204,9 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
       const want = f.limit + 1;
       const keys = positionColumns(f).join(', ');
       // Named, as SORT_INDEX says; for a search too, where the planner (no statistics) walked
-      // another index whole and sorted every match (query=Schm at 1,000,000 users: 450-1,100 ms,
-      // in the order's index 35 ms). Only few matches are read from the full-text side: each by
-      // rowid, then sorted (query=anna berlin, 867 matches: 20-34 ms against 42-60).
+      // another index whole and sorted every match. Only few matches are read from the
+      // full-text side: each by rowid, then sorted (figures for both at 1,000,000 users:
+      // bench/README.md, "Figures from src/ comments").
       const fewMatches = counted.totalExact !== false && counted.total <= FEW_MATCHES;
       const from =
         match && fewMatches
