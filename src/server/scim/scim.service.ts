@@ -63,12 +63,8 @@ export function scimService(users: UsersService) {
     }
   }
 
-  async function update(
-    scope: RequestScope,
-    current: UserRecord,
-    change: ScimBody,
-    check?: VersionCheck,
-  ) {
+  /** The change a SCIM body makes to `current`, as the users service's input. */
+  function inputOf(current: UserRecord, change: ScimBody): UserInput {
     let input: UserInput = {};
     if (Object.keys(change.body).length > 0) {
       const parsed = parseUserBody('v3', 'update', change.body);
@@ -77,13 +73,7 @@ export function scimService(users: UsersService) {
     }
     const status = statusFor(current.status, change.active);
     if (status) input.status = status;
-    if (Object.keys(input).length === 0) {
-      if (check && !check(current.version)) {
-        return users.update(scope, current.id, {}, check); // answers the 412
-      }
-      return current;
-    }
-    return users.update(scope, current.id, input, check);
+    return input;
   }
 
   return {
@@ -128,16 +118,22 @@ export function scimService(users: UsersService) {
       return active === false ? users.update(scope, user.id, { status: 'deactivated' }) : user;
     },
 
-    async replace(scope: RequestScope, id: string, resource: unknown, check?: VersionCheck) {
-      const current = await users.get(scope, id);
-      return update(scope, current, scimBody(resource, 'replace'), check);
+    replace(scope: RequestScope, id: string, resource: unknown, check?: VersionCheck) {
+      const change = scimBody(resource, 'replace');
+      return users.updateWith(scope, id, (current) => inputOf(current, change), check);
     },
 
-    async patch(scope: RequestScope, id: string, patchBody: unknown, check?: VersionCheck) {
+    patch(scope: RequestScope, id: string, patchBody: unknown, check?: VersionCheck) {
       const operations = patchOperations(patchBody);
-      const current = await users.get(scope, id);
-      const before = toScim(current, '');
-      return update(scope, current, scimChanges(before, applyPatch(before, operations)), check);
+      return users.updateWith(
+        scope,
+        id,
+        (current) => {
+          const before = toScim(current, '');
+          return inputOf(current, scimChanges(before, applyPatch(before, operations)));
+        },
+        check,
+      );
     },
 
     remove: (scope: RequestScope, id: string, check?: VersionCheck) =>

@@ -120,6 +120,13 @@ function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {
 }
 
 /** Checked inside the store's step, so no other write slips between the check and the change. */
+/** Whether an input carries a secret to hash (slow: never inside a store step). */
+const hashes = (input: UserInput) =>
+  input.secret !== undefined || (input.recoveryCode ?? null) !== null;
+
+/** Thrown out of a store step whose derived change turned out to need hashing first. */
+class NeedsHashing extends Error {}
+
 function checkVersion(row: UserRow, ifMatch: VersionCheck | undefined) {
   if (ifMatch && !ifMatch(row.version)) {
     throw new AppError(
@@ -148,6 +155,46 @@ export function usersService(store: Store, invited: () => void, countUpTo?: numb
     if (!row) throw notFound(scope, key);
     return row;
   };
+
+  /**
+   * The store step of an update: reads the user, checks its version, derives the input from it
+   * and writes the columns that input changes (none: nothing is written).
+   */
+  async function write(
+    scope: RequestScope,
+    key: string,
+    derive: (current: UserRecord) => UserInput,
+    ifMatch: VersionCheck | undefined,
+    secrets: Partial<UserColumns>,
+  ): Promise<UserRecord> {
+    let input: UserInput = {};
+    let row: UserRow | undefined;
+    let wasPending = false;
+    try {
+      // Read, decide and write as one store step: nothing else runs in between.
+      row = await store.users.update(scope.branch.id, byKey(key), (current) => {
+        checkVersion(current, ifMatch);
+        input = derive(toRecord(current));
+        if (Object.keys(input).length === 0) return {};
+        wasPending = current.status === 'pending';
+        const changes: Partial<UserColumns> = {
+          ...plainColumns(input),
+          ...secrets,
+          ...nextStatus(current, input),
+          updated_at: new Date().toISOString(),
+          version: current.version + 1,
+        };
+        if (input.custom) changes.custom = mergeCustom(JSON.parse(current.custom), input.custom);
+        return changes;
+      });
+    } catch (err) {
+      conflict(err, input);
+    }
+    if (!row) throw notFound(scope, key);
+    // Deactivated before they signed up: the invitation still waiting is not sent.
+    if (wasPending && row.status === 'deactivated') await store.outbox.cancelInvitation(row.id);
+    return toRecord(row);
+  }
 
   return {
     async list(scope: RequestScope, q: UserListQuery): Promise<Page<UserRecord>> {
@@ -247,33 +294,48 @@ export function usersService(store: Store, invited: () => void, countUpTo?: numb
     ): Promise<UserRecord> {
       // An unknown user is a 404 before the (slow) hashing; without a secret to hash, the store
       // step's own read answers that, and an update costs one read fewer.
-      const hashes = input.secret !== undefined || (input.recoveryCode ?? null) !== null;
-      if (hashes) await find(scope, key);
-      const secrets = await secretColumns(input);
-      let row: UserRow | undefined;
-      let wasPending = false;
+      if (hashes(input)) await find(scope, key);
+      return write(scope, key, () => input, ifMatch, await secretColumns(input));
+    },
+
+    /**
+     * Updates a user with the change `derive` makes from it, read and written as one store step:
+     * a change relative to the user (a SCIM PATCH or PUT) costs one read, and nothing written
+     * meanwhile is lost. A change that sets a secret is derived first, hashed, and then written
+     * only to the version it was derived from (else 412): hashing cannot wait inside the step.
+     */
+    async updateWith(
+      scope: RequestScope,
+      key: string,
+      derive: (current: UserRecord) => UserInput,
+      ifMatch?: VersionCheck,
+    ): Promise<UserRecord> {
       try {
-        // Read, decide and write as one store step: nothing else runs in between.
-        row = await store.users.update(scope.branch.id, byKey(key), (current) => {
-          checkVersion(current, ifMatch);
-          wasPending = current.status === 'pending';
-          const changes: Partial<UserColumns> = {
-            ...plainColumns(input),
-            ...secrets,
-            ...nextStatus(current, input),
-            updated_at: new Date().toISOString(),
-            version: current.version + 1,
-          };
-          if (input.custom) changes.custom = mergeCustom(JSON.parse(current.custom), input.custom);
-          return changes;
-        });
+        return await write(
+          scope,
+          key,
+          (current) => {
+            const input = derive(current);
+            if (hashes(input)) throw new NeedsHashing();
+            return input;
+          },
+          ifMatch,
+          {},
+        );
       } catch (err) {
-        conflict(err, input);
+        if (!(err instanceof NeedsHashing)) throw err;
       }
-      if (!row) throw notFound(scope, key);
-      // Deactivated before they signed up: the invitation still waiting is not sent.
-      if (wasPending && row.status === 'deactivated') await store.outbox.cancelInvitation(row.id);
-      return toRecord(row);
+      // Read (an empty change writes nothing), derive, hash, then write to that version only.
+      const current = await write(scope, key, () => ({}), ifMatch, {});
+      const input = derive(current);
+      const secrets = await secretColumns(input);
+      return write(
+        scope,
+        key,
+        () => input,
+        (v) => v === current.version,
+        secrets,
+      );
     },
 
     /** Removes a user; answers the user as it was removed (its avatar's media go next). */

@@ -261,6 +261,40 @@ describe('users', () => {
     });
   });
 
+  test('PATCH sets a password (an IdP pushing one): hashed and stored, honouring If-Match', async () => {
+    const created = await scim('POST', '/Users', scimUser('pwpush'));
+    const id = created.json.id;
+    const setPassword = (headers: Record<string, string> = {}) =>
+      scim(
+        'PATCH',
+        `/Users/${id}`,
+        patch({ op: 'replace', value: { password: 'Pushed-123' } }),
+        headers,
+      );
+    // Derived from version 1, written only to it: a stale If-Match is 412, nothing stored.
+    expectScimError(await setPassword({ 'if-match': 'W/"7"' }), 412);
+    const activate = () =>
+      server.req('PUT', `/api/users/${id}`, {
+        ...jsonBody({ status: 'activated' }),
+        headers: { accept: V3, 'content-type': V3 },
+      });
+    // Activation needs a secret: refused before the password, accepted after it.
+    expect((await activate()).status).toBe(409);
+    const pushed = await setPassword({ 'if-match': created.headers.etag ?? '' });
+    expect(pushed.status).toBe(200);
+    expect(pushed.json.password).toBeUndefined();
+    expect(pushed.json.meta.version).toBe('W/"2"');
+    expect((await activate()).status).toBe(200);
+    expectScimError(
+      await scim(
+        'PATCH',
+        '/Users/000000000000000000000000',
+        patch({ op: 'replace', value: { password: 'x-123456' } }),
+      ),
+      404,
+    );
+  });
+
   test('active: false deactivates (GET still shows the user); true re-activates, to pending if never signed up', async () => {
     const id = (await scim('POST', '/Users', scimUser('active'))).json.id;
     const off = await scim(
