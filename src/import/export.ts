@@ -27,6 +27,8 @@ export interface ExportOptions {
   bom?: boolean;
   /** Rows held in memory before sorting on disk (EXPORT_RUN_ROWS; tests make it small). */
   runRows?: number;
+  /** Stops the export (Ctrl-C) with the signal's reason; its temp files are removed first. */
+  signal?: AbortSignal;
 }
 
 export interface ExportResult {
@@ -67,6 +69,7 @@ export async function exportUsers(
   const rows = new SortedRuns(byExportOrder, opts.runRows ?? EXPORT_RUN_ROWS);
   try {
     for await (const user of client.iterateUsers({ status: statuses }, 1000, 1)) {
+      opts.signal?.throwIfAborted();
       const values = exportValues(user);
       for (const f in values) if (f.startsWith(CUSTOM_PREFIX)) custom.add(f);
       result.users++;
@@ -78,11 +81,18 @@ export async function exportUsers(
     const delimiter = opts.delimiter ?? ',';
     // Backpressure: nothing more is made while the destination has a full buffer.
     const write = async (text: string) => {
-      if (!opts.out.write(text)) await once(opts.out, 'drain');
+      if (opts.out.write(text)) return;
+      try {
+        await once(opts.out, 'drain', { signal: opts.signal });
+      } catch (err) {
+        opts.signal?.throwIfAborted();
+        throw err;
+      }
     };
     await write(`${opts.bom ? '\ufeff' : ''}${stringify([columns], { delimiter })}`);
     let lines: string[][] = [];
     for await (const values of rows.sorted()) {
+      opts.signal?.throwIfAborted();
       lines.push(columns.map((c) => toCsvCell(String(values[c] ?? ''))));
       if (lines.length < WRITE_ROWS) continue;
       await write(stringify(lines, { delimiter }));

@@ -1,5 +1,6 @@
 /** The whole pipeline against the real app in-process: import, re-run, updates, conflicts, sync. */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -439,6 +440,36 @@ describe('export', () => {
     expect(again.summary).toMatchObject({ unchanged: values.length, updated: 0, failed: 0 });
     const stored = await Promise.all(values.map((_, i) => client.getUser(`F-${i}`)));
     expect(stored.map((u) => u.profile.position)).toEqual(values);
+  });
+});
+
+describe('an interrupted export', () => {
+  it('stops with the reason it was given and leaves no sort runs behind', async () => {
+    const temp = mkdtempSync(join(tmpdir(), 'export-interrupted-'));
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    try {
+      const controller = new AbortController();
+      const reason = new Error('interrupted');
+      const fake = {
+        async *iterateUsers() {
+          for (let i = 0; i < 5; i++) {
+            // Ctrl-C after three users, with two runs already on disk (runRows 1).
+            if (i === 3) controller.abort(reason);
+            yield { id: `u${i}`, externalId: `E-${i}`, email: null, profile: {} };
+          }
+        },
+      } as unknown as ApiClient;
+      const out = new PassThrough();
+      await expect(exportUsers(fake, { out, runRows: 1, signal: controller.signal })).rejects.toBe(
+        reason,
+      );
+      expect(readdirSync(temp)).toEqual([]);
+    } finally {
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
+      rmSync(temp, { recursive: true, force: true });
+    }
   });
 });
 
