@@ -4,22 +4,8 @@
 //   MILLION_DATA=/work/svc/million/sqlite npm run bench -- million
 //   MILLION_DATABASE=postgres://…/roster_million MILLION_DATA=DIR npm run bench -- million
 // p50/p99 with two requests in flight (one per core here), after a warm-up. Figures only.
-import { createReadStream, existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  BIN,
-  exec,
-  fmt,
-  heading,
-  line,
-  load,
-  ROOT,
-  spawnUntil,
-  stop,
-  tempDir,
-  vm,
-  watchRss,
-} from './lib.mjs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { BIN, fmt, heading, line, load, ROOT, spawnUntil, stop, tempDir } from './lib.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
@@ -28,7 +14,7 @@ const V3 = 'application/vnd.service.accessors.user.v3+json';
 const ALL = 'activated,pending,deactivated';
 
 /** Opens the store once (applying any pending migration, timed) and makes a bench token. */
-async function prepare(dataDir, database) {
+export async function prepare(dataDir, database) {
   const { databaseTarget, openStore } = await import(`${ROOT}dist/store/open.js`);
   const started = performance.now();
   const store = await openStore({ dataDir, target: databaseTarget(database, dataDir) });
@@ -156,55 +142,10 @@ export async function run() {
       );
     }
 
-    // Export of every user by the built CLI: its peak RSS, the server's, and rows/s.
-    if (process.env.MILLION_EXPORT !== '0') {
-      const out = join(tempDir('roster-million-export-'), 'users.csv');
-      const serverRss = watchRss(child.pid);
-      const serverBefore = vm(child.pid, 'VmRSS');
-      const r = await exec(
-        '/usr/bin/time',
-        [
-          '-f',
-          'maxrss_kb=%M',
-          process.execPath,
-          BIN,
-          'users',
-          'export',
-          '--status',
-          'all',
-          '--to',
-          out,
-        ],
-        {
-          ROSTER_CONFIG_DIR: configDir,
-          ROSTER_BASE_URL: `${origin}/api`,
-          ROSTER_TOKEN: prep.token,
-        },
-      ).catch((e) => ({ err: String(e), seconds: 0 }));
-      const serverPeak = serverRss();
-      const cliKb = Number(/maxrss_kb=(\d+)/.exec(r.err)?.[1] ?? 0);
-      const rows = existsSync(out) ? (await countLines(out)) - 1 : 0;
-      line(
-        'users export (every status): rows, time',
-        `${fmt(rows, 0)} rows in ${fmt(r.seconds, 1)} s (${fmt(rows / r.seconds, 0)} rows/s)`,
-      );
-      line(
-        'users export: CLI peak RSS; server RSS before → peak',
-        `${fmt(cliKb / 1024, 0)} MB; ${fmt(serverBefore, 0)} → ${fmt(serverPeak, 0)} MB`,
-      );
-      if (rows === 0) line('users export failed', r.err.slice(-400));
-    }
+    // The export of every user: million-export.bench.mjs (its own serve, so VmHWM is its own).
   } finally {
     await stop(child);
   }
-}
-
-async function countLines(path) {
-  let n = 0;
-  for await (const chunk of createReadStream(path)) {
-    for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) n++;
-  }
-  return n;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await run();

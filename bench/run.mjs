@@ -14,6 +14,7 @@ const benches = [
   './scim.bench.mjs',
   // Needs a store seeded by seed.mjs (MILLION_DATA); without one it prints how.
   './million.bench.mjs',
+  './million-export.bench.mjs',
 ];
 const only = process.argv.slice(2);
 for (const path of benches) {

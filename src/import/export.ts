@@ -11,6 +11,7 @@ import type { ListableStatus } from '../contract/user.js';
 import { writeWhole } from '../files/destination.js';
 import { CREATE_ONLY, CUSTOM_PREFIX, FIELDS, WRITTEN_FIELDS } from './columns.js';
 import { exportValues, type Values } from './fields.js';
+import { SortedRuns } from './sorted-runs.js';
 import type { ImportClient } from './types.js';
 
 export const DEFAULT_EXPORT_STATUSES: ListableStatus[] = ['activated', 'pending'];
@@ -24,6 +25,10 @@ export interface ExportOptions {
   delimiter?: string;
   /** A UTF-8 BOM first, for Excel. */
   bom?: boolean;
+  /** Rows held in memory before sorting on disk (EXPORT_RUN_ROWS; tests make it small). */
+  runRows?: number;
+  /** Stops the export (Ctrl-C) with the signal's reason; its temp files are removed first. */
+  signal?: AbortSignal;
 }
 
 export interface ExportResult {
@@ -33,42 +38,71 @@ export interface ExportResult {
   withoutEmail: number;
 }
 
+/** Rows an export holds in memory at once; more are sorted on disk (sorted-runs.ts). */
+export const EXPORT_RUN_ROWS = 50_000;
+/** Rows turned into CSV text per write. */
+const WRITE_ROWS = 1000;
+
+// One collator, not one per comparison: `a.localeCompare(b, 'en')` is defined as this compare.
+const collator = new Intl.Collator('en');
+
 /** Missing first, then case-insensitively, then exactly: the order the service's sort gave. */
 function byKey(a: string | null | undefined, b: string | null | undefined): number {
   if (!a || !b) return (a ? 1 : 0) - (b ? 1 : 0);
-  const folded = a.toLowerCase().localeCompare(b.toLowerCase(), 'en');
+  const folded = collator.compare(a.toLowerCase(), b.toLowerCase());
   return folded || (a < b ? -1 : a > b ? 1 : 0);
 }
+
+const byExportOrder = (a: Values, b: Values) =>
+  byKey(a.externalId, b.externalId) || byKey(a.email, b.email);
 
 export async function exportUsers(
   client: ImportClient,
   opts: ExportOptions,
 ): Promise<ExportResult> {
-  const rows: Values[] = [];
   const custom = new Set<string>();
   const statuses = opts.statuses ?? DEFAULT_EXPORT_STATUSES;
+  const result: ExportResult = { users: 0, withoutExternalId: 0, withoutEmail: 0 };
   // The default sort only: the real platform documents name keys alone. The stable order
-  // (externalId, then email; missing first) is made here, from the rows held anyway.
-  for await (const user of client.iterateUsers({ status: statuses }, 1000)) {
-    const values = exportValues(user);
-    for (const f of Object.keys(values)) if (f.startsWith(CUSTOM_PREFIX)) custom.add(f);
-    rows.push(values);
+  // (externalId, then email; missing first) is made here; a million users' rows would not fit
+  // in memory, so beyond a run's worth they are sorted on disk. The pages come one ahead.
+  const rows = new SortedRuns(byExportOrder, opts.runRows ?? EXPORT_RUN_ROWS);
+  try {
+    for await (const user of client.iterateUsers({ status: statuses }, 1000, 1)) {
+      opts.signal?.throwIfAborted();
+      const values = exportValues(user);
+      for (const f in values) if (f.startsWith(CUSTOM_PREFIX)) custom.add(f);
+      result.users++;
+      if (!values.externalId) result.withoutExternalId++;
+      if (!values.email) result.withoutEmail++;
+      await rows.add(values);
+    }
+    const columns = [...EXPORT_FIELDS, ...[...custom].sort()];
+    const delimiter = opts.delimiter ?? ',';
+    // Backpressure: nothing more is made while the destination has a full buffer.
+    const write = async (text: string) => {
+      if (opts.out.write(text)) return;
+      try {
+        await once(opts.out, 'drain', { signal: opts.signal });
+      } catch (err) {
+        opts.signal?.throwIfAborted();
+        throw err;
+      }
+    };
+    await write(`${opts.bom ? '\ufeff' : ''}${stringify([columns], { delimiter })}`);
+    let lines: string[][] = [];
+    for await (const values of rows.sorted()) {
+      opts.signal?.throwIfAborted();
+      lines.push(columns.map((c) => toCsvCell(String(values[c] ?? ''))));
+      if (lines.length < WRITE_ROWS) continue;
+      await write(stringify(lines, { delimiter }));
+      lines = [];
+    }
+    if (lines.length > 0) await write(stringify(lines, { delimiter }));
+  } finally {
+    await rows.dispose();
   }
-  rows.sort((a, b) => byKey(a.externalId, b.externalId) || byKey(a.email, b.email));
-  const columns = [...EXPORT_FIELDS, ...[...custom].sort()];
-  const line = (cells: unknown[]) => stringify([cells], { delimiter: opts.delimiter ?? ',' });
-  const write = async (text: string) => {
-    if (!opts.out.write(text)) await once(opts.out, 'drain');
-  };
-  await write(`${opts.bom ? '\ufeff' : ''}${line(columns)}`);
-  for (const values of rows) {
-    await write(line(columns.map((c) => toCsvCell(String(values[c] ?? '')))));
-  }
-  return {
-    users: rows.length,
-    withoutExternalId: rows.filter((r) => !r.externalId).length,
-    withoutEmail: rows.filter((r) => !r.email).length,
-  };
+  return result;
 }
 
 /**

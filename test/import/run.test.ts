@@ -1,5 +1,6 @@
 /** The whole pipeline against the real app in-process: import, re-run, updates, conflicts, sync. */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -381,6 +382,40 @@ describe('export', () => {
     expect(withSync.summary).toMatchObject({ unchanged: 2, deactivated: 0 });
   });
 
+  it('sorted on disk beyond a run, it writes the bytes it writes from memory', async () => {
+    // Ties (no externalId, then no email), case and accents: every rule of the export's order.
+    const made: [string | null, string | null, string, string?][] = [
+      [null, 'z@example.com', 'zoe'],
+      ['b-2', 'b2@example.com', 'bea', 'CC-2'],
+      ['B-1', null, 'bo'],
+      [null, null, 'ann'],
+      ['é-1', 'e@example.com', 'eve'],
+      [null, 'A@example.com', 'al', 'CC-1'],
+      ['a-1', 'a1@example.com', 'ann.a'],
+      [null, null, 'cy'],
+    ];
+    for (const [externalId, email, userName, costCenter] of made) {
+      await client.createUser({
+        ...(externalId ? { externalId } : {}),
+        ...(email ? { email } : {}),
+        userName,
+        profile: { firstName: `${userName}, "${userName}"`, ...(costCenter ? { costCenter } : {}) },
+        sendMail: false,
+      });
+    }
+    const exported = async (runRows?: number) => {
+      const out = new PassThrough();
+      const chunks: Buffer[] = [];
+      out.on('data', (c: Buffer) => chunks.push(c));
+      const result = await exportUsers(client, { out, runRows });
+      return { result, text: Buffer.concat(chunks).toString() };
+    };
+    const inMemory = await exported();
+    expect(inMemory.result).toEqual({ users: 8, withoutExternalId: 4, withoutEmail: 3 });
+    expect(inMemory.text.split('\n').length).toBe(10);
+    for (const runRows of [1, 2, 3]) expect(await exported(runRows)).toEqual(inMemory);
+  });
+
   it('formula-like values leave with a leading quote and come back unchanged', async () => {
     const values = ['=SUM(A1:A2)', '@cmd', '+cmd|calc', '-x', "'s-Hertogenbosch", '+49 89 1234-0'];
     for (const [i, v] of values.entries()) {
@@ -405,6 +440,36 @@ describe('export', () => {
     expect(again.summary).toMatchObject({ unchanged: values.length, updated: 0, failed: 0 });
     const stored = await Promise.all(values.map((_, i) => client.getUser(`F-${i}`)));
     expect(stored.map((u) => u.profile.position)).toEqual(values);
+  });
+});
+
+describe('an interrupted export', () => {
+  it('stops with the reason it was given and leaves no sort runs behind', async () => {
+    const temp = mkdtempSync(join(tmpdir(), 'export-interrupted-'));
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    try {
+      const controller = new AbortController();
+      const reason = new Error('interrupted');
+      const fake = {
+        async *iterateUsers() {
+          for (let i = 0; i < 5; i++) {
+            // Ctrl-C after three users, with two runs already on disk (runRows 1).
+            if (i === 3) controller.abort(reason);
+            yield { id: `u${i}`, externalId: `E-${i}`, email: null, profile: {} };
+          }
+        },
+      } as unknown as ApiClient;
+      const out = new PassThrough();
+      await expect(exportUsers(fake, { out, runRows: 1, signal: controller.signal })).rejects.toBe(
+        reason,
+      );
+      expect(readdirSync(temp)).toEqual([]);
+    } finally {
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
+      rmSync(temp, { recursive: true, force: true });
+    }
   });
 });
 

@@ -2,7 +2,9 @@
 import type { Command } from 'commander';
 import type { ListableStatus } from '../../../contract/user.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
+import { CliError } from '../../errors.js';
 import { parseStatuses } from '../../parse.js';
+import { exitCodeOf, onInterrupt } from '../../signals.js';
 import { globalsOf } from '../shared/options.js';
 import { parseDelimiter } from './import/flags.js';
 
@@ -43,10 +45,27 @@ export async function runExport(opts: ExportFlags, deps: Deps) {
   const { targetPath } = await import('../media/save.js');
   const to = opts.to === undefined ? undefined : await targetPath(opts.to, 'users.csv', opts.force);
   const client = await apiClient(opts.globals, deps);
-  const options = { statuses: opts.status, delimiter: opts.delimiter, bom: opts.bom };
-  const result = to
-    ? await exportToFile(client, to, options)
-    : await exportUsers(client, { ...options, out: io.stdout });
+  // Ctrl-C stops the export through its cleanup: a million users' sort runs (hundreds of MB
+  // under TMPDIR) and the --to temp file are removed; a second Ctrl-C exits at once.
+  const controller = new AbortController();
+  const stopListening = onInterrupt((signal) =>
+    controller.abort(
+      new CliError(
+        to ? `interrupted: ${to} was not written` : 'interrupted: the CSV on stdout is incomplete',
+        exitCodeOf(signal),
+      ),
+    ),
+  );
+  const options = {
+    statuses: opts.status,
+    delimiter: opts.delimiter,
+    bom: opts.bom,
+    signal: controller.signal,
+  };
+  const result = await (to
+    ? exportToFile(client, to, options)
+    : exportUsers(client, { ...options, out: io.stdout })
+  ).finally(stopListening);
   if (to) note(io, `exported ${result.users} users to ${to}`);
   if (result.withoutExternalId > 0) {
     note(
