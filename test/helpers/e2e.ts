@@ -9,6 +9,7 @@ import { execa, execaNode, type ResultPromise } from 'execa';
 import { SCOPES } from '../../src/contract/scopes.js';
 import type { ServerConfig } from '../../src/server/config.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
+import { cliWith } from './cli-run.js';
 import { testBlobs, testDatabase } from './database.js';
 import { scratch } from './scratch.js';
 import { requester, type TestServer } from './server.js';
@@ -162,11 +163,18 @@ export async function serve({ args = [], ...config }: ServeOptions = {}): Promis
   const adminToken = profileToken(configDir)!;
   const run: Served['run'] = (cliArgs, opts = {}) =>
     roster(cliArgs, { ...opts, env: { ...env, ...opts.env } });
-  const created = async (cliArgs: string[]) => {
-    const r = await run(['tokens', 'create', '--json', ...cliArgs]);
-    if (r.exitCode !== 0) throw new Error(`tokens create failed: ${r.stderr}`);
-    return JSON.parse(r.stdout) as { id: string; token: string };
+  // The suites' tokens, tenants and branches: the local admin commands on this serve's data,
+  // in this process (their own journey spawns them: serve-lifecycle.test.ts).
+  const admin = async (cliArgs: string[]) => {
+    const r = await cliWith(env)(cliArgs);
+    if (r.code !== 0) throw new Error(`roster ${cliArgs.join(' ')} failed: ${r.stderr}`);
+    return r.stdout;
   };
+  const created = async (cliArgs: string[]) =>
+    JSON.parse(await admin(['tokens', 'create', '--json', ...cliArgs])) as {
+      id: string;
+      token: string;
+    };
   return {
     url,
     baseUrl: `${url}/api`,
@@ -181,10 +189,10 @@ export async function serve({ args = [], ...config }: ServeOptions = {}): Promis
     run,
     newToken: (scopes) => created(scopes ? ['--scopes', scopes] : []),
     async token({ scopes = [...SCOPES], branch = 'main', tenant = '*' } = {}) {
-      if (!(await store.tenants.byHost(tenant))) await run(['tenants', 'add', tenant]);
+      if (!(await store.tenants.byHost(tenant))) await admin(['tenants', 'add', tenant]);
       const t = (await store.tenants.byHost(tenant))!;
       if (!(await store.branches.byName(t.id, branch)))
-        await run(['branches', 'add', branch, '--tenant', tenant]);
+        await admin(['branches', 'add', branch, '--tenant', tenant]);
       const args = ['--tenant', tenant, '--branch', branch, '--scopes', scopes.join(',')];
       return (await created(args)).token;
     },
