@@ -13,11 +13,10 @@ import { MAX_PHOTO_PIXELS } from './photo.js';
 
 // Photos are big and seen once: keep no decoded image in libvips' cache (memory stays flat).
 // sharp.concurrency() is left at sharp's glibc default of 1 thread per pipeline. What remains of
-// a folder run's peak (~400-470 MB for 100 phone photos at --concurrency 4) is mostly glibc's
-// per-thread malloc arenas (~16, each keeping ~18 MB libvips freed), which only the environment
-// can limit, before Node starts: MALLOC_ARENA_MAX=2 gives ~245 MB at about the same throughput.
-// Fewer photos decoded at once, or the decoded pixels in a file instead of a Buffer, moved the
-// peak by less than run-to-run noise. Figures: bench/README.md, "Avatars: memory".
+// a folder run's peak is mostly glibc's per-thread malloc arenas holding what libvips freed,
+// which only the environment can limit, before Node starts (MALLOC_ARENA_MAX=2). Fewer photos
+// decoded at once, or the decoded pixels in a file instead of a Buffer, moved the peak by less
+// than run-to-run noise. Figures: bench/README.md, "Avatars: memory".
 sharp.cache(false);
 
 export const AVATAR_SIZES: Record<AvatarImageName, number> = {

@@ -219,8 +219,8 @@ export const MIGRATIONS: string[] = [
   `
   -- Each branch's users by status, kept by a trigger in the transaction of every write to users
   -- (so by every writer, the seed's included): a list's exact \`total\` without a filter other
-  -- than status is then a sum of a few rows. At 1,000,000 users count(*) of the activated was
-  -- 141-206 ms (parallel index-only scans), most of a first page's time. Striped by the writing
+  -- than status is then a sum of a few rows. At 1,000,000 users count(*) was most of a first
+  -- page's time (bench/README.md, "Figures from src/ comments"). Striped by the writing
   -- connection (slot): concurrent writes to one branch and status update different rows, so they
   -- do not wait on each other's commits; a reader sums the slots.
   LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE;

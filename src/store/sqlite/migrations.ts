@@ -204,8 +204,8 @@ export const MIGRATIONS: string[] = [
   `
   -- Each branch's users by status, kept by triggers in the transaction of every write to users
   -- (so by every writer, the seed's included): a list's exact \`total\` without a filter other
-  -- than status is then a sum of one to three rows. At 1,000,000 users count(*) of the activated
-  -- from the covering users_by_status was 146 ms under load, most of a first page's time.
+  -- than status is then a sum of one to three rows. At 1,000,000 users count(*) was most of a
+  -- first page's time (bench/README.md, "Figures from src/ comments").
   CREATE TABLE user_counts (
     branch_id INTEGER NOT NULL,
     status TEXT NOT NULL,
@@ -230,9 +230,9 @@ export const MIGRATIONS: string[] = [
   `,
   `
   -- A one-letter prefix from a prefix index too ('1 2 3'; was '2 3'): below its shortest one,
-  -- FTS5 merges the lists of every term the prefix begins before it can give a first match.
-  -- query=M at 1,000,000 users (a third match): counting up to 10,001 matches 32 -> 1.8 ms, the
-  -- page's positions 129 -> 76 ms. Rebuilt as migration 6 built it (1M users: 38 s).
+  -- FTS5 merges the lists of every term the prefix begins before it can give a first match
+  -- (bench/README.md, "Figures from src/ comments"). Rebuilt as migration 6 built it: FTS5 has
+  -- no ALTER for its options, and a migration's text stays as it was applied.
   DROP TRIGGER users_fts_insert;
   DROP TRIGGER users_fts_delete;
   DROP TRIGGER users_fts_update;
