@@ -106,3 +106,10 @@ export async function startCliServed(config: Partial<ServerConfig> = {}): Promis
     },
   });
 }
+
+/** The file names of every medium the served CLI lists, sorted. */
+export async function mediumNames(srv: Pick<CliServed, 'run'>): Promise<string[]> {
+  const r = await srv.run(['media', 'list', '-o', 'json']);
+  if (r.exitCode !== 0) throw new Error(`media list failed: ${r.stderr}`);
+  return (JSON.parse(r.stdout) as { fileName: string }[]).map((m) => m.fileName).sort();
+}

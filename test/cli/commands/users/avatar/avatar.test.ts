@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePhotos } from '../../../../../fixtures/avatars/make.mjs';
-import { type CliServed, startCliServed } from '../../../../helpers/cli-run.js';
+import { type CliServed, mediumNames, startCliServed } from '../../../../helpers/cli-run.js';
 import { sql } from '../../../../helpers/database.js';
 
 let srv: CliServed;
@@ -27,11 +27,7 @@ afterAll(async () => {
 });
 
 const json = (text: string) => JSON.parse(text);
-async function mediaNames(): Promise<string[]> {
-  const r = await srv.run(['media', 'list', '-o', 'json']);
-  expect(r.exitCode, r.stderr).toBe(0);
-  return (json(r.stdout) as { fileName: string }[]).map((m) => m.fileName).sort();
-}
+const mediaNames = () => mediumNames(srv);
 
 describe('users avatar set', () => {
   let firstHash: string;

@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePhotos } from '../../../../../fixtures/avatars/make.mjs';
-import { type CliServed, startCliServed } from '../../../../helpers/cli-run.js';
+import { type CliServed, mediumNames, startCliServed } from '../../../../helpers/cli-run.js';
 
 let srv: CliServed;
 let paths: Awaited<ReturnType<typeof makePhotos>>['paths'];
@@ -47,11 +47,7 @@ afterAll(async () => {
 });
 
 const json = (text: string) => JSON.parse(text);
-async function mediaNames(): Promise<string[]> {
-  const r = await srv.run(['media', 'list', '-o', 'json']);
-  expect(r.exitCode, r.stderr).toBe(0);
-  return (json(r.stdout) as { fileName: string }[]).map((m) => m.fileName).sort();
-}
+const mediaNames = () => mediumNames(srv);
 async function avatarOf(id: string) {
   return json((await srv.run(['users', 'show', id])).stdout).profile.avatar;
 }
