@@ -59,7 +59,8 @@ export class SortedRuns<T> {
     this.#dir ??= await mkdtemp(join(tmpdir(), 'roster-export-'));
     const path = join(this.#dir, `run-${this.#runs.length}.ndjson`);
     try {
-      await writeFile(path, batches(rows));
+      // Users' data: readable by this user only, as every file Roster writes (in a 0700 dir).
+      await writeFile(path, batches(rows), { mode: 0o600 });
     } catch (err) {
       throw destinationError(path, err);
     }

@@ -1,5 +1,5 @@
 /** Sorting on disk beyond a run: the order of a stable in-memory sort, and no files left. */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -80,5 +80,19 @@ describe('SortedRuns', () => {
       { key: 'b', added: 0 },
     ]);
     expect(readdirSync(temp)).toEqual([]);
+  });
+});
+
+describe('the run files', () => {
+  it('hold users’ data readable by this user only: files 0600 in a 0700 dir', async () => {
+    const runs = new SortedRuns(byKey, 1);
+    await runs.add({ key: 'b', added: 0 });
+    await runs.add({ key: 'a', added: 1 });
+    const [dir] = readdirSync(temp);
+    expect(statSync(join(temp, dir!)).mode & 0o777).toBe(0o700);
+    const files = readdirSync(join(temp, dir!));
+    expect(files).toHaveLength(2);
+    for (const f of files) expect(statSync(join(temp, dir!, f)).mode & 0o777, f).toBe(0o600);
+    await runs.dispose();
   });
 });
