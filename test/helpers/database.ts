@@ -29,8 +29,15 @@ export async function createDatabase(
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
   try {
+    // PostgreSQL 15's default strategy (WAL_LOG) writes each page of the template through the
+    // WAL: 0.39 s per database here against 0.16 s for FILE_COPY, which a test server (fsync
+    // off) makes cheap. Every test file on PostgreSQL makes at least one.
+    const { rows } = await client.query<{ v: string }>('SELECT current_setting($1) AS v', [
+      'server_version_num',
+    ]);
+    const strategy = Number(rows[0]!.v) >= 150000 ? ' STRATEGY FILE_COPY' : '';
     await client.query(
-      `CREATE DATABASE ${name} TEMPLATE ${template} ENCODING 'UTF8' LOCALE 'C.UTF-8'`,
+      `CREATE DATABASE ${name} TEMPLATE ${template} ENCODING 'UTF8' LOCALE 'C.UTF-8'${strategy}`,
     );
   } finally {
     await client.end();

@@ -80,7 +80,8 @@ export async function replicas(
     r.child = undefined;
   };
   for (const r of list) await start(r);
-  defer(() => Promise.all(list.map(stop)));
+  // Cleanup, not a test of the drain: SIGTERM would wait out each replica's --drain-delay.
+  defer(() => Promise.all(list.map(kill)));
   const token = list.map((r) => profileToken(r.config)).find(Boolean)!;
   return { list, start, stop, kill, token };
 }
