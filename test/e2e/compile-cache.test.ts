@@ -9,7 +9,7 @@ import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { roster } from './helpers/cli.js';
+import { roster } from '../helpers/e2e.js';
 
 const nodeHasCache = 'enableCompileCache' in module;
 const dirs: string[] = [];

@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { roster } from './helpers/cli.js';
+import { roster } from '../helpers/e2e.js';
 
 const root = mkdtempSync(join(tmpdir(), 'roster-config-path-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

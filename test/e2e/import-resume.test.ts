@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { type ApiClient, createApiClient } from '../../src/client/index.js';
-import { BIN } from '../helpers/cli-server.js';
+import { BIN } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 import { type HoldProxy, holdProxy } from '../helpers/hold-proxy.js';
 import { startServer, type TestServer } from '../helpers/server.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, expect, test } from 'vitest';
-import { BIN } from './helpers/cli.js';
+import { BIN } from '../helpers/e2e.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'roster-unreadable-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

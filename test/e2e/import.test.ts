@@ -1,6 +1,6 @@
 /**
- * `roster users import` as a user runs it: the built CLI against a real `roster serve` in its own
- * process, and killed with -9 mid-run. The rules (bad input, --sync, reports, export → import)
+ * `roster users import` as a user runs it: the built CLI against a real server, and killed with
+ * -9 mid-run. The rules (bad input, --sync, reports, export → import)
  * run in-process in test/import/import-cli.test.ts.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -8,15 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BIN, type CliServer, startCliServer } from '../helpers/cli-server.js';
+import { BIN, type Served, serve } from '../helpers/e2e.js';
 import { people, tempCsv } from '../import/helpers.js';
 
-let server: CliServer;
+let server: Served;
 const dir = mkdtempSync(join(tmpdir(), 'roster-e2e-import-'));
 let branches = 0;
 
 beforeAll(async () => {
-  server = await startCliServer();
+  server = await serve();
 });
 afterAll(async () => {
   await server?.close();
@@ -28,13 +28,13 @@ const file = (name: string, content: string) => tempCsv(content, name);
 async function inBranch() {
   const token = await server.token({ branch: `import-${++branches}` });
   const env = { ...server.env, ROSTER_TOKEN: token };
-  const run = (args: string[], input?: string) => {
-    const r = server.cli(args, { env: { ROSTER_TOKEN: token }, input });
-    return { code: r.exitCode, stdout: String(r.stdout), stderr: String(r.stderr) };
+  const run = async (args: string[], input?: string) => {
+    const r = await server.run(args, { env: { ROSTER_TOKEN: token }, input });
+    return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
   };
-  const json = (args: string[]) => JSON.parse(run([...args, '-o', 'json']).stdout);
-  const users = () =>
-    json(['users', 'list', '--all', '--status', 'activated,pending,deactivated']) as {
+  const json = async (args: string[]) => JSON.parse((await run([...args, '-o', 'json'])).stdout);
+  const users = async () =>
+    (await json(['users', 'list', '--all', '--status', 'activated,pending,deactivated'])) as {
       externalId: string;
       status: string;
       profile: Record<string, string>;
@@ -70,7 +70,7 @@ describe('users import', () => {
     const before = linesOf();
     expect(before).toBeLessThan(n);
 
-    const resumed = run([
+    const resumed = await run([
       'users',
       'import',
       csv,
@@ -86,9 +86,7 @@ describe('users import', () => {
     expect(summary.skipped + summary.created + summary.unchanged).toBe(n);
     expect(summary.failed).toBe(0);
 
-    const keys = users()
-      .map((u) => u.externalId)
-      .sort();
+    const keys = (await users()).map((u) => u.externalId).sort();
     expect(keys).toHaveLength(n);
     expect(new Set(keys).size).toBe(n);
     // The report now names each row once, all done.
@@ -102,7 +100,7 @@ describe('users import', () => {
     );
     expect(rows.every((r) => r[5] === 'ok')).toBe(true);
     // And a re-run after success changes nothing.
-    expect(JSON.parse(run(['users', 'import', csv, '-o', 'json']).stdout)).toMatchObject({
+    expect(JSON.parse((await run(['users', 'import', csv, '-o', 'json'])).stdout)).toMatchObject({
       unchanged: n,
       created: 0,
       updated: 0,

@@ -18,7 +18,7 @@ beforeAll(async () => {
     await writeFile(join(dir, name), '');
     await truncate(join(dir, name), size);
   }
-  srv = await serve({ args: ['--max-upload-size', '1MB'] });
+  srv = await serve({ maxUploadBytes: 1_000_000 });
 });
 afterAll(async () => {
   await srv?.close();

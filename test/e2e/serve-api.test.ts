@@ -5,9 +5,9 @@
  * limits, states, platform types) test the service's rules, which do not depend on how the
  * process started; they run in-process on every backend.
  */
-import { serve } from '../helpers/e2e.js';
+import { serveProcess } from '../helpers/e2e.js';
 import { authSuite } from '../suites/auth.suite.js';
 import { usersRoutesSuite } from '../suites/users-routes.suite.js';
 
-usersRoutesSuite(serve);
-authSuite(serve);
+usersRoutesSuite(serveProcess);
+authSuite(serveProcess);

@@ -6,8 +6,8 @@
 import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type Served, serve } from '../helpers/e2e.js';
 import { holdProxy } from '../helpers/hold-proxy.js';
-import { type Served, serve } from './helpers/cli.js';
 import { inPty } from './helpers/pty.js';
 
 let srv: Served;

@@ -17,6 +17,34 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The S3 endpoint and keys of this run (none off S3): what a CLI needs to reach the bucket. */
+export const s3Env = (): Record<string, string | undefined> =>
+  process.env.ROSTER_TEST_BLOBS
+    ? {
+        ROSTER_S3_ENDPOINT: process.env.ROSTER_S3_ENDPOINT,
+        AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID,
+        AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY,
+        AWS_REGION: process.env.AWS_REGION,
+      }
+    : {};
+
+/**
+ * The env that points a CLI at a server's config dir (also its HOME: never the real one), data
+ * dir, database and bucket, as an operator's would for the local admin commands.
+ */
+export const cliEnv = (at: {
+  configDir: string;
+  dataDir: string;
+  database?: string;
+  blobs?: string;
+}): Record<string, string | undefined> => ({
+  ...(at.blobs ? { ROSTER_BLOBS_URL: at.blobs, ...s3Env() } : {}),
+  ROSTER_CONFIG_DIR: at.configDir,
+  ROSTER_DATA_DIR: at.dataDir,
+  HOME: at.configDir,
+  ...(at.database ? { ROSTER_DATABASE_URL: at.database } : {}),
+});
+
 export type CliRun = (
   args: string[],
   opts?: { env?: Record<string, string | undefined>; stdin?: string },
@@ -57,7 +85,7 @@ export interface CliServed extends TestServer {
   baseUrl: string;
   configDir: string;
   /** Env pointing a CLI (this one, or a spawned one) at this server through profile `local`. */
-  env: Record<string, string>;
+  env: Record<string, string | undefined>;
   /** `roster ARGS` in-process as the admin (or as `env` says), shaped as the e2e harness's. */
   run(
     args: string[],
@@ -75,11 +103,7 @@ export async function startCliServed(config: Partial<ServerConfig> = {}): Promis
   const server = await startServer(config);
   const configDir = mkdtempSync(join(server.dataDir, 'config-'));
   // The local admin commands (tokens, tenants, branches) open the server's own store.
-  const env = {
-    ROSTER_CONFIG_DIR: configDir,
-    ROSTER_DATA_DIR: server.dataDir,
-    ...(server.database ? { ROSTER_DATABASE_URL: server.database } : {}),
-  };
+  const env = cliEnv({ ...server, configDir });
   const cli = cliWith(env);
   const login = await cli([
     ...['login', '--base-url', `${server.url}/api`],

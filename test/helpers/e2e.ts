@@ -1,7 +1,8 @@
 /**
- * The e2e harness: the built CLI run as a child process, and `roster serve` spawned on a temp
- * data dir and config dir (on PostgreSQL and S3 when the run is). A spawned server is also a
- * TestServer (server.ts), so the HTTP suites run against it unchanged.
+ * The e2e harness: the built CLI run as a child process against a server on a real port — the
+ * app in this process (`serve`), or `roster serve` itself spawned on a temp data dir and config
+ * dir (`serveProcess`, for the tests of the process). Both are on PostgreSQL and S3 when the run
+ * is, and both are TestServers (server.ts), so the HTTP suites run against either unchanged.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +10,10 @@ import { execa, execaNode, type ResultPromise } from 'execa';
 import { SCOPES } from '../../src/contract/scopes.js';
 import type { ServerConfig } from '../../src/server/config.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
-import { cliWith } from './cli-run.js';
+import { cliEnv, cliWith, startCliServed } from './cli-run.js';
+
+export { s3Env } from './cli-run.js';
+
 import { testBlobs, testDatabase } from './database.js';
 import { scratch } from './scratch.js';
 import { requester, type TestServer } from './server.js';
@@ -23,17 +27,6 @@ export interface RunResult {
   stdout: string;
   stderr: string;
 }
-
-/** The S3 endpoint and keys of this run (none off S3): what a CLI needs to reach the bucket. */
-export const s3Env = (): Env =>
-  process.env.ROSTER_TEST_BLOBS
-    ? {
-        ROSTER_S3_ENDPOINT: process.env.ROSTER_S3_ENDPOINT,
-        AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID,
-        AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY,
-        AWS_REGION: process.env.AWS_REGION,
-      }
-    : {};
 
 /** Runs the built CLI with exactly `env` (nothing inherited but PATH), never rejecting. */
 export async function roster(
@@ -105,7 +98,6 @@ export interface Served extends TestServer {
   /** The API base URL (…/api). */
   baseUrl: string;
   configDir: string;
-  child: ResultPromise;
   /** Env pointing the CLI at this server's config dir, data dir, database and bucket. */
   env: Env;
   /** `roster` with this server's env (plus `env`). */
@@ -114,13 +106,34 @@ export interface Served extends TestServer {
   newToken(scopes?: string): Promise<{ id: string; token: string }>;
 }
 
+export interface ServedProcess extends Served {
+  child: ResultPromise;
+}
+
 export interface ServeOptions extends Partial<ServerConfig> {
   /** More `roster serve` flags. */
   args?: string[];
 }
 
+/**
+ * The app in this process on a real port, for the journeys of the spawned CLI: their subject is
+ * the CLI, which talks HTTP to it as to `roster serve`, and a file saves a serve's start-up
+ * (~0.7 s of CPU). Its config dir holds the admin token as profile `local`, as serve leaves it.
+ * The spawned CLI must be awaited, never run synchronously: this process answers its requests.
+ */
+export async function serve(config: Partial<ServerConfig> = {}): Promise<Served> {
+  const served = await startCliServed(config);
+  return Object.assign(served, {
+    run: (cliArgs: string[], opts: { env?: Env; input?: string } = {}) =>
+      roster(cliArgs, { ...opts, env: { ...served.env, ...opts.env } }),
+  });
+}
+
 /** Starts `roster serve` on fresh temp dirs (and a fresh database and bucket when the run has them). */
-export async function serve({ args = [], ...config }: ServeOptions = {}): Promise<Served> {
+export async function serveProcess({
+  args = [],
+  ...config
+}: ServeOptions = {}): Promise<ServedProcess> {
   const dirs = scratch();
   const dataDir = dirs.temp('roster-e2e-data-');
   const configDir = dirs.temp('roster-e2e-config-');
@@ -130,13 +143,7 @@ export async function serve({ args = [], ...config }: ServeOptions = {}): Promis
   dirs.defer(database.drop);
   const blobs = await testBlobs();
   dirs.defer(blobs.drop);
-  const env: Env = {
-    ...(blobs.url ? { ROSTER_BLOBS_URL: blobs.url, ...s3Env() } : {}),
-    ROSTER_CONFIG_DIR: configDir,
-    ROSTER_DATA_DIR: dataDir,
-    HOME: configDir,
-    ...(database.url ? { ROSTER_DATABASE_URL: database.url } : {}),
-  };
+  const env = cliEnv({ configDir, dataDir, database: database.url, blobs: blobs.url });
   const { child, url, logs } = await spawnServe(
     dataDir,
     configDir,

@@ -14,6 +14,8 @@ export interface TestServer {
   dataDir: string;
   /** The PostgreSQL database this server uses, when the run is on PostgreSQL. */
   database?: string;
+  /** The bucket (`s3://…`) holding its media, when the run is on S3. */
+  blobs?: string;
   store: Store;
   /** The app itself (in-process servers only): for drain and close tests. */
   app?: App;
@@ -36,7 +38,7 @@ export async function startServer(
   tuning: Parameters<typeof openTestStore>[1] = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'roster-test-'));
-  const { store, database, dispose } = await openTestStore(dataDir, tuning);
+  const { store, database, blobs, dispose } = await openTestStore(dataDir, tuning);
   const adminToken = (await store.bootstrap())!.adminToken;
   const logs: string[] = [];
   const app = await createApp({
@@ -67,6 +69,7 @@ export async function startServer(
     url,
     dataDir,
     database,
+    blobs,
     store,
     app,
     adminToken,
