@@ -227,6 +227,7 @@ export async function clientFor(
     timeoutMs: timeoutOf(globals, deps.env) * 1000,
     onTrace: globals.verbose ? (line: string) => note(io, paintErr(io, 'dim', line)) : undefined,
     onRetry: (info: RetryInfo) => note(io, paintErr(io, 'yellow', retryNotice(info))),
+    sleep: deps.sleep,
   };
   // Before the first connection compiles undici's WebAssembly parser (memory.ts).
   clientMemoryMode();

@@ -33,6 +33,8 @@ export interface Deps {
   connect?: (options: ApiClientOptions) => ApiClient | Promise<ApiClient>;
   /** Test seam: answers prompts (default: @inquirer/prompts on stdin/stderr). */
   prompter?: Prompter;
+  /** Test seam: the wait before a retry (default: a timer), so retry matrices run at once. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Run once the command ends, failed or not: closing pools, stopping spinners. */
   cleanups?: (() => unknown)[];
 }

@@ -5,6 +5,7 @@
  */
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Deps } from '../../src/cli/context.js';
 import { run } from '../../src/cli/main.js';
 import { SCOPES, type Scope } from '../../src/contract/scopes.js';
 import type { ServerConfig } from '../../src/server/config.js';
@@ -47,7 +48,7 @@ export const cliEnv = (at: {
 
 export type CliRun = (
   args: string[],
-  opts?: { env?: Record<string, string | undefined>; stdin?: string },
+  opts?: { env?: Record<string, string | undefined>; stdin?: string; sleep?: Deps['sleep'] },
 ) => Promise<CliResult>;
 
 /** A `roster` that runs with exactly `env` (plus NO_COLOR and each call's env). */
@@ -57,6 +58,7 @@ export function cliWith(env: Record<string, string | undefined>): CliRun {
     const code = await run(['node', 'roster', ...args], {
       io: fake.io,
       env: { NO_COLOR: '1', ...env, ...opts.env },
+      sleep: opts.sleep,
     });
     return { code, stdout: fake.out(), stderr: fake.err() };
   };
