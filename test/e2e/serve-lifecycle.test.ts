@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { cliWith } from '../helpers/cli-run.js';
-import { type Env, roster, spawnServe } from '../helpers/e2e.js';
+import { type Env, spawnServe } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 import { scratch } from '../helpers/scratch.js';
 import { requester, V3 } from '../helpers/server.js';
@@ -13,7 +13,6 @@ const scope = scratch();
 afterEach(scope.cleanup);
 const { temp } = scope;
 
-const cli = (args: string[], env: Env) => roster(args, { env });
 const local = async (args: string[], env: Env) => {
   const r = await cliWith(env)(args);
   return { exitCode: r.code, stdout: r.stdout, stderr: r.stderr };
@@ -87,7 +86,8 @@ describe('roster serve', () => {
 
     const files = join(data, 'media', 'files');
     renameSync(files, `${files}.away`);
-    const refused = await cli(['serve', '--port', '0', '--data', data], {
+    // Refusals run in-process: serve stops before it listens, so nothing waits for a signal.
+    const refused = await local(['serve', '--port', '0', '--data', data], {
       ROSTER_CONFIG_DIR: config,
     });
     expect(refused.exitCode).toBe(1);
@@ -141,7 +141,7 @@ describe('roster serve', () => {
     expect(r.status).toBe(201);
     expect(r.connection).toBe('close');
     expect((await child).exitCode).toBe(0);
-    const store = await cli(['tokens', 'list', '-o', 'json', '--data', data], {
+    const store = await local(['tokens', 'list', '-o', 'json', '--data', data], {
       ROSTER_CONFIG_DIR: config,
     });
     expect(store.exitCode).toBe(0);
@@ -174,7 +174,7 @@ describe('roster serve', () => {
     // A fresh data dir and a busy port: refused before anything is created.
     const fresh = join(temp('roster-flags-fresh-'), 'data');
     const otherConfig = temp('roster-flags-config2-');
-    const busy = await cli(['serve', '--port', port, '--data', fresh], {
+    const busy = await local(['serve', '--port', port, '--data', fresh], {
       ROSTER_CONFIG_DIR: otherConfig,
     });
     expect(busy.exitCode).toBe(2);
@@ -191,7 +191,7 @@ describe('roster serve', () => {
     const first = await spawnServe(data, config);
     const before = profileOf(config);
     for (const port of ['0', new URL(first.url).port]) {
-      const second = await cli(['serve', '--port', port, '--data', data], {
+      const second = await local(['serve', '--port', port, '--data', data], {
         ROSTER_CONFIG_DIR: config,
       });
       expect(second.exitCode, String(second.stderr)).toBe(2);
