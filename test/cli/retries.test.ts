@@ -7,9 +7,9 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cliWith } from '../helpers/cli-run.js';
 import {
-  closedPort,
   EMPTY_PAGE,
   type FakeServer,
+  freePort,
   sendJson,
   startServer,
 } from '../helpers/fake-server.js';
@@ -37,7 +37,7 @@ afterEach(async () => {
 
 describe('retries, then a message a person can act on', () => {
   it('an unreachable host: exit 1 naming the URL, after four waits', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/api`;
+    const url = `http://127.0.0.1:${await freePort()}/api`;
     const r = await roster(['users', 'list', '--base-url', url]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('connection refused');
@@ -77,7 +77,7 @@ describe('retries, then a message a person can act on', () => {
   });
 
   it('a proxy that is not there: the message names it, not the service, nor its password', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const r = await roster(['users', 'list', '--base-url', 'http://127.0.0.1:9/api'], {
       HTTP_PROXY: `http://user:secret@127.0.0.1:${port}`,
     });

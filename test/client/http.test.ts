@@ -8,8 +8,8 @@ import { ApiError, NetworkError, ResponseFormatError, redactUrl } from '../../sr
 import { createHttpClient, type HttpClient, type RetryInfo } from '../../src/client/http.js';
 import { deleteUser, getUser, listUsers, updateUser } from '../../src/client/users.js';
 import {
-  closedPort,
   type FakeServer,
+  freePort,
   knownServer,
   sendJson,
   startServer,
@@ -234,7 +234,7 @@ describe('network errors', () => {
   });
 
   it('retries connection refused, even for POST, and names the cause', async () => {
-    const baseUrl = `http://127.0.0.1:${await closedPort()}/api`;
+    const baseUrl = `http://127.0.0.1:${await freePort()}/api`;
     const retries: RetryInfo[] = [];
     const http = client(baseUrl, { onRetry: (i) => retries.push(i) });
     const err = await rejection(http.json({ method: 'POST', endpoint: '/users', json: {} }));

@@ -18,7 +18,7 @@ import {
 import { createHttpClient } from '../../src/client/http.js';
 import { getUser } from '../../src/client/users.js';
 import {
-  closedPort,
+  freePort,
   knownServer,
   sendJson,
   startServer,
@@ -91,7 +91,7 @@ describe('stopsRun: failures every other request would share stop the run', () =
   });
 
   it('the service refuses connections, or does not answer', async () => {
-    const refused = await failureOf(`http://127.0.0.1:${await closedPort()}/api`, 'x');
+    const refused = await failureOf(`http://127.0.0.1:${await freePort()}/api`, 'x');
     expect(refused).toMatchObject({ code: 'ECONNREFUSED' });
     expect(stopsRun(refused)).toBe(true);
     const silent = await failureOf(answers.baseUrl, '0', 50);

@@ -9,12 +9,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Served, serve } from '../helpers/e2e.js';
 import { engineAvailable } from '../helpers/engine.js';
 import { eventually } from '../helpers/eventually.js';
+import { freePort } from '../helpers/fake-server.js';
 import { scratch } from '../helpers/scratch.js';
 
 const TINYPROXY = ['/usr/bin/tinyproxy', '/usr/sbin/tinyproxy'].find((p) => existsSync(p));
@@ -27,14 +27,6 @@ const hasProxy = engineAvailable(
 
 const { temp, defer, cleanup } = scratch();
 afterAll(cleanup);
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 interface Proxy {
   url: string;

@@ -66,8 +66,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-/** A port nothing listens on: bound once, then released. */
-export async function closedPort(): Promise<number> {
+/**
+ * A loopback port nothing listens on: bound once, then released. A connection to it is refused;
+ * a server started next can bind it (replicas that must come back on the same port).
+ */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -4,11 +4,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { profileToken, spawnServe } from '../../helpers/e2e.js';
 import { engineAvailable } from '../../helpers/engine.js';
 import { eventually } from '../../helpers/eventually.js';
+import { freePort } from '../../helpers/fake-server.js';
 
 const HAPROXY = ['/usr/sbin/haproxy', '/usr/bin/haproxy'].find((p) => existsSync(p));
 export const hasHaproxy = engineAvailable(
@@ -16,14 +16,6 @@ export const hasHaproxy = engineAvailable(
   HAPROXY !== undefined,
   'install haproxy (apt-get install haproxy)',
 );
-
-export const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 export interface Replica {
   port: number;

@@ -1,9 +1,8 @@
-/** Invitations leave through the outbox: in the user's transaction, at least once, one Message-ID. */
-import { createServer } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterEach, expect, test } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
+import { freePort } from '../../helpers/fake-server.js';
 import { jsonBody, startServer, type TestServer } from '../../helpers/server.js';
 
 interface Received {
@@ -39,15 +38,6 @@ async function smtp(port = 0) {
     port: address.port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** A loopback port nobody listens on (for "the relay is down"). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 const open: { close(): Promise<void> }[] = [];
