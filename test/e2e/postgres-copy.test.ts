@@ -4,6 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, expect, test } from 'vitest';
+import { databaseTarget, openStore } from '../../src/store/open.js';
+import { cliWith } from '../helpers/cli-run.js';
 import { freshDatabase } from '../helpers/database.js';
 import { profileToken, roster, spawnServe } from '../helpers/e2e.js';
 import { scratch } from '../helpers/scratch.js';
@@ -46,15 +48,17 @@ test('a data dir copied into PostgreSQL serves the same tokens, users and media'
   expect(counts).toMatchObject({ tenants: 1, branches: 1, tokens: 1, users: 30, media: 1 });
   expect(String(copied.stderr)).not.toContain(new URL(db.url).password);
 
-  // Changed since: a revoked token and a new user reach the database on the next run.
-  const extra = await roster(['tokens', 'create', '--json', '--data', data]);
-  const { id: extraId } = JSON.parse(String(extra.stdout));
-  expect((await roster(['tokens', 'revoke', extraId, '--data', data])).exitCode).toBe(0);
+  // Changed since: a revoked token and a new user reach the database on the next run. (The
+  // local admin commands run in-process: the journey is the copy.)
+  const admin = cliWith({ ROSTER_CONFIG_DIR: config });
+  const extra = await admin(['tokens', 'create', '--json', '--data', data]);
+  const { id: extraId } = JSON.parse(extra.stdout);
+  expect((await admin(['tokens', 'revoke', extraId, '--data', data])).code).toBe(0);
   const again = await roster(['copy', '--data', data, '--to', db.url, '--json']);
   expect(again.exitCode, String(again.stderr)).toBe(0);
   expect(JSON.parse(String(again.stdout))).toMatchObject({ tokens: 2, users: 30, media: 1 });
-  const listed = await roster(['tokens', 'list', '-o', 'json', '--database', db.url]);
-  const tokens = JSON.parse(String(listed.stdout)) as { id: string; revokedAt: string | null }[];
+  const listed = await admin(['tokens', 'list', '-o', 'json', '--database', db.url]);
+  const tokens = JSON.parse(listed.stdout) as { id: string; revokedAt: string | null }[];
   expect(tokens.find((t) => t.id === extraId)?.revokedAt).toBeTruthy();
 
   const pg = await spawnServe(data, config, ['--database', db.url]);
@@ -87,20 +91,21 @@ test('a data dir copied into PostgreSQL serves the same tokens, users and media'
 test('copy refuses a database holding other Roster data, and a URL that is not PostgreSQL', async () => {
   const db = await freshDatabase({ migrated: false });
   defer(db.drop);
-  const other = temp('roster-copy-other-');
-  // Another deployment's data in the database.
-  const otherServe = await spawnServe(other, temp('roster-copy-config-'), ['--database', db.url]);
-  otherServe.child.kill('SIGTERM');
-  await otherServe.child;
-
+  // Another deployment's data in the database, and a data dir of our own: made in this process
+  // (the journey above starts serve for real); the refusals are run() against them.
+  const made = async (dataDir: string, database?: string) => {
+    const store = await openStore({ dataDir, target: databaseTarget(database, dataDir) });
+    await store.bootstrap();
+    await store.close();
+  };
+  await made(temp('roster-copy-other-'), db.url);
   const data = temp('roster-copy-data-');
-  const mine = await spawnServe(data, temp('roster-copy-config-'));
-  mine.child.kill('SIGTERM');
-  await mine.child;
-  const refused = await roster(['copy', '--data', data, '--to', db.url]);
-  expect(refused.exitCode).toBe(1);
-  expect(String(refused.stderr)).toContain('already holds other Roster data');
-  const notPg = await roster(['copy', '--data', data, '--to', 'mysql://x@y/z']);
-  expect(notPg.exitCode).toBe(2);
-  expect(String(notPg.stderr)).toContain('is not a PostgreSQL URL');
+  await made(data);
+  const copy = cliWith({ ROSTER_CONFIG_DIR: temp('roster-copy-config-') });
+  const refused = await copy(['copy', '--data', data, '--to', db.url]);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain('already holds other Roster data');
+  const notPg = await copy(['copy', '--data', data, '--to', 'mysql://x@y/z']);
+  expect(notPg.code).toBe(2);
+  expect(notPg.stderr).toContain('is not a PostgreSQL URL');
 });
