@@ -43,6 +43,7 @@ export async function runExport(opts: ExportFlags, deps: Deps) {
   const { exportUsers, exportToFile } = await import('../../../import/export.js');
   // The same rule as `media download`: an existing file is kept unless --force.
   const { targetPath } = await import('../media/save.js');
+  (await import('../../memory.js')).bulkMemoryMode();
   const to = opts.to === undefined ? undefined : await targetPath(opts.to, 'users.csv', opts.force);
   const client = await apiClient(opts.globals, deps);
   // Ctrl-C stops the export through its cleanup: a million users' sort runs (hundreds of MB

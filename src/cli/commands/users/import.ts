@@ -204,7 +204,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
   const photos = opts.photos
     ? await (await import('./avatar/photo-sync.js')).openPhotos(opts.photos, opts.photoName)
     : undefined;
-  (await import('../../memory.js')).importMemoryMode();
+  (await import('../../memory.js')).bulkMemoryMode();
   const { resolveFormat } = await import('../../output/render.js');
   const format = resolveFormat(opts.globals.output, io);
   const { apiSession } = await import('../../client.js');
