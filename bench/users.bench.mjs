@@ -209,7 +209,12 @@ async function getById(server, auth, database, dataDir, branchId) {
       label: 'bare Koa + the credentials check and the row read',
       origin: floor.match[1],
       pid: floor.child.pid,
-      request: (i) => ({ path: `/emp-${(i * 7919) % USERS}`, method: 'GET' }),
+      // The same request as Roster's: its bytes cost the load generator and Node's parser alike.
+      request: (i) => ({
+        path: `/api/users/emp-${(i * 7919) % USERS}`,
+        method: 'GET',
+        headers: { ...auth, accept: V3 },
+      }),
     },
     roster: {
       label: 'GET /api/users/{externalId} (16 connections)',
