@@ -21,8 +21,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 3);
 // GET by id's loads alternate in this many rounds (see getById).
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-// BENCH_PARTS=get,list,post (the default: all) runs some of them only.
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'get,list,post').split(','));
+// BENCH_PARTS=get,list,post,writes (the default: all) runs some of them only.
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'get,list,post,writes').split(','));
 const FIRST = [
   'Anna',
   'Ben',
@@ -274,6 +274,90 @@ async function getById(server, auth, database, dataDir, branchId) {
   }
 }
 
+/**
+ * POST and PUT against their floor, bare Koa making the same writes through the store
+ * (bare-koa-writes.mjs), in alternating rounds as getById. Each side creates its own users.
+ */
+async function writes(server, auth, database, dataDir, branchId) {
+  const one = await fetch(`${server.origin}/api/users/emp-43`, {
+    headers: { ...auth, accept: V3 },
+  });
+  const floor = await spawnUntil(
+    [
+      `${ROOT}bench/bare-koa-writes.mjs`,
+      await one.text(),
+      dataDir,
+      database ?? '',
+      String(branchId),
+    ],
+    /listening on (http:\/\/\S+)/,
+  );
+  const headers = { ...auth, accept: V3, 'content-type': V3 };
+  const created = { floor: 0, roster: 0 };
+  const create = (side) => () => {
+    const n = created[side]++;
+    return {
+      path: '/api/users',
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        email: `${side}${n}@bench.example`,
+        externalId: `${side}-${n}`,
+        sendMail: false,
+        profile: { firstName: 'New', lastName: `User ${n}` },
+      }),
+    };
+  };
+  const update = (i) => ({
+    path: `/api/users/emp-${(i * 7919) % USERS}`,
+    method: 'PUT',
+    headers,
+    body: JSON.stringify({ profile: { position: `Role ${i}` } }),
+  });
+  const sides = {
+    floor: { origin: floor.match[1], pid: floor.child.pid },
+    roster: { origin: server.origin, pid: server.pid },
+  };
+  try {
+    for (const [label, expectStatus, requestOf] of [
+      ['POST /api/users', 201, create],
+      ['PUT /api/users/{externalId} (one field)', 200, () => update],
+    ]) {
+      const runs = { floor: [], roster: [] };
+      const loadOf = (side, seconds) =>
+        load({
+          ...sides[side],
+          connections: 16,
+          durationMs: seconds * 1000,
+          expectStatus,
+          request: requestOf(side),
+        });
+      if (WARMUP_SECONDS > 0) {
+        for (const side of ['floor', 'roster']) await loadOf(side, WARMUP_SECONDS);
+      }
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const side of round % 2 ? ['roster', 'floor'] : ['floor', 'roster']) {
+          runs[side].push(await loadOf(side, SECONDS));
+        }
+      }
+      for (const side of ['floor', 'roster']) {
+        const rs = runs[side];
+        line(
+          `${label}, ${side === 'floor' ? 'the floor (bare Koa, same writes)' : 'Roster'}`,
+          `${fmt(median(rs.map((r) => r.rps)), 0)}/s  p50 ${fmt(median(rs.map((r) => r.p50)), 2)} ms  ${fmt(median(rs.map((r) => r.cpuUsPerRequest)), 1)} µs server CPU/request  errors ${rs.reduce((n, r) => n + r.errors, 0)}`,
+        );
+      }
+      const ratios = runs.roster.map((r, i) => r.rps / runs.floor[i].rps);
+      line(
+        `${label}: roster / the floor, req/s`,
+        `${fmt(median(ratios), 2)} (rounds ${ratios.map((x) => fmt(x, 2)).join(' ')})`,
+      );
+    }
+  } finally {
+    await stop(floor.child);
+  }
+}
+
 async function runOn(backend, database) {
   heading(
     `Users API on ${backend} (${fmt(USERS, 0)} users, ${SECONDS} s per load after ${WARMUP_SECONDS} s unmeasured)`,
@@ -294,6 +378,7 @@ async function runOn(backend, database) {
   // List and search latency, one request at a time.
   if (PARTS.has('list')) await lists(server, auth);
   if (PARTS.has('post')) await posts(server, auth);
+  if (PARTS.has('writes')) await writes(server, auth, database, dataDir, seeded.branchId);
   await server.stop();
 }
 
