@@ -1,8 +1,9 @@
 // A floor for the users bench: a bare Koa handler that makes, per request, the reads an exact
 // GET by id needs on a backend (the credentials check and the user's row), one statement each,
 // and answers the same JSON. No auth, routing, negotiation or representation: whatever Roster
-// costs beyond this is its HTTP layer. Arguments: the JSON, a database (`sqlite:<dir>` or a
-// postgres:// URL) and the branch id the bench seeded.
+// costs beyond this is its HTTP layer. It is sent the same requests as Roster (path and headers)
+// and reads the key from the path's last segment. Arguments: the JSON, a database
+// (`sqlite:<dir>` or a postgres:// URL) and the branch id the bench seeded.
 import Koa from 'koa';
 
 const [json, database, branch] = process.argv.slice(2);
@@ -37,7 +38,7 @@ async function reader() {
 const read = await reader();
 const app = new Koa();
 app.use(async (ctx) => {
-  if (await read(ctx.path.slice(1))) ctx.body = body;
+  if (await read(ctx.path.slice(ctx.path.lastIndexOf('/') + 1))) ctx.body = body;
 });
 const server = app.listen(0, '127.0.0.1', () => {
   console.log(`listening on http://127.0.0.1:${server.address().port}`);

@@ -74,14 +74,18 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     ctx.state.bodyTimeoutMs = config.bodyTimeoutMs;
     ctx.state.requestId = requestIdOf(ctx.get('X-Request-Id'));
     await next();
-    // After the error envelope too (it clears what handlers set): every answer names its id.
-    ctx.set('X-Request-Id', ctx.state.requestId);
-    // While draining, answer in-flight requests but close their connections.
-    if (draining) ctx.set('Connection', 'close');
-    // API answers hold tenant data: never sniffed, never kept by a cache. /cdn has its own rules.
-    if (!ctx.path.startsWith('/cdn/')) {
-      ctx.set('X-Content-Type-Options', 'nosniff');
-      ctx.set('Cache-Control', 'no-store');
+    // Straight to Node: Koa's ctx.set makes arrays (to take a name or an object) every call.
+    const res = ctx.res;
+    if (!res.headersSent) {
+      // After the error envelope too (it clears what handlers set): every answer names its id.
+      res.setHeader('X-Request-Id', ctx.state.requestId);
+      // While draining, answer in-flight requests but close their connections.
+      if (draining) res.setHeader('Connection', 'close');
+      // API answers hold tenant data: never sniffed, never kept by a cache. /cdn has its own.
+      if (!ctx.path.startsWith('/cdn/')) {
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+        res.setHeader('Cache-Control', 'no-store');
+      }
     }
     if (config.accessLog) {
       const ms = (performance.now() - started).toFixed(1);

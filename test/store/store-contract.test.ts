@@ -145,6 +145,26 @@ describe(`the store contract on ${BACKEND}`, () => {
     }
   });
 
+  test('credentials: a resolve asked while an earlier one waits still sees a revocation made before it asked', async () => {
+    // Resolves share version reads (the epoch's on PostgreSQL, data_version on SQLite): one
+    // shared with a caller must be made after that caller asked.
+    const other = await openStore({ dataDir, target: databaseTarget(database, dataDir) });
+    try {
+      const main = (await store.branches.byName(tenant.id, 'main'))!;
+      const { token, secret } = await store.tokens.create(main.id, 'asked-after', ['users:read']);
+      expect(await store.credentials.resolve('localhost', secret)).toMatchObject({
+        token: { id: token.id },
+      });
+      const before = store.credentials.resolve('localhost', secret);
+      expect(await other.tokens.revoke(token.id)).toBe(true);
+      const after = store.credentials.resolve('localhost', secret);
+      expect(await after).toBeUndefined();
+      await before; // asked before the revocation: may see either
+    } finally {
+      await other.close();
+    }
+  });
+
   test('users: a find gives the columns an answer shows, never a secret hash', async () => {
     const b = await branch('users-view');
     const a = await store.users.insert(

@@ -95,6 +95,7 @@ export function negotiate(
     }
     return entry;
   };
+  const contentTypes = new Map<VersionEntry, string>();
   return async (ctx, next) => {
     const accept = pick(ctx.get('Accept'));
     if (!accept) {
@@ -124,6 +125,16 @@ export function negotiate(
     }
     if (deprecated) ctx.set('Deprecation', 'true');
     await next();
-    if (ctx.body != null && ctx.status < 300) ctx.type = mediaTypeOf(accept, vendor);
+    if (ctx.body != null && ctx.status < 300) {
+      // Koa's type setter looks the type up in the MIME database on every call (for a charset);
+      // the header it makes for each version is the same every time, so it is kept.
+      const known = contentTypes.get(accept);
+      if (known !== undefined) {
+        ctx.set('Content-Type', known);
+      } else {
+        ctx.type = mediaTypeOf(accept, vendor);
+        contentTypes.set(accept, ctx.response.get('Content-Type') as string);
+      }
+    }
   };
 }

@@ -11,7 +11,7 @@ import { etagOf, ifMatch } from '../http/etag.js';
 import { negotiate } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import type { AppContext, AppState } from '../http/state.js';
-import type { AvatarMediaService } from './avatars.js';
+import { type AvatarMediaService, linkedMedia } from './avatars.js';
 import type { UsersService } from './users.service.js';
 
 const USER_SHAPES = ['flat', 'v2', 'v3'] as const;
@@ -60,11 +60,14 @@ export function registerUserRoutes(
   kind: ServerKind = 'roster',
   avatars?: AvatarRouting,
 ): void {
-  const view = async (ctx: AppContext, user: UserRecord) => {
-    const shown = avatars
-      ? await avatars.service.present(ctx.state.scope, user, avatars.cdnBase(ctx))
-      : user;
-    return represent(shown, userShape(ctx.state.accept.shape));
+  const view = (ctx: AppContext, user: UserRecord) => {
+    const shape = userShape(ctx.state.accept.shape);
+    // A user without an avatar made of media (most) is answered without the media lookup's
+    // promise, nor its CDN base.
+    if (!avatars || linkedMedia(user.avatar).length === 0) return represent(user, shape);
+    return avatars.service
+      .present(ctx.state.scope, user, avatars.cdnBase(ctx))
+      .then((shown) => represent(shown, shape));
   };
   const input = async (ctx: AppContext, operation: UserOperation) => {
     const parsed = await userInput(ctx, operation);

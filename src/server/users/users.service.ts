@@ -150,11 +150,12 @@ const byKey = (key: string) => identityKey('externalId', key);
 export function usersService(store: Store, invited: () => void, countUpTo?: number) {
   const notFound = (scope: RequestScope, key: string) =>
     new AppError('notFound', `user '${key}' does not exist in branch '${scope.branch.name}'`);
-  const find = async (scope: RequestScope, key: string): Promise<UserView> => {
-    const row = await store.users.find(scope.branch.id, byKey(key));
-    if (!row) throw notFound(scope, key);
-    return row;
-  };
+  // Promise chains, not async functions: a GET by id passes through both on every request.
+  const find = (scope: RequestScope, key: string): Promise<UserView> =>
+    store.users.find(scope.branch.id, byKey(key)).then((row) => {
+      if (!row) throw notFound(scope, key);
+      return row;
+    });
 
   /**
    * The store step of an update: reads the user, checks its version, derives the input from it
@@ -235,8 +236,7 @@ export function usersService(store: Store, invited: () => void, countUpTo?: numb
       return next ? { ...page, next: encodeCursor(list, next) } : page;
     },
 
-    get: async (scope: RequestScope, key: string): Promise<UserRecord> =>
-      toRecord(await find(scope, key)),
+    get: (scope: RequestScope, key: string): Promise<UserRecord> => find(scope, key).then(toRecord),
 
     /** A live user of the branch by one unique key's value (compared as identity.ts says). */
     async findBy(

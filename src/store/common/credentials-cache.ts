@@ -21,19 +21,36 @@ export function cachedCredentials<V>(
   lookup: (host: string, tokenString: string) => Promise<VersionedCredentials<V> | undefined>,
 ): CredentialsRepo {
   const cache = new Map<string, VersionedCredentials<V>>();
+  const look = async (key: string, host: string, tokenString: string) => {
+    const found = await lookup(host, tokenString);
+    if (!found) return undefined;
+    if (cache.size >= MAX_CACHED_CREDENTIALS) cache.clear();
+    cache.set(key, found);
+    return found.credentials;
+  };
+  const check = (key: string, cached: VersionedCredentials<V>, version: V) => {
+    if (version === cached.version) return cached.credentials;
+    cache.delete(key);
+    return undefined;
+  };
   return {
-    async resolve(host, tokenString) {
+    // Not an async function: a cached token checked against a version read synchronously
+    // (SQLite's) answers without the extra promise and hop an async frame costs every request.
+    resolve(host, tokenString) {
       const key = `${host}\n${tokenString}`;
       const cached = cache.get(key);
-      if (cached) {
-        if ((await current()) === cached.version) return cached.credentials;
-        cache.delete(key);
+      if (!cached) return look(key, host, tokenString);
+      let version: V | Promise<V>;
+      try {
+        version = current();
+      } catch (err) {
+        return Promise.reject(err);
       }
-      const found = await lookup(host, tokenString);
-      if (!found) return undefined;
-      if (cache.size >= MAX_CACHED_CREDENTIALS) cache.clear();
-      cache.set(key, found);
-      return found.credentials;
+      if (version instanceof Promise) {
+        return version.then((v) => check(key, cached, v) ?? look(key, host, tokenString));
+      }
+      const credentials = check(key, cached, version);
+      return credentials ? Promise.resolve(credentials) : look(key, host, tokenString);
     },
   };
 }

@@ -25,6 +25,31 @@ export function credentialsVersion(db: Db) {
   };
 }
 
+/**
+ * The version, read once for everyone who asks before the read is made: it is made after the
+ * I/O callbacks of the current turn of the event loop (setImmediate), so after each of them
+ * asked, and it sees every change committed before any of them asked (the rule of
+ * postgres/fresh-read.ts). Under load the requests that arrive together share one read: each
+ * read is a read transaction of its own, a file lock taken and released (bench/README.md,
+ * "Where a GET by id's time goes").
+ */
+export function sharedRead<T>(read: () => T): () => Promise<T> {
+  let next: Promise<T> | undefined;
+  return () => {
+    next ??= new Promise<T>((resolve, reject) => {
+      setImmediate(() => {
+        next = undefined;
+        try {
+          resolve(read());
+        } catch (err) {
+          reject(err);
+        }
+      });
+    });
+    return next;
+  };
+}
+
 export function credentialsRepo(
   version: () => string,
   repos: {
@@ -34,7 +59,7 @@ export function credentialsRepo(
   },
 ): CredentialsRepo {
   const { tenants, branches, tokens } = repos;
-  return cachedCredentials(version, async (host, tokenString) => {
+  return cachedCredentials(sharedRead(version), async (host, tokenString) => {
     // Synchronous from here: the version read is the one the rows were read at.
     const read = version();
     const tenant = tenants.resolve(host);
