@@ -40,7 +40,8 @@ const POSTGRES_TESTS = [
   'test/import/import-cli.test.ts',
   'test/cli/commands/users/users-cli.test.ts',
   'test/cli/commands/check/index.test.ts',
-  // #22 asks the interrupted-and-resumed import on both backends, as a user meets it.
+  // #22 asks the interrupted-and-resumed import on both backends, as a user meets it (on
+  // PostgreSQL the case the store decides: the service dying mid-run).
   'test/e2e/import-resume.test.ts',
   'test/e2e/postgres-copy.test.ts',
   'test/e2e/postgres-replicas.test.ts',

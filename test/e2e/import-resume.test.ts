@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { type ApiClient, createApiClient } from '../../src/client/index.js';
+import { BACKEND } from '../helpers/database.js';
 import { BIN } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 import { type HoldProxy, holdProxy } from '../helpers/hold-proxy.js';
@@ -164,9 +165,13 @@ const cases: [Stop, string[], number][] = [
   ['SIGTERM', [], 143],
   ['service dies', ['--no-send-mail'], 1],
 ];
+// On PostgreSQL the case whose end state the store decides: the service dies with the held create
+// committed. A signal stops the CLI alone, the same process on either backend, and those cases
+// run once, on SQLite (each costs two CLI processes and a few seconds).
+const here = BACKEND === 'postgres' ? cases.filter(([stop]) => stop === 'service dies') : cases;
 
 describe(`an interrupted import, resumed by its printed hint (create #${HELD} held)`, () => {
-  test.each(cases)('%s, %j: the end state is one uninterrupted run', async (stop, extra, code) => {
+  test.each(here)('%s, %j: the end state is one uninterrupted run', async (stop, extra, code) => {
     const { first, report, file } = await interruptedRun(stop, extra);
     expect(first.exitCode, first.stderr).toBe(code);
     const hint = /continue with: (.+)$/m.exec(first.stderr)?.[1];

@@ -1,6 +1,6 @@
 /**
- * Replicas sharing one PostgreSQL and one bucket: what one stores the other serves, and a
- * replica killed in the middle of uploads leaves, after the start-up sweep's grace period, no
+ * Replicas sharing one PostgreSQL and one bucket (one pair, one journey): what one stores the
+ * other serves, and a replica killed in the middle of uploads leaves, after the start-up sweep's grace period, no
  * medium without its file and no file without its medium. S3 project only.
  */
 
@@ -43,32 +43,6 @@ function unfinished(blobs: string) {
 
 const urlOf = (r: Replica) => `http://127.0.0.1:${r.port}`;
 
-test('a user and a medium stored through one replica are read and served through the other', async () => {
-  const set = await replicas(scope, { count: 2, ...(await shared()) });
-  const [a, b] = set.list.map((r) => requester(urlOf(r), set.token));
-  const png = readFileSync((await fixtures()).png);
-
-  const user = await a!('POST', '/api/users', {
-    headers: { 'content-type': V3, accept: V3 },
-    body: JSON.stringify({ email: 'both@example.com', sendMail: false }),
-  });
-  expect(user.status).toBe(201);
-  expect(
-    (await b!('GET', `/api/users/${user.json.id}`, { headers: { accept: V3 } })).json.email.value,
-  ).toBe('both@example.com');
-
-  const { body, contentType } = uploadBody(png, 'shared.png');
-  const medium = await a!('POST', '/api/media', { headers: { 'content-type': contentType }, body });
-  expect(medium.status).toBe(200);
-  const shown = await b!('GET', `/api/media/${medium.json.id}`);
-  expect(shown.status).toBe(200);
-  // The medium's URL names replica a's origin; the same path through b serves the same bytes.
-  const link = new URL(shown.json.resourceInfo.url);
-  const served = await fetch(`${urlOf(set.list[1]!)}${link.pathname}${link.search}`);
-  expect(served.status).toBe(200);
-  expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
-});
-
 /**
  * Starts an upload of `size` bytes to `url` and sends all but its last chunk, then holds it open:
  * the replica has the body half-written in its scratch when it is killed.
@@ -90,11 +64,36 @@ function hangingUpload(url: string, token: string, size: number) {
   return req;
 }
 
-test('kill -9 of a replica mid-upload leaves no medium without a file and no file without a medium', async () => {
+test('what one replica stores the other reads and serves; kill -9 of one mid-upload leaves no medium without a file and no file without a medium', async () => {
   const where = await shared();
   const set = await replicas(scope, { count: 2, ...where });
   const [victim, survivor] = set.list as [Replica, Replica];
   const png = readFileSync((await fixtures()).png);
+
+  // Shared: a user and a medium stored through one are read and served through the other.
+  const [a, b] = set.list.map((r) => requester(urlOf(r), set.token));
+  const user = await a!('POST', '/api/users', {
+    headers: { 'content-type': V3, accept: V3 },
+    body: JSON.stringify({ email: 'both@example.com', sendMail: false }),
+  });
+  expect(user.status).toBe(201);
+  expect(
+    (await b!('GET', `/api/users/${user.json.id}`, { headers: { accept: V3 } })).json.email.value,
+  ).toBe('both@example.com');
+  const both = uploadBody(png, 'shared.png');
+  const medium = await a!('POST', '/api/media', {
+    headers: { 'content-type': both.contentType },
+    body: both.body,
+  });
+  expect(medium.status).toBe(200);
+  const shown = await b!('GET', `/api/media/${medium.json.id}`);
+  expect(shown.status).toBe(200);
+  // The medium's URL names replica a's origin; the same path through b serves the same bytes.
+  const link = new URL(shown.json.resourceInfo.url);
+  const served = await fetch(`${urlOf(survivor)}${link.pathname}${link.search}`);
+  expect(served.status).toBe(200);
+  expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true);
+
   const up = (r: Replica, name: string) => {
     const { body, contentType } = uploadBody(png, name);
     return requester(urlOf(r), set.token)('POST', '/api/media', {
