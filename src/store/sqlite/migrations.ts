@@ -1,4 +1,34 @@
 /** Schema migrations, applied in order; never edit a released one, append a new one. */
+/**
+ * The users' full-text index with its triggers, (re)built from the users table: migration 6
+ * made it, 11 rebuilt it with a one-letter prefix index (FTS5 has no ALTER for its options).
+ * Each user's branch and status are one more token (`scope`, see migration 6).
+ */
+const usersFts = (prefix: string) => `  DROP TRIGGER users_fts_insert;
+  DROP TRIGGER users_fts_delete;
+  DROP TRIGGER users_fts_update;
+  DROP TABLE users_fts;
+  CREATE VIRTUAL TABLE users_fts USING fts5 (
+    first_name, last_name, email, user_name, position, department, location, phone, scope,
+    content = '', tokenize = 'unicode61 remove_diacritics 2', prefix = '${prefix}'
+  );
+  INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
+    SELECT rowid, first_name, last_name, email, user_name, position, department, location, phone, 'b' || branch_id || status FROM users;
+  CREATE TRIGGER users_fts_insert AFTER INSERT ON users BEGIN
+    INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
+    VALUES (new.rowid, new.first_name, new.last_name, new.email, new.user_name, new.position, new.department, new.location, new.phone, 'b' || new.branch_id || new.status);
+  END;
+  CREATE TRIGGER users_fts_delete AFTER DELETE ON users BEGIN
+    INSERT INTO users_fts (users_fts, rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
+    VALUES ('delete', old.rowid, old.first_name, old.last_name, old.email, old.user_name, old.position, old.department, old.location, old.phone, 'b' || old.branch_id || old.status);
+  END;
+  CREATE TRIGGER users_fts_update AFTER UPDATE OF first_name, last_name, email, user_name, position, department, location, phone, branch_id, status ON users BEGIN
+    INSERT INTO users_fts (users_fts, rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
+    VALUES ('delete', old.rowid, old.first_name, old.last_name, old.email, old.user_name, old.position, old.department, old.location, old.phone, 'b' || old.branch_id || old.status);
+    INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
+    VALUES (new.rowid, new.first_name, new.last_name, new.email, new.user_name, new.position, new.department, new.location, new.phone, 'b' || new.branch_id || new.status);
+  END;`;
+
 export const MIGRATIONS: string[] = [
   `
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
@@ -156,30 +186,7 @@ export const MIGRATIONS: string[] = [
   -- of this branch and status match" is an intersection inside FTS5 instead of a probe of the
   -- users table per match: counting query=M at 100,000 users 11.8 -> 2.4 ms. Contentless
   -- (nothing reads values back from it); a change deletes the old entry with its old values.
-  DROP TRIGGER users_fts_insert;
-  DROP TRIGGER users_fts_delete;
-  DROP TRIGGER users_fts_update;
-  DROP TABLE users_fts;
-  CREATE VIRTUAL TABLE users_fts USING fts5 (
-    first_name, last_name, email, user_name, position, department, location, phone, scope,
-    content = '', tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
-  );
-  INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
-    SELECT rowid, first_name, last_name, email, user_name, position, department, location, phone, 'b' || branch_id || status FROM users;
-  CREATE TRIGGER users_fts_insert AFTER INSERT ON users BEGIN
-    INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
-    VALUES (new.rowid, new.first_name, new.last_name, new.email, new.user_name, new.position, new.department, new.location, new.phone, 'b' || new.branch_id || new.status);
-  END;
-  CREATE TRIGGER users_fts_delete AFTER DELETE ON users BEGIN
-    INSERT INTO users_fts (users_fts, rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
-    VALUES ('delete', old.rowid, old.first_name, old.last_name, old.email, old.user_name, old.position, old.department, old.location, old.phone, 'b' || old.branch_id || old.status);
-  END;
-  CREATE TRIGGER users_fts_update AFTER UPDATE OF first_name, last_name, email, user_name, position, department, location, phone, branch_id, status ON users BEGIN
-    INSERT INTO users_fts (users_fts, rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
-    VALUES ('delete', old.rowid, old.first_name, old.last_name, old.email, old.user_name, old.position, old.department, old.location, old.phone, 'b' || old.branch_id || old.status);
-    INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
-    VALUES (new.rowid, new.first_name, new.last_name, new.email, new.user_name, new.position, new.department, new.location, new.phone, 'b' || new.branch_id || new.status);
-  END;
+${usersFts('2 3')}
   `,
   `
   -- A counter of each user's writes, for ETags (SCIM and REST If-Match): a timestamp could
@@ -231,31 +238,8 @@ export const MIGRATIONS: string[] = [
   `
   -- A one-letter prefix from a prefix index too ('1 2 3'; was '2 3'): below its shortest one,
   -- FTS5 merges the lists of every term the prefix begins before it can give a first match
-  -- (bench/README.md, "Figures from src/ comments"). Rebuilt as migration 6 built it: FTS5 has
-  -- no ALTER for its options, and a migration's text stays as it was applied.
-  DROP TRIGGER users_fts_insert;
-  DROP TRIGGER users_fts_delete;
-  DROP TRIGGER users_fts_update;
-  DROP TABLE users_fts;
-  CREATE VIRTUAL TABLE users_fts USING fts5 (
-    first_name, last_name, email, user_name, position, department, location, phone, scope,
-    content = '', tokenize = 'unicode61 remove_diacritics 2', prefix = '1 2 3'
-  );
-  INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
-    SELECT rowid, first_name, last_name, email, user_name, position, department, location, phone, 'b' || branch_id || status FROM users;
-  CREATE TRIGGER users_fts_insert AFTER INSERT ON users BEGIN
-    INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
-    VALUES (new.rowid, new.first_name, new.last_name, new.email, new.user_name, new.position, new.department, new.location, new.phone, 'b' || new.branch_id || new.status);
-  END;
-  CREATE TRIGGER users_fts_delete AFTER DELETE ON users BEGIN
-    INSERT INTO users_fts (users_fts, rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
-    VALUES ('delete', old.rowid, old.first_name, old.last_name, old.email, old.user_name, old.position, old.department, old.location, old.phone, 'b' || old.branch_id || old.status);
-  END;
-  CREATE TRIGGER users_fts_update AFTER UPDATE OF first_name, last_name, email, user_name, position, department, location, phone, branch_id, status ON users BEGIN
-    INSERT INTO users_fts (users_fts, rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
-    VALUES ('delete', old.rowid, old.first_name, old.last_name, old.email, old.user_name, old.position, old.department, old.location, old.phone, 'b' || old.branch_id || old.status);
-    INSERT INTO users_fts (rowid, first_name, last_name, email, user_name, position, department, location, phone, scope)
-    VALUES (new.rowid, new.first_name, new.last_name, new.email, new.user_name, new.position, new.department, new.location, new.phone, 'b' || new.branch_id || new.status);
-  END;
+  -- (bench/README.md, "Figures from src/ comments"). Rebuilt as migration 6 built it (FTS5 has
+  -- no ALTER for its options).
+${usersFts('1 2 3')}
   `,
 ];
