@@ -119,7 +119,6 @@ function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {
   return { status: 'activated', activated_at: now };
 }
 
-/** Checked inside the store's step, so no other write slips between the check and the change. */
 /** Whether an input carries a secret to hash (slow: never inside a store step). */
 const hashes = (input: UserInput) =>
   input.secret !== undefined || (input.recoveryCode ?? null) !== null;
@@ -127,6 +126,7 @@ const hashes = (input: UserInput) =>
 /** Thrown out of a store step whose derived change turned out to need hashing first. */
 class NeedsHashing extends Error {}
 
+/** Checked inside the store's step, so no other write slips between the check and the change. */
 function checkVersion(row: UserRow, ifMatch: VersionCheck | undefined) {
   if (ifMatch && !ifMatch(row.version)) {
     throw new AppError(
@@ -142,8 +142,7 @@ const byKey = (key: string) => identityKey('externalId', key);
 /**
  * `invited` is told after a user and their invitation committed, so delivery starts at once
  * (it is in the outbox either way: see mail/delivery.ts).
- */
-/**
+ *
  * `countUpTo`: a search's total is counted up to this many matches, then answered as that bound
  * with `totalExact: false` (SEARCH_COUNT_UP_TO); undefined: always exact (as the platform).
  */

@@ -2,7 +2,8 @@
  * Resolved credentials by (host, token string), each kept with the version of the credentials
  * it was read at and given out only while that version is still current: exact on every call,
  * whichever process changed what. Each backend says what the version is (SQLite: data_version
- * and its own writes; PostgreSQL: an epoch its triggers move, read fresh).
+ * and its own writes; PostgreSQL: an epoch its triggers move), read after the caller asked and
+ * shared by the callers that asked together.
  */
 import type { CredentialsRepo } from '../store.js';
 import type { Credentials } from '../types.js';
@@ -17,7 +18,7 @@ export interface VersionedCredentials<V> {
 }
 
 export function cachedCredentials<V>(
-  current: () => V | Promise<V>,
+  current: () => Promise<V>,
   lookup: (host: string, tokenString: string) => Promise<VersionedCredentials<V> | undefined>,
 ): CredentialsRepo {
   const cache = new Map<string, VersionedCredentials<V>>();
@@ -28,29 +29,15 @@ export function cachedCredentials<V>(
     cache.set(key, found);
     return found.credentials;
   };
-  const check = (key: string, cached: VersionedCredentials<V>, version: V) => {
-    if (version === cached.version) return cached.credentials;
-    cache.delete(key);
-    return undefined;
-  };
   return {
-    // Not an async function: a cached token checked against a version read synchronously
-    // (SQLite's) answers without the extra promise and hop an async frame costs every request.
-    resolve(host, tokenString) {
+    async resolve(host, tokenString) {
       const key = `${host}\n${tokenString}`;
       const cached = cache.get(key);
-      if (!cached) return look(key, host, tokenString);
-      let version: V | Promise<V>;
-      try {
-        version = current();
-      } catch (err) {
-        return Promise.reject(err);
+      if (cached) {
+        if ((await current()) === cached.version) return cached.credentials;
+        cache.delete(key);
       }
-      if (version instanceof Promise) {
-        return version.then((v) => check(key, cached, v) ?? look(key, host, tokenString));
-      }
-      const credentials = check(key, cached, version);
-      return credentials ? Promise.resolve(credentials) : look(key, host, tokenString);
+      return look(key, host, tokenString);
     },
   };
 }
