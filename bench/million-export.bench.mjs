@@ -3,7 +3,10 @@
 // a bench token is written). The built CLI exports every status to a file and to a pipe; the
 // figures are its peak RSS (the kernel's, through rssPreload), the server's (VmHWM of a serve
 // that answers nothing else) and rows/s against reading the same rows straight from the store
-// (the pages the server reads, 1,000 by cursor, in the same run). Figures only.
+// (the pages the server reads, 1,000 by cursor, in the same run). Then the plan of 100,000 new
+// rows against those users (`users import --dry-run`): the CLI's peak RSS and time, with the
+// snapshot of every known user it holds (the issue's goal: under 300 MB). MILLION_PARTS=export
+// or =plan runs one part. Figures only.
 import { spawn } from 'node:child_process';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -84,20 +87,13 @@ export async function run() {
   const dataDir = process.env.MILLION_DATA;
   const database = process.env.MILLION_DATABASE;
   const backend = database ? 'postgres' : 'sqlite';
-  heading(`users export of a million users (${database ? 'PostgreSQL' : 'SQLite'})`);
+  heading(`a million users: export and plan (${database ? 'PostgreSQL' : 'SQLite'})`);
   if (!dataDir || !existsSync(dataDir)) {
     console.log('  set MILLION_DATA to a copy of a data dir seeded by bench/seed.mjs');
     return;
   }
   const prep = await prepare(dataDir, database);
   line('users in the branch (every status)', fmt(prep.users, 0));
-
-  const store = await readStore(dataDir, database);
-  const storeRate = store.rows / store.seconds;
-  line(
-    'store: every user by cursor, pages of 1,000',
-    `${fmt(store.rows, 0)} rows in ${fmt(store.seconds, 1)} s (${fmt(storeRate, 0)} rows/s)`,
-  );
 
   const work = tempDir('roster-million-export-');
   // rssPreload's peak RSS line, and the CPU the CLI used (to say which side the time went to).
@@ -123,7 +119,43 @@ export async function run() {
     if (process.env.BENCH_JSON)
       console.log(JSON.stringify({ bench: 'million-export', backend, label, ...figures }));
   };
+  const parts = (process.env.MILLION_PARTS ?? 'export,plan').split(',');
   try {
+    if (parts.includes('export')) await exports();
+    if (parts.includes('plan')) await planOf100k();
+  } finally {
+    await stop(child);
+  }
+
+  async function planOf100k() {
+    const rows = Number(process.env.MILLION_PLAN_ROWS ?? 100_000);
+    const csv = join(work, 'new-users.csv');
+    let text = 'externalId,email,firstName,lastName\n';
+    for (let i = 0; i < rows; i++) text += `PLAN-${i},plan.${i}@example.com,Plan,Row ${i}\n`;
+    writeFileSync(csv, text);
+    const planArgs = ['--import', preload, BIN, 'users', 'import', csv, '--dry-run'];
+    const run = await exec(process.execPath, [...planArgs, '--no-send-mail', '-o', 'ndjson'], env);
+    const peak = peakRssMb(run.err);
+    line(
+      `plan of ${fmt(rows, 0)} new rows (--dry-run): time, CLI CPU, CLI peak RSS`,
+      `${fmt(run.seconds, 1)} s, ${fmt(cliCpu(run.err), 1)} s, ${fmt(peak ?? 0, 0)} MB`,
+    );
+    json('plan of new rows', {
+      rows,
+      known: prep.users,
+      seconds: run.seconds,
+      cliCpuSeconds: cliCpu(run.err),
+      cliPeakRssMb: peak,
+    });
+  }
+
+  async function exports() {
+    const store = await readStore(dataDir, database);
+    const storeRate = store.rows / store.seconds;
+    line(
+      'store: every user by cursor, pages of 1,000',
+      `${fmt(store.rows, 0)} rows in ${fmt(store.seconds, 1)} s (${fmt(storeRate, 0)} rows/s)`,
+    );
     const serverStart = vm(child.pid, 'VmRSS');
     const out = join(work, 'users.csv');
     let serverCpu = cpuMs(child.pid);
@@ -175,8 +207,6 @@ export async function run() {
     const serverPeak = vm(child.pid, 'VmHWM');
     line('server RSS at start → peak (VmHWM)', `${fmt(serverStart, 0)} → ${fmt(serverPeak, 0)} MB`);
     json('server', { serverStartMb: serverStart, serverPeakMb: serverPeak });
-  } finally {
-    await stop(child);
   }
 }
 

@@ -9,7 +9,8 @@ import { CUSTOM_PREFIX, type Layout, leaverOf } from './columns.js';
 import { ImportError } from './errors.js';
 import { type Change, diff, rowValues, type Values, validate } from './fields.js';
 import type { CsvFile, CsvRecord } from './read.js';
-import { holder, type KnownUser, type Snapshot, valuesOf } from './snapshot.js';
+import type { KnownUser, Snapshot } from './snapshot.js';
+import { valuesOf } from './snapshot.js';
 import type { Action, MatchField } from './types.js';
 
 /** One row and what it leads to. */
@@ -118,7 +119,7 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
       }
       return { ...at, action: 'skip' };
     }
-    const known = holder(snapshot, match, key);
+    const known = snapshot.holder(match, key);
     if (leaver) {
       if (known && opts.sync && known.status !== 'deactivated') {
         return { ...at, action: 'deactivate', id: known.id };
@@ -154,8 +155,8 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
       const value = values[field];
       // The match key's holder is the row's own user, or nobody (decide looked it up).
       if (field === match) continue;
-      const other = value ? holder(snapshot, field, value) : undefined;
-      if (!other || other === own) continue;
+      const other = value ? snapshot.holder(field, value) : undefined;
+      if (!other || other.id === own?.id) continue;
       const theirs = valuesOf(other)[match];
       const named = theirs ? `${match} '${safeText(theirs)}'` : `no ${match}`;
       return `${nameOf(field)} '${safeText(value ?? '')}' is already used by user ${other.id} (${named})`;

@@ -148,17 +148,17 @@ export async function buildPlan(
     }
   }
 
-  const live = snapshot.users.filter((u) => u.status !== 'deactivated');
-  const seen = new Set<string>(); // a user met twice while paging is deactivated once
-  const deactivate = opts.sync
-    ? live.filter((u) => {
-        const value = valuesOf(u)[match];
-        const absent = !value || !fileKeys.has(identityKey(match, value));
-        if (!absent || seen.has(u.id)) return false;
-        seen.add(u.id);
-        return true;
-      })
-    : [];
+  const deactivate: KnownUser[] = [];
+  if (opts.sync) {
+    const seen = new Set<string>(); // a user met twice while paging is deactivated once
+    for (const u of snapshot.users()) {
+      if (u.status === 'deactivated' || seen.has(u.id)) continue;
+      const value = valuesOf(u)[match];
+      if (value && fileKeys.has(identityKey(match, value))) continue;
+      seen.add(u.id);
+      deactivate.push(u);
+    }
+  }
   const counts = Object.fromEntries(CODES.map((c) => [c, 0])) as Record<RowAction, number>;
   for (const code of actions) counts[CODES[code]!]++;
   return {
@@ -173,7 +173,7 @@ export async function buildPlan(
     errors: [...errors.entries()].sort(([a], [b]) => a - b).map(([, e]) => e),
     deactivate,
     invitations: mailed.filter((i) => CODES[actions[i]!] === 'create').length,
-    active: live.length,
+    active: snapshot.active,
     actions,
     keys,
     ...(kept ? { kept } : {}),

@@ -216,7 +216,30 @@ export async function importCsv(
   };
   const csv = await openCsv(opts.file, { ...read, onWarning: hooks.onWarning });
   const columns = layoutOf(csv, opts, preset, maps, hooks);
-  const snapshot: Snapshot = await takeSnapshot(client);
+  const snapshot = await takeSnapshot(client);
+  try {
+    return await planAndApply(client, opts, hooks, { csv, columns, snapshot, match, done, read });
+  } finally {
+    snapshot.close();
+  }
+}
+
+/** What importCsv read and resolved before the plan. */
+interface Prepared {
+  csv: CsvFile;
+  columns: Layout;
+  snapshot: Snapshot;
+  match: MatchField;
+  done: Map<number, DoneRow> | undefined;
+  read: ReadOptions;
+}
+
+async function planAndApply(
+  client: ImportClient,
+  opts: ImportOptions,
+  hooks: ImportHooks,
+  { csv, columns, snapshot, match, done, read }: Prepared,
+): Promise<ImportResult> {
   const planOptions: PlanOptions = {
     match,
     emptyClears: opts.emptyClears,

@@ -1,13 +1,18 @@
 /**
  * One paginated read of the whole branch (every listable status), held compactly: the plan
- * matches rows against it instead of asking the service once per row. Each user's values are
- * packed into one flat string, about half the memory of an object of strings (at 100,000
- * users: bench/README.md, "Figures from src/ comments").
+ * matches rows against it instead of asking the service once per row. A million users must fit
+ * beside the plan (#27: under 300 MB in all), so nothing per user stays on V8's heap: each user
+ * is one record (id, status, values packed into one string) in SpilledRecords, and each unique
+ * key is a hash in a KeyIndex pointing at it. A lookup reads the candidates back and compares
+ * the key itself. Figures: bench/README.md, "The plan of 100,000 new rows against 1,000,000
+ * users".
  */
 import { IDENTITY_FIELDS, type IdentityField, identityKey } from '../contract/identity.js';
 import { LISTABLE_STATUSES, type UserStatus } from '../contract/user.js';
 import { CREATE_ONLY, CUSTOM_PREFIX, FIELDS, READ_ONLY } from './columns.js';
 import { currentValues, type Values } from './fields.js';
+import { hashKey, KeyIndex } from './key-index.js';
+import { SpilledRecords } from './spilled-records.js';
 import type { ImportClient } from './types.js';
 
 export interface KnownUser {
@@ -17,35 +22,89 @@ export interface KnownUser {
   packed: string;
 }
 
-export interface Snapshot {
-  users: KnownUser[];
+/** The branch's users as the plan sees them. Close it when the run is over. */
+export class Snapshot {
+  readonly #records: SpilledRecords;
+  readonly #by = Object.fromEntries(IDENTITY_FIELDS.map((f) => [f, new KeyIndex()])) as Record<
+    IdentityField,
+    KeyIndex
+  >;
+
+  /** `memoryBytes`: how much of the users is held in memory before the rest goes to a temp file. */
+  constructor(memoryBytes?: number) {
+    this.#records = new SpilledRecords(memoryBytes);
+  }
+
+  #active = 0;
+
+  get size(): number {
+    return this.#records.size;
+  }
+
+  /** Users not deactivated (activated and pending). */
+  get active(): number {
+    return this.#active;
+  }
+
+  add(user: Pick<KnownUser, 'id' | 'status'>, values: Values): void {
+    if (user.status !== 'deactivated') this.#active++;
+    const n = this.#records.append(record(user.id, user.status, pack(values)));
+    for (const field of IDENTITY_FIELDS) {
+      const value = values[field];
+      if (value) this.#by[field].add(hashKey(identityKey(field, value)), n);
+    }
+  }
+
   /**
-   * Users by each key that is unique among them (contract/identity: the service's rule), so the
-   * plan finds a row's user by its match key and sees any other key the row would take from
-   * someone else.
+   * The user holding this value of a unique key, if any (contract/identity: the service's rule),
+   * so the plan finds a row's user by its match key and sees any other key the row would take
+   * from someone else. A user met twice while paging is the later one.
    */
-  by: Record<IdentityField, Map<string, KnownUser>>;
-}
+  holder(field: IdentityField, value: string): KnownUser | undefined {
+    const key = identityKey(field, value);
+    for (const n of this.#by[field].candidates(hashKey(key))) {
+      const user = this.#user(n);
+      const theirs = valuesOf(user)[field];
+      if (theirs && identityKey(field, theirs) === key) return user;
+    }
+    return undefined;
+  }
 
-/** The user holding this value of a unique key, if any. */
-export const holder = (snapshot: Snapshot, field: IdentityField, value: string) =>
-  snapshot.by[field].get(identityKey(field, value));
+  /** Every user, in the order the service listed them. */
+  *users(): Generator<KnownUser, void, undefined> {
+    for (const text of this.#records.all()) yield parseRecord(text);
+  }
 
-const emptyIndex = () =>
-  Object.fromEntries(IDENTITY_FIELDS.map((f) => [f, new Map()])) as Snapshot['by'];
+  close(): void {
+    this.#records.close();
+  }
 
-function index(by: Snapshot['by'], user: KnownUser, values: Values) {
-  for (const field of IDENTITY_FIELDS) {
-    const value = values[field];
-    if (value) by[field].set(identityKey(field, value), user);
+  #user(n: number): KnownUser {
+    return parseRecord(this.#records.get(n));
   }
 }
 
+/** A record: the status and the id, each after its length, then the packed values. */
+const record = (id: string, status: string, packed: string) =>
+  `${status.length}:${status}${id.length}:${id}${packed}`;
+
+function parseRecord(text: string): KnownUser {
+  const colon = text.indexOf(':');
+  const statusEnd = colon + 1 + Number(text.slice(0, colon));
+  const idColon = text.indexOf(':', statusEnd);
+  const idEnd = idColon + 1 + Number(text.slice(statusEnd, idColon));
+  return {
+    id: text.slice(idColon + 1, idEnd),
+    status: text.slice(colon + 1, statusEnd) as UserStatus,
+    packed: text.slice(idEnd),
+  };
+}
+
 /** A snapshot of these users (the tests' way in; takeSnapshot builds it while paging). */
-export function snapshotOf(users: KnownUser[]): Snapshot {
-  const by = emptyIndex();
-  for (const u of users) index(by, u, valuesOf(u));
-  return { users, by };
+export function snapshotOf(users: KnownUser[], memoryBytes?: number): Snapshot {
+  const snapshot = new Snapshot(memoryBytes);
+  for (const u of users) snapshot.add(u, valuesOf(u));
+  return snapshot;
 }
 
 const NAMED = FIELDS.filter((f) => !CREATE_ONLY.has(f) && !READ_ONLY.has(f));
@@ -119,14 +178,13 @@ const PAGE = 1000;
 const AHEAD = 2;
 
 export async function takeSnapshot(client: ImportClient): Promise<Snapshot> {
-  const users: KnownUser[] = [];
-  const by = emptyIndex();
-  const pages = client.iterateUsers({ status: [...LISTABLE_STATUSES] }, PAGE, AHEAD);
-  for await (const user of pages) {
-    const values = currentValues(user);
-    const known: KnownUser = { id: user.id, status: user.status, packed: pack(values) };
-    users.push(known);
-    index(by, known, values);
+  const snapshot = new Snapshot();
+  try {
+    const pages = client.iterateUsers({ status: [...LISTABLE_STATUSES] }, PAGE, AHEAD);
+    for await (const user of pages) snapshot.add(user, currentValues(user));
+    return snapshot;
+  } catch (err) {
+    snapshot.close();
+    throw err;
   }
-  return { users, by };
 }

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 
 export function scratch() {
   const dirs: string[] = [];
@@ -23,4 +24,24 @@ export function scratch() {
       for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A TMPDIR of its own for each test of the file (to see what the code under test leaves there),
+ * removed after it; the previous TMPDIR is put back. Returns the current test's dir.
+ */
+export function tmpdirPerTest(prefix: string): () => string {
+  let dir = '';
+  let saved: string | undefined;
+  beforeEach(() => {
+    saved = process.env.TMPDIR;
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    process.env.TMPDIR = dir;
+  });
+  afterEach(() => {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return () => dir;
 }

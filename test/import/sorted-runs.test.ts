@@ -1,10 +1,10 @@
 /** Sorting on disk beyond a run: the order of a stable in-memory sort, and no files left. */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SortedRuns } from '../../src/import/sorted-runs.js';
+import { tmpdirPerTest } from '../helpers/scratch.js';
 
 interface Row {
   key: string | null;
@@ -13,18 +13,7 @@ interface Row {
 // Only the key: rows with equal keys must keep the order they were added in.
 const byKey = (a: Row, b: Row) => (a.key ?? '').localeCompare(b.key ?? '');
 
-let temp: string;
-let savedTmp: string | undefined;
-beforeEach(() => {
-  savedTmp = process.env.TMPDIR;
-  temp = mkdtempSync(join(tmpdir(), 'sorted-runs-test-'));
-  process.env.TMPDIR = temp;
-});
-afterEach(() => {
-  if (savedTmp === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = savedTmp;
-  rmSync(temp, { recursive: true, force: true });
-});
+const temp = tmpdirPerTest('sorted-runs-test-');
 
 async function sortThrough(rows: Row[], runRows: number) {
   const runs = new SortedRuns(byKey, runRows);
@@ -58,12 +47,12 @@ describe('SortedRuns', () => {
   it('writes runs under the temp dir while sorting and removes them when disposed', async () => {
     const runs = new SortedRuns(byKey, 2);
     for (const [added, key] of ['c', 'a', 'b', 'a', 'c'].entries()) await runs.add({ key, added });
-    expect(readdirSync(temp)).toHaveLength(1);
+    expect(readdirSync(temp())).toHaveLength(1);
     const out: (string | null)[] = [];
     for await (const row of runs.sorted()) out.push(row.key);
     expect(out).toEqual(['a', 'a', 'b', 'c', 'c']);
     await runs.dispose();
-    expect(readdirSync(temp)).toEqual([]);
+    expect(readdirSync(temp())).toEqual([]);
   });
 
   it('keeps fewer rows than a run in memory', async () => {
@@ -79,7 +68,7 @@ describe('SortedRuns', () => {
       { key: 'a', added: 1 },
       { key: 'b', added: 0 },
     ]);
-    expect(readdirSync(temp)).toEqual([]);
+    expect(readdirSync(temp())).toEqual([]);
   });
 });
 
@@ -88,11 +77,11 @@ describe('the run files', () => {
     const runs = new SortedRuns(byKey, 1);
     await runs.add({ key: 'b', added: 0 });
     await runs.add({ key: 'a', added: 1 });
-    const [dir] = readdirSync(temp);
-    expect(statSync(join(temp, dir!)).mode & 0o777).toBe(0o700);
-    const files = readdirSync(join(temp, dir!));
+    const [dir] = readdirSync(temp());
+    expect(statSync(join(temp(), dir!)).mode & 0o777).toBe(0o700);
+    const files = readdirSync(join(temp(), dir!));
     expect(files).toHaveLength(2);
-    for (const f of files) expect(statSync(join(temp, dir!, f)).mode & 0o777, f).toBe(0o600);
+    for (const f of files) expect(statSync(join(temp(), dir!, f)).mode & 0o777, f).toBe(0o600);
     await runs.dispose();
   });
 });
