@@ -12,69 +12,74 @@ async function script(shell: string) {
   return fake.out();
 }
 
-/** Runs the bash completion function for a command line; returns the candidates. */
-function complete(bash: string, words: string[]) {
+/** Runs the bash completion function for each command line, all in one bash; returns each line's candidates. */
+function completeAll(bash: string, lines: string[][]): string[][] {
   const dir = mkdtempSync(join(tmpdir(), 'roster-completion-'));
   try {
     const file = join(dir, 'roster.bash');
     writeFileSync(file, bash);
-    const line = `complete() { :; }; source ${file}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _roster; printf '%s\\n' "\${COMPREPLY[@]}"`;
-    return execFileSync('bash', ['-c', line], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean);
+    const quote = (w: string) => `'${w}'`;
+    const runs = lines.map(
+      (words) =>
+        `COMP_WORDS=(${words.map(quote).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _roster; printf '%s\\n' "\${COMPREPLY[@]}"; echo '\u0001'`,
+    );
+    const script = `complete() { :; }; source ${file}; ${runs.join('; ')}`;
+    const out = execFileSync('bash', ['-c', script], { encoding: 'utf8' });
+    return out
+      .split('\u0001\n')
+      .slice(0, lines.length)
+      .map((part) => part.split('\n').filter(Boolean));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A command line, and what completing its last word offers: exactly this, or at least this. */
+type Case = [words: string[], offers: string[], atLeast?: 'at least'];
+
+function expectCompletions(bash: string, cases: Case[]) {
+  const results = completeAll(
+    bash,
+    cases.map(([words]) => words),
+  );
+  cases.forEach(([words, offers, atLeast], i) => {
+    const expected = atLeast ? expect.arrayContaining(offers) : offers;
+    expect(results[i], words.join(' ')).toEqual(expected);
+  });
 }
 
 describe('roster completion', () => {
   it('bash: valid syntax, completes commands, verbs, flags and choices from the tree', async () => {
     const bash = await script('bash');
     execFileSync('bash', ['-n'], { input: bash });
-    expect(complete(bash, ['roster', ''])).toEqual(
-      expect.arrayContaining(['users', 'check', 'login', 'serve']),
-    );
-    expect(complete(bash, ['roster', 'users', ''])).toEqual(
-      expect.arrayContaining([
-        'list',
-        'show',
-        'invite',
-        'update',
-        'activate',
-        'deactivate',
-        'remove',
-      ]),
-    );
-    expect(complete(bash, ['roster', '--profile', 'users', 'users', 'li'])).toEqual(['list']);
-    expect(complete(bash, ['roster', 'users', 'list', '--st'])).toEqual(['--status']);
-    expect(complete(bash, ['roster', 'users', 'list', '--ou'])).toEqual(['--output']);
-    expect(complete(bash, ['roster', '-o', ''])).toEqual([
-      'table',
-      'json',
-      'ndjson',
-      'csv',
-      'yaml',
-      'wide',
-      'ids',
-    ]);
-    expect(complete(bash, ['roster', 'users', 'list', '--no-h'])).toEqual(['--no-headers']);
-    expect(complete(bash, ['roster', 'media', 'upload', '--fi'])).toEqual(['--fields']);
-    expect(complete(bash, ['roster', 'completion', '--he'])).toEqual(['--help']);
-    // Values of flags whose parser checks them (not commander choices) complete too.
-    expect(complete(bash, ['roster', 'users', 'list', '--status', ''])).toEqual([
-      'activated',
-      'pending',
-      'deactivated',
-      'all',
-    ]);
-    expect(complete(bash, ['roster', 'users', 'invite', '--role', 'ed'])).toEqual(['editor']);
-    expect(complete(bash, ['roster', 'users', 'import', '--match', ''])).toEqual([
-      'externalId',
-      'email',
-    ]);
-    expect(complete(bash, ['roster', 'users', 'import', '--encoding', 'win'])).toEqual([
-      'windows-1252',
+    expectCompletions(bash, [
+      [['roster', ''], ['users', 'check', 'login', 'serve'], 'at least'],
+      [
+        ['roster', 'users', ''],
+        ['list', 'show', 'invite', 'update', 'activate', 'deactivate', 'remove'],
+        'at least',
+      ],
+      [['roster', '--profile', 'users', 'users', 'li'], ['list']],
+      [['roster', 'users', 'list', '--st'], ['--status']],
+      [['roster', 'users', 'list', '--ou'], ['--output']],
+      [
+        ['roster', '-o', ''],
+        ['table', 'json', 'ndjson', 'csv', 'yaml', 'wide', 'ids'],
+      ],
+      [['roster', 'users', 'list', '--no-h'], ['--no-headers']],
+      [['roster', 'media', 'upload', '--fi'], ['--fields']],
+      [['roster', 'completion', '--he'], ['--help']],
+      // Values of flags whose parser checks them (not commander choices) complete too.
+      [
+        ['roster', 'users', 'list', '--status', ''],
+        ['activated', 'pending', 'deactivated', 'all'],
+      ],
+      [['roster', 'users', 'invite', '--role', 'ed'], ['editor']],
+      [
+        ['roster', 'users', 'import', '--match', ''],
+        ['externalId', 'email'],
+      ],
+      [['roster', 'users', 'import', '--encoding', 'win'], ['windows-1252']],
     ]);
   });
 
@@ -98,25 +103,24 @@ describe('roster completion', () => {
 
   it('knows the verbs and flags users reach for: api, -X, --dry-run, --skip-existing, --type', async () => {
     const bash = await script('bash');
-    expect(complete(bash, ['roster', 'a'])).toEqual(expect.arrayContaining(['api']));
-    expect(complete(bash, ['roster', 'api', '-X', ''])).toEqual([
-      ...['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    expectCompletions(bash, [
+      [['roster', 'a'], ['api'], 'at least'],
+      [
+        ['roster', 'api', '-X', ''],
+        ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+      ],
+      [['roster', 'api', '--in'], ['--input']],
+      ...['update', 'activate', 'deactivate', 'remove'].map(
+        (verb): Case => [['roster', 'users', verb, '--dr'], ['--dry-run']],
+      ),
+      [['roster', 'media', 'delete', '--dr'], ['--dry-run']],
+      [['roster', 'media', 'upload', '--sk'], ['--skip-existing']],
+      [
+        ['roster', 'media', 'list', '--type', ''],
+        ['image', 'video', 'pdf', 'raw'],
+      ],
+      [['roster', 'media', 'list', '--qu'], ['--query']],
     ]);
-    expect(complete(bash, ['roster', 'api', '--in'])).toEqual(['--input']);
-    for (const verb of [
-      ['users', 'update'],
-      ['users', 'activate'],
-      ['users', 'deactivate'],
-    ]) {
-      expect(complete(bash, ['roster', ...verb, '--dr'])).toEqual(['--dry-run']);
-    }
-    expect(complete(bash, ['roster', 'users', 'remove', '--dr'])).toEqual(['--dry-run']);
-    expect(complete(bash, ['roster', 'media', 'delete', '--dr'])).toEqual(['--dry-run']);
-    expect(complete(bash, ['roster', 'media', 'upload', '--sk'])).toEqual(['--skip-existing']);
-    expect(complete(bash, ['roster', 'media', 'list', '--type', ''])).toEqual([
-      ...['image', 'video', 'pdf', 'raw'],
-    ]);
-    expect(complete(bash, ['roster', 'media', 'list', '--qu'])).toEqual(['--query']);
     const fish = await script('fish');
     expect(fish).toContain('skip-existing');
     expect(fish).toMatch(/api/);
