@@ -34,12 +34,22 @@ export function spawnUntil(args, ready, env = {}) {
  * A module that, given to a Node process with `--import`, prints its peak RSS on stderr as it
  * exits (`maxrss_kb=N`): the kernel's own peak, native memory (sharp, libvips) included, where
  * polling /proc would miss a short peak. Read back with `peakRssMb`.
+ * On Linux it is VmHWM (/proc/self/status), not getrusage's maxRSS: a spawned child's maxRSS
+ * also counts the pages of the parent it was forked from (Linux keeps the peak of the memory it
+ * replaced at exec), so a bench process holding 400 MB made every CLI it spawned "peak" at 400.
  */
 export function rssPreload(dir) {
   const path = join(dir, 'rss.mjs');
   writeFileSync(
     path,
-    "import { writeSync } from 'node:fs';\nprocess.on('exit', () => writeSync(2, '\\nmaxrss_kb=' + process.resourceUsage().maxRSS + '\\n'));\n",
+    `import { readFileSync, writeSync } from 'node:fs';
+const hwm = () => /^VmHWM:\\s+(\\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+process.on('exit', () => {
+  let kb;
+  try { kb = hwm(); } catch {}
+  writeSync(2, '\\nmaxrss_kb=' + (kb ?? process.resourceUsage().maxRSS) + '\\n');
+});
+`,
   );
   return path;
 }

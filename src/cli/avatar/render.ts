@@ -1,22 +1,28 @@
 /**
- * The three avatar images from one photo, decoded once: upright by its EXIF orientation before
- * anything else, in sRGB, at most 2048 px on the long edge (never enlarged); then `thumb`
- * 200×200 and `icon` 48×48 cut from that with an attention (saliency) crop. JPEG quality 85, or
+ * The three avatar images from one photo: `original` upright by its EXIF orientation before
+ * anything else, in sRGB, at most 2048 px on the long edge (never enlarged), written straight
+ * from the decoder to its file; then `thumb` 200×200 cut from that file with an attention
+ * (saliency) crop, and `icon` 48×48 scaled from the thumb (the same crop). JPEG quality 85, or
  * PNG when the photo has transparent pixels. Nothing of the photo's metadata is written: sharp
  * keeps none (EXIF, GPS, XMP, ICC) unless asked, and it is never asked here.
+ *
+ * Memory (a folder of 12-MP photos must stay under 200 MB; figures: bench/README.md, "Avatars:
+ * memory"): what a run keeps is what glibc's malloc keeps of what libvips freed, per thread
+ * that allocated it. So one photo is in libvips at a time in this process, its three images one
+ * after the other (one pipeline, few threads), whatever the upload concurrency; the decoded
+ * pixels never come back to JS (no Buffer waiting for V8's next collection); and the original's
+ * JPEG skips Huffman optimisation, which makes libjpeg hold the whole image's coefficients
+ * (9 MB at 2048 px; its free raises glibc's threshold for keeping freed memory): +6 % bytes.
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp, { type OutputInfo, type Sharp } from 'sharp';
 import { PhotoError } from './errors.js';
 import { type AvatarImageName, avatarFileName } from './file-name.js';
 import { MAX_PHOTO_PIXELS } from './photo.js';
 
-// Photos are big and seen once: keep no decoded image in libvips' cache (memory stays flat).
-// sharp.concurrency() is left at sharp's glibc default of 1 thread per pipeline. What remains of
-// a folder run's peak is mostly glibc's per-thread malloc arenas holding what libvips freed,
-// which only the environment can limit, before Node starts (MALLOC_ARENA_MAX=2). Fewer photos
-// decoded at once, or the decoded pixels in a file instead of a Buffer, moved the peak by less
-// than run-to-run noise. Figures: bench/README.md, "Avatars: memory".
+// Photos are big and seen once: keep no decoded image in libvips' cache. sharp.concurrency() is
+// left at sharp's glibc default of 1 thread per pipeline.
 sharp.cache(false);
 
 export const AVATAR_SIZES: Record<AvatarImageName, number> = {
@@ -39,13 +45,6 @@ export interface RenderedImage {
   mimeType: 'image/jpeg' | 'image/png';
 }
 
-/** Whether any pixel is not fully opaque (alpha is the last of `channels`). */
-function hasTransparency(data: Buffer, channels: number): boolean {
-  if (channels !== 2 && channels !== 4) return false;
-  for (let i = channels - 1; i < data.length; i += channels) if (data[i] !== 255) return true;
-  return false;
-}
-
 /** sharp's and libvips' messages, as the reason a photo failed. */
 function problemOf(file: string, err: unknown): PhotoError {
   const why = err instanceof Error ? err.message : String(err);
@@ -66,65 +65,96 @@ function problemOf(file: string, err: unknown): PhotoError {
   return new PhotoError(file, 'broken', `is damaged or truncated (${why.split('\n')[0]})`);
 }
 
+/** Runs `job` after every job queued before it has settled: one photo in libvips at a time. */
+let queue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(job: () => Promise<T>): Promise<T> {
+  const run = queue.then(job);
+  queue = run.catch(() => {});
+  return run;
+}
+
 /**
  * Renders the avatar images of `readable` (a file sharp decodes) into `outDir`; `file` names
  * the photo in errors. Throws a PhotoError when the photo cannot be decoded.
  */
-export async function renderAvatar(
+export function renderAvatar(
   readable: string,
   hash: string,
   outDir: string,
   file = readable,
   timeoutSeconds = 60,
 ): Promise<Record<AvatarImageName, RenderedImage>> {
-  let decoded: { data: Buffer; info: OutputInfo };
+  return oneAtATime(() => render(readable, hash, outDir, file, timeoutSeconds));
+}
+
+async function render(
+  readable: string,
+  hash: string,
+  outDir: string,
+  file: string,
+  timeoutSeconds: number,
+): Promise<Record<AvatarImageName, RenderedImage>> {
+  const pathOf = (name: AvatarImageName, format: 'jpg' | 'png') =>
+    join(outDir, avatarFileName(hash, name, format));
+  const image = (name: AvatarImageName, format: 'jpg' | 'png', out: OutputInfo): RenderedImage => ({
+    name,
+    path: pathOf(name, format),
+    fileName: avatarFileName(hash, name, format),
+    width: out.width,
+    height: out.height,
+    bytes: out.size,
+    format,
+    mimeType: format === 'png' ? 'image/png' : 'image/jpeg',
+  });
+  const jpeg = (s: Sharp, optimiseCoding = true) =>
+    s
+      .flatten({ background: '#ffffff' })
+      .jpeg({ quality: JPEG_QUALITY, mozjpeg: false, optimiseCoding });
+
+  let original: RenderedImage;
   try {
-    decoded = await sharp(readable, { limitInputPixels: MAX_PHOTO_PIXELS, failOn: 'truncated' })
-      .autoOrient()
-      .resize(AVATAR_SIZES.original, AVATAR_SIZES.original, {
-        fit: 'inside',
-        withoutEnlargement: true,
-      })
-      .toColourspace('srgb')
-      .raw()
-      .timeout({ seconds: timeoutSeconds })
-      .toBuffer({ resolveWithObject: true });
+    const upright = () =>
+      sharp(readable, { limitInputPixels: MAX_PHOTO_PIXELS, failOn: 'truncated' })
+        .autoOrient()
+        .resize(AVATAR_SIZES.original, AVATAR_SIZES.original, {
+          fit: 'inside',
+          withoutEnlargement: true,
+        })
+        .toColourspace('srgb')
+        .timeout({ seconds: timeoutSeconds });
+    // The header only. A photo with an alpha channel is written as PNG, then made a JPEG after
+    // all when none of its pixels turned out transparent (a GIF, a PNG saved with alpha).
+    const { hasAlpha } = await sharp(readable, { limitInputPixels: false }).metadata();
+    if (!hasAlpha) {
+      const out = await jpeg(upright(), false).toFile(pathOf('original', 'jpg'));
+      original = image('original', 'jpg', out);
+    } else {
+      original = image('original', 'png', await upright().png().toFile(pathOf('original', 'png')));
+      if ((await sharp(original.path).stats()).isOpaque) {
+        const png = original.path;
+        const out = await jpeg(sharp(png), false).toFile(pathOf('original', 'jpg'));
+        original = image('original', 'jpg', out);
+        await rm(png);
+      }
+    }
   } catch (err) {
     throw problemOf(file, err);
   }
-  const { data, info } = decoded;
-  const transparent = hasTransparency(data, info.channels);
-  const format = transparent ? 'png' : 'jpg';
-  const pixels = () =>
-    sharp(data, {
-      raw: { width: info.width, height: info.height, channels: info.channels as 1 | 2 | 3 | 4 },
-    });
-  const encode = (s: Sharp) =>
-    transparent
-      ? s.png()
-      : s.flatten({ background: '#ffffff' }).jpeg({ quality: JPEG_QUALITY, mozjpeg: false });
 
-  const write = async (name: AvatarImageName, image: Sharp): Promise<RenderedImage> => {
-    const fileName = avatarFileName(hash, name, format);
-    const path = join(outDir, fileName);
-    const out = await encode(image).toFile(path);
-    return {
+  const { format } = original;
+  const square = async (name: AvatarImageName, from: RenderedImage) => {
+    const side = AVATAR_SIZES[name];
+    const s = sharp(from.path).resize(side, side, {
+      fit: 'cover',
+      position: sharp.strategy.attention,
+    });
+    return image(
       name,
-      path,
-      fileName,
-      width: out.width,
-      height: out.height,
-      bytes: out.size,
       format,
-      mimeType: transparent ? 'image/png' : 'image/jpeg',
-    };
+      await (format === 'png' ? s.png() : jpeg(s)).toFile(pathOf(name, format)),
+    );
   };
-  const square = (side: number) =>
-    pixels().resize(side, side, { fit: 'cover', position: sharp.strategy.attention });
-  const [original, thumb, icon] = await Promise.all([
-    write('original', pixels()),
-    write('thumb', square(AVATAR_SIZES.thumb)),
-    write('icon', square(AVATAR_SIZES.icon)),
-  ]);
+  const thumb = await square('thumb', original);
+  const icon = await square('icon', thumb);
   return { original, thumb, icon };
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -81,6 +81,26 @@ test('a 16-bit PNG with transparency comes out as 8-bit PNGs that keep it', asyn
   }
   expect([images.original.width, images.original.height]).toEqual([600, 400]);
 });
+
+test.each(['small', 'gif'] as const)(
+  '%s: an alpha channel without a transparent pixel gives JPEGs',
+  async (key) => {
+    const meta = await sharp(paths[key]).metadata();
+    expect([meta.hasAlpha, (await sharp(paths[key]).stats()).isOpaque]).toEqual([true, true]);
+    const dir = mkdtempSync(join(tmpdir(), 'avatar-opaque-'));
+    const { hash, images } = await makeAvatar(paths[key], dir);
+    for (const image of Object.values(images)) {
+      expect((await sharp(image.path).metadata()).format).toBe('jpeg');
+      expect(image.fileName).toBe(`avatar.${hash}.${image.name}.jpg`);
+    }
+    // Nothing but the three images is left in the folder (no PNG it went through first).
+    expect(readdirSync(dir).sort()).toEqual(
+      Object.values(images)
+        .map((i) => i.fileName)
+        .sort(),
+    );
+  },
+);
 
 test('an animated GIF gives its first frame', async () => {
   const { images } = await makeAvatar(paths.gif, out);
