@@ -24,7 +24,10 @@ import { avatarHashOf } from './media.js';
 /** Whose avatars a sync sets: every user but the removed (a deactivated one may come back). */
 export const PHOTO_STATUSES = ['activated', 'pending', 'deactivated'] as const;
 
-/** Photos processed at a time unless `--concurrency` says otherwise (each is decoded in memory). */
+/**
+ * Photos in flight at a time unless `--concurrency` says otherwise (hashing, uploads, updates);
+ * libvips renders one of them at a time whatever this is (avatar/render.ts: memory).
+ */
 export const PHOTO_CONCURRENCY = 4;
 
 export interface SyncRow {
