@@ -4,11 +4,20 @@
 // one, spawned; its wall clock includes start-up, listing the users and hashing every photo.
 // BENCH_AVATARS sets the number of photos (default 1000; the issue's goal is stated for 1000).
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import sharp from 'sharp';
-import { exec, fmt, heading, line, peakRssMb, ROOT, rssPreload, serve, tempDir } from './lib.mjs';
-
-const LAUNCHER = join(ROOT, 'bin', 'roster');
+import {
+  exec,
+  fmt,
+  heading,
+  LAUNCHER,
+  launcherEnv,
+  line,
+  peakRssMb,
+  rssPreload,
+  serve,
+  tempDir,
+} from './lib.mjs';
 
 const N = Number(process.env.BENCH_AVATARS ?? 1000);
 const CONCURRENCY = 4;
@@ -143,12 +152,7 @@ export async function run() {
       // The command as npm installs it: the launcher (its malloc arena limit) on this node.
       LAUNCHER,
       ['users', 'avatar', 'sync', cliDir, '--concurrency', String(CONCURRENCY), '-o', 'json'],
-      {
-        ROSTER_CONFIG_DIR: configDir,
-        NO_COLOR: '1',
-        NODE_OPTIONS: `--import ${rssPreload(dir)}`,
-        PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
-      },
+      { ROSTER_CONFIG_DIR: configDir, NO_COLOR: '1', ...launcherEnv(rssPreload(dir)) },
     );
     const rssMb = peakRssMb(err) ?? 0;
     const set = JSON.parse(out).filter((r) => r.result === 'set').length;

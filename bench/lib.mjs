@@ -3,11 +3,22 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Pool } from 'undici';
 
 export const ROOT = new URL('..', import.meta.url).pathname;
 export const BIN = join(ROOT, 'bin', 'roster.js');
+/** The command as npm installs it: bin/roster, the launcher (its malloc arena limit). */
+export const LAUNCHER = join(ROOT, 'bin', 'roster');
+
+/**
+ * The environment that runs LAUNCHER on this bench's node with a preload (rssPreload's): the
+ * launcher starts the `node` first in PATH, and takes no node flags but NODE_OPTIONS.
+ */
+export const launcherEnv = (preload) => ({
+  NODE_OPTIONS: `--import ${preload}`,
+  PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+});
 
 export const tempDir = (prefix) => mkdtempSync(join(tmpdir(), prefix));
 

@@ -16,6 +16,8 @@ import {
   exec,
   fmt,
   heading,
+  LAUNCHER,
+  launcherEnv,
   line,
   peakRssMb,
   ROOT,
@@ -63,7 +65,7 @@ async function readStore(dataDir, database) {
 function exportToPipe(args, env) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, args, {
+    const child = spawn(LAUNCHER, args, {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -116,7 +118,9 @@ export async function run() {
     ROSTER_BASE_URL: `${origin}/api`,
     ROSTER_TOKEN: prep.token,
   };
-  const args = ['--import', preload, BIN, 'users', 'export', '--status', 'all'];
+  // The command as npm installs it (the launcher), on this node, with the preload.
+  Object.assign(env, launcherEnv(preload));
+  const args = ['users', 'export', '--status', 'all'];
   const json = (label, figures) => {
     if (process.env.BENCH_JSON)
       console.log(JSON.stringify({ bench: 'million-export', backend, label, ...figures }));
@@ -135,8 +139,8 @@ export async function run() {
     let text = 'externalId,email,firstName,lastName\n';
     for (let i = 0; i < rows; i++) text += `PLAN-${i},plan.${i}@example.com,Plan,Row ${i}\n`;
     writeFileSync(csv, text);
-    const planArgs = ['--import', preload, BIN, 'users', 'import', csv, '--dry-run'];
-    const run = await exec(process.execPath, [...planArgs, '--no-send-mail', '-o', 'ndjson'], env);
+    const planArgs = ['users', 'import', csv, '--dry-run', '--no-send-mail', '-o', 'ndjson'];
+    const run = await exec(LAUNCHER, planArgs, env);
     const peak = peakRssMb(run.err);
     line(
       `plan of ${fmt(rows, 0)} new rows (--dry-run): time, CLI CPU, CLI peak RSS`,
@@ -161,7 +165,7 @@ export async function run() {
     const serverStart = vm(child.pid, 'VmRSS');
     const out = join(work, 'users.csv');
     let serverCpu = cpuMs(child.pid);
-    const file = await exec(process.execPath, [...args, '--to', out], env);
+    const file = await exec(LAUNCHER, [...args, '--to', out], env);
     const fileServerCpu = (cpuMs(child.pid) - serverCpu) / 1000;
     serverCpu = cpuMs(child.pid);
     const rows = await countRows(out);
