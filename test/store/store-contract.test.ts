@@ -48,6 +48,24 @@ async function branch(name: string) {
   return store.branches.add(tenant.id, name);
 }
 
+/**
+ * A second store on the same database (another process such as `roster tokens revoke`, or
+ * another replica) and a token of the main branch made through the first; `other` is closed
+ * after `fn`.
+ */
+async function withOtherStore(
+  tokenName: string,
+  fn: (other: Store, token: { id: string }, secret: string) => Promise<void>,
+) {
+  const other = await openStore({ dataDir, target: databaseTarget(database, dataDir) });
+  try {
+    const { token, secret } = await store.tokens.create(branchId, tokenName, ['users:read']);
+    await fn(other, token, secret);
+  } finally {
+    await other.close();
+  }
+}
+
 describe(`the store contract on ${BACKEND}`, () => {
   test('bootstrap runs once: one tenant, one branch, one admin token', async () => {
     expect(await store.bootstrap()).toBeUndefined();
@@ -98,37 +116,31 @@ describe(`the store contract on ${BACKEND}`, () => {
   });
 
   test('credentials: a change through another connection counts on the very next resolve', async () => {
-    // Another process (`roster tokens revoke`) or another replica, on the same database.
-    const other = await openStore({ dataDir, target: databaseTarget(database, dataDir) });
-    try {
-      const main = (await store.branches.byName(tenant.id, 'main'))!;
-      const { token, secret } = await store.tokens.create(main.id, 'kept', ['users:read']);
-      // Twice: the second answer may come from what the first one kept.
-      expect(await store.credentials.resolve('localhost', secret)).toMatchObject({
-        token: { id: token.id },
-        tenant: { publicUrl: null },
-      });
-      expect(await store.credentials.resolve('localhost', secret)).toMatchObject({
-        token: { id: token.id },
-        tenant: { publicUrl: null },
-      });
-      expect(await other.tenants.setPublicUrl('*', 'https://roster.example')).toBe(true);
-      expect(await store.credentials.resolve('localhost', secret)).toMatchObject({
-        tenant: { publicUrl: 'https://roster.example' },
-      });
-      expect(await other.tokens.revoke(token.id)).toBe(true);
-      expect(await store.credentials.resolve('localhost', secret)).toBeUndefined();
-    } finally {
-      await other.tenants.setPublicUrl('*', null);
-      await other.close();
-    }
+    await withOtherStore('kept', async (other, token, secret) => {
+      try {
+        // Twice: the second answer may come from what the first one kept.
+        expect(await store.credentials.resolve('localhost', secret)).toMatchObject({
+          token: { id: token.id },
+          tenant: { publicUrl: null },
+        });
+        expect(await store.credentials.resolve('localhost', secret)).toMatchObject({
+          token: { id: token.id },
+          tenant: { publicUrl: null },
+        });
+        expect(await other.tenants.setPublicUrl('*', 'https://roster.example')).toBe(true);
+        expect(await store.credentials.resolve('localhost', secret)).toMatchObject({
+          tenant: { publicUrl: 'https://roster.example' },
+        });
+        expect(await other.tokens.revoke(token.id)).toBe(true);
+        expect(await store.credentials.resolve('localhost', secret)).toBeUndefined();
+      } finally {
+        await other.tenants.setPublicUrl('*', null);
+      }
+    });
   });
 
   test('credentials: resolves at once, after a revocation elsewhere, all fail', async () => {
-    const other = await openStore({ dataDir, target: databaseTarget(database, dataDir) });
-    try {
-      const main = (await store.branches.byName(tenant.id, 'main'))!;
-      const { token, secret } = await store.tokens.create(main.id, 'burst', ['users:read']);
+    await withOtherStore('burst', async (other, token, secret) => {
       const burst = () =>
         Promise.all(
           Array.from({ length: 20 }, () => store.credentials.resolve('localhost', secret)),
@@ -140,18 +152,13 @@ describe(`the store contract on ${BACKEND}`, () => {
       const after = await burst();
       await during;
       expect(after).toEqual(Array.from({ length: 20 }, () => undefined));
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   test('credentials: a resolve asked while an earlier one waits still sees a revocation made before it asked', async () => {
     // Resolves share version reads (the epoch's on PostgreSQL, data_version on SQLite): one
     // shared with a caller must be made after that caller asked.
-    const other = await openStore({ dataDir, target: databaseTarget(database, dataDir) });
-    try {
-      const main = (await store.branches.byName(tenant.id, 'main'))!;
-      const { token, secret } = await store.tokens.create(main.id, 'asked-after', ['users:read']);
+    await withOtherStore('asked-after', async (other, token, secret) => {
       expect(await store.credentials.resolve('localhost', secret)).toMatchObject({
         token: { id: token.id },
       });
@@ -160,9 +167,7 @@ describe(`the store contract on ${BACKEND}`, () => {
       const after = store.credentials.resolve('localhost', secret);
       expect(await after).toBeUndefined();
       await before; // asked before the revocation: may see either
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   test('users: a find gives the columns an answer shows, never a secret hash', async () => {
