@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
  * Three projects: every test on SQLite (the default backend); the store contract and the
  * in-process suites (HTTP against a real server, the import, the CLI's run()) again on
  * PostgreSQL when ROSTER_TEST_DATABASE names one (a user that may create databases; each test
- * file gets a fresh one); the media suites again with media in S3. `.ci/run` starts both; without
+ * server gets a database of its own, test/helpers/database.ts); the media suites again with media in S3. `.ci/run` starts both; without
  * them those runs are skipped with one line, and under CI=true that is a failure.
  *
  * The spawned journeys (test/e2e) run once, on SQLite, except those that test an engine itself

@@ -1,8 +1,9 @@
 /**
  * The store a test runs on, chosen by environment only: SQLite in the test's data dir by
  * default; with ROSTER_TEST_DATABASE (a PostgreSQL URL whose user may create databases), a
- * fresh database of its own, dropped afterwards. Tests that must look inside the store do it
- * through `sql`, which speaks to either backend.
+ * database of its own: for an in-process store one its worker used before and emptied, else a
+ * fresh one, dropped afterwards. Tests that must look inside the store do it through `sql`,
+ * which speaks to either backend.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -11,6 +12,7 @@ import { databaseTarget, type OpenOptions, openStore } from '../../src/store/ope
 import { postgresHandle } from '../../src/store/postgres/handle.js';
 import { sqliteHandle } from '../../src/store/sqlite/handle.js';
 import type { Store } from '../../src/store/store.js';
+import { restoreState } from './database-state.js';
 
 export const TEST_DATABASE = process.env.ROSTER_TEST_DATABASE || undefined;
 /** `s3://` with ROSTER_S3_ENDPOINT and the AWS variables: media in a fresh bucket per store. */
@@ -104,12 +106,75 @@ export async function testBlobs(): Promise<{ url?: string; drop(): Promise<void>
   };
 }
 
-/** Opens the test store on `dataDir` (and a fresh database, on PostgreSQL). */
+/** The prefix of the databases a run keeps for reuse, named after its template. */
+const reusePrefix = (template: string) =>
+  `${template.replace(/^roster_template_/, 'roster_reuse_')}_`;
+
+/** The databases this run kept for reuse, for the run's teardown to drop. */
+export async function reusedDatabases(admin: string, template: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>(
+      'SELECT datname FROM pg_database WHERE starts_with(datname, $1)',
+      [reusePrefix(template)],
+    );
+    return rows.map((r) => r.datname);
+  } finally {
+    await client.end();
+  }
+}
+
+interface Reusable {
+  name: string;
+  url: string;
+  /** A session on the database itself, kept open between tests for the reset. */
+  client: pg.Client;
+}
+
+/** This worker's emptied databases (module state: a worker runs its files one at a time). */
+const idle: Reusable[] = [];
+
+/**
+ * A migrated database for an in-process test whose every session ends before `giveBack`:
+ * one this worker used before, put back as the template made it (helpers/database-state.ts),
+ * or a new copy of the template. One its test changed the schema of is dropped instead.
+ */
+async function lendDatabase(): Promise<{ url: string; giveBack(): Promise<void> }> {
+  const state = inject('pgTemplateState');
+  const template = inject('pgTemplate');
+  if (!TEST_DATABASE || !state || !template) throw new Error('ROSTER_TEST_DATABASE is not set');
+  let db = idle.pop();
+  if (!db) {
+    const { name, url } = await createDatabase(TEST_DATABASE, template, reusePrefix(template));
+    const client = new pg.Client({ connectionString: url });
+    // A session ended under it fails the next reset, which then drops the database.
+    client.on('error', () => {});
+    await client.connect();
+    db = { name, url, client };
+  }
+  const lent = db;
+  return {
+    url: lent.url,
+    async giveBack() {
+      if (await restoreState(lent.client, state).catch(() => false)) {
+        idle.push(lent);
+        return;
+      }
+      await lent.client.end().catch(() => {});
+      await dropDatabase(TEST_DATABASE!, lent.name);
+    },
+  };
+}
+
+/** Opens the test store on `dataDir` (and a database of its own, on PostgreSQL). */
 export async function openTestStore(
   dataDir: string,
   tuning: Pick<OpenOptions, 'statementTimeoutMs' | 'poolSize'> = {},
 ): Promise<{ store: Store; database?: string; blobs?: string; dispose(): Promise<void> }> {
-  const db = await testDatabase();
+  const db = TEST_DATABASE
+    ? await lendDatabase().then((d) => ({ url: d.url, drop: d.giveBack }))
+    : await testDatabase();
   const blobs = await testBlobs();
   const store = await openStore({
     dataDir,

@@ -15,6 +15,7 @@ import { postgresHandle } from '../../src/store/postgres/handle.js';
 import { MIGRATIONS } from '../../src/store/postgres/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { freshDatabase, sql, TEST_DATABASE } from '../helpers/database.js';
+import { captureState, restoreState } from '../helpers/database-state.js';
 import { startServer, USERS_V2, V3 } from '../helpers/server.js';
 import { userRow } from '../helpers/user-row.js';
 import { fixtures, uploadBody } from '../server/media/media-helpers.js';
@@ -301,4 +302,49 @@ test("a replica's start-up sweep leaves the media rows of other replicas' files 
   } finally {
     await a.close();
   }
+});
+
+describe("the tests' reuse of a database (helpers/database-state.ts)", () => {
+  /** A copy of the migrated template, a session on it, and its state as the template left it. */
+  async function copy() {
+    const db = await freshDatabase();
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    drops.push(async () => {
+      await client.end();
+      await db.drop();
+    });
+    return { db, client, template: await captureState(client) };
+  }
+
+  test('puts back what a store wrote: rows, the credentials epoch, sequences', async () => {
+    const { db, client, template } = await copy();
+    const store = await open(db.url);
+    const { adminToken } = (await store.bootstrap())!;
+    const tenant = (await store.tenants.byHost('*'))!;
+    const branch = (await store.branches.byName(tenant.id, 'main'))!;
+    await store.users.insert(
+      userRow({ tenant_id: tenant.id, branch_id: branch.id, external_id: 'E-1' }),
+    );
+    expect(await store.tokens.revoke((await store.tokens.list())[0]!.id)).toBe(true);
+    await store.close();
+    expect(adminToken).toBeTruthy();
+    expect(await captureState(client)).not.toEqual(template);
+
+    expect(await restoreState(client, template)).toBe(true);
+    expect(await captureState(client)).toEqual(template);
+    // …so the next test's store starts where a fresh copy's would.
+    const again = await open(db.url);
+    expect((await again.bootstrap())!.adminToken).toBeTruthy();
+    expect((await again.tenants.byHost('*'))!.id).toBe(1);
+    await again.close();
+  });
+
+  test('leaves a database whose schema a test changed as it is, for the caller to drop', async () => {
+    const { client, template } = await copy();
+    await client.query('ALTER TABLE users ADD COLUMN stray integer');
+    await client.query("INSERT INTO meta (key, value) VALUES ('k', 'v')");
+    expect(await restoreState(client, template)).toBe(false);
+    expect((await client.query('SELECT value FROM meta')).rows).toEqual([{ value: 'v' }]);
+  });
 });
