@@ -4,12 +4,19 @@ import { defineConfig } from 'vitest/config';
  * Three projects: every test on SQLite (the default backend); the store contract and the
  * in-process suites (HTTP against a real server, the import, the CLI's run()) again on
  * PostgreSQL when ROSTER_TEST_DATABASE names one (a user that may create databases; each test
- * server gets a database of its own, test/helpers/database.ts); the media suites again with media in S3. `.ci/run` starts both; without
- * them those runs are skipped with one line, and under CI=true that is a failure.
+ * server gets a database of its own, test/helpers/database.ts); the media suites again with
+ * media in S3 and the data in PostgreSQL. `.ci/run` starts both; without them those runs are
+ * skipped with one line, and under CI=true that is a failure.
+ *
+ * Each store and blob store runs the media suites once: SQLite with files on disk, PostgreSQL
+ * with S3. The media service sees both only through the Store and BlobStore interfaces, so
+ * PostgreSQL with files on disk would repeat what those two runs cover (its one difference, the
+ * start-up sweep beside other replicas' rows, has its own test in test/store/postgres.test.ts).
  *
  * The spawned journeys (test/e2e) run once, on SQLite, except those that test an engine itself
- * (postgres-*, s3-*) and the interrupted import's resume: a spawned CLI talks HTTP to `serve` whatever its store, and the store's
- * side of every route runs on each backend in-process, where it costs no process start-up.
+ * (postgres-*, s3-*) and the interrupted import's resume: a spawned CLI talks HTTP to `serve`
+ * whatever its store, and the store's side of every route runs on each backend in-process,
+ * where it costs no process start-up.
  */
 const postgres = process.env.ROSTER_TEST_DATABASE;
 const s3 = process.env.ROSTER_TEST_BLOBS;
@@ -27,11 +34,6 @@ const POSTGRES_TESTS = [
   'test/server/http/negotiation.test.ts',
   'test/server/http/host-trust.test.ts',
   'test/server/http/hostile.test.ts',
-  'test/server/cdn/cdn.routes.test.ts',
-  'test/server/media/media.routes.test.ts',
-  'test/server/media/quota.test.ts',
-  'test/server/media/fair-previews.test.ts',
-  'test/server/media/upload-limits.test.ts',
   'test/server/mail/delivery.test.ts',
   'test/import/run.test.ts',
   'test/import/plan-agrees.test.ts',
