@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { cliWith } from '../helpers/cli-run.js';
-import { type Env, spawnServe } from '../helpers/e2e.js';
+import { BIN, type Env, spawnServe } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 import { scratch } from '../helpers/scratch.js';
 import { requester, V3 } from '../helpers/server.js';
@@ -29,6 +29,10 @@ describe('roster serve', () => {
     const data = temp('roster-life-data-');
     const config = temp('roster-life-config-');
     const first = await spawnServe(data, config);
+    // Started as a user starts it: none of the test runner's node flags (--conditions
+    // development would load packages' development builds).
+    const argv = readFileSync(`/proc/${first.child.pid}/cmdline`, 'utf8').split('\0');
+    expect(argv.slice(1, 2)).toEqual([BIN]);
     expect(first.logs.join('\n')).toContain("saved it as CLI profile 'local'");
     const profile = profileOf(config);
     expect(profile.baseUrl).toBe(`${first.url}/api`);

@@ -68,6 +68,8 @@ export async function spawnServe(
     ['serve', '--port', '0', '--data', dataDir, '--access-log', ...extraArgs],
     {
       env: { ROSTER_CONFIG_DIR: configDir, NO_COLOR: '1', ...env },
+      // execaNode passes on this process's node flags by default: vitest's own.
+      nodeOptions: [],
       stdin: 'ignore',
       reject: false,
     },
