@@ -16,7 +16,7 @@ import { MIGRATIONS } from '../../src/store/postgres/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { freshDatabase, sql, TEST_DATABASE } from '../helpers/database.js';
 import { captureState, restoreState } from '../helpers/database-state.js';
-import { startServer, USERS_V2, V3 } from '../helpers/server.js';
+import { requester, startServer, USERS_V2, V3 } from '../helpers/server.js';
 import { userRow } from '../helpers/user-row.js';
 import { fixtures, uploadBody } from '../server/media/media-helpers.js';
 
@@ -300,6 +300,33 @@ test("a replica's start-up sweep leaves the media rows of other replicas' files 
       await b.close();
     }
   } finally {
+    await a.close();
+  }
+});
+
+test('the rate limit is one bucket per token across replicas', async () => {
+  const a = await startServer({ rateLimit: 3 });
+  // Another replica: its own data dir, the same database.
+  const bDir = dataDir();
+  const b = await openStore({ dataDir: bDir, target: databaseTarget(a.database, bDir) });
+  const app = await createApp({
+    store: b,
+    config: {
+      dataDir: bDir,
+      vendor: 'service',
+      maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES,
+      rateLimit: 3,
+    },
+  });
+  try {
+    const atB = requester((await app.listen(0)).url, a.adminToken);
+    const statuses = [];
+    for (const req of [a.req, atB, a.req, atB])
+      statuses.push((await req('GET', '/api/users')).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  } finally {
+    await app.close();
+    await b.close();
     await a.close();
   }
 });
