@@ -9,14 +9,14 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
 import { createApp } from '../../src/server/app.js';
-import { DEFAULT_MAX_UPLOAD_BYTES } from '../../src/server/config.js';
+import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/config.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
 import { postgresHandle } from '../../src/store/postgres/handle.js';
 import { MIGRATIONS } from '../../src/store/postgres/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { freshDatabase, sql, TEST_DATABASE } from '../helpers/database.js';
 import { captureState, restoreState } from '../helpers/database-state.js';
-import { requester, startServer, USERS_V2, V3 } from '../helpers/server.js';
+import { requester, startServer, type TestServer, USERS_V2, V3 } from '../helpers/server.js';
 import { userRow } from '../helpers/user-row.js';
 import { fixtures, uploadBody } from '../server/media/media-helpers.js';
 
@@ -272,6 +272,31 @@ test('a statement slower than the statement timeout is a 503, never a hung reque
   }
 });
 
+/** Another replica of `a`'s service, in this process: its own data dir, the same database. */
+async function replicaOf(a: TestServer, config: Partial<ServerConfig> = {}) {
+  const dir = dataDir();
+  const store = await openStore({ dataDir: dir, target: databaseTarget(a.database, dir) });
+  const logs: string[] = [];
+  const app = await createApp({
+    store,
+    config: {
+      dataDir: dir,
+      vendor: 'service',
+      maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES,
+      ...config,
+    },
+    log: (l) => logs.push(l),
+  });
+  return {
+    app,
+    logs,
+    async close() {
+      await app.close();
+      await store.close();
+    },
+  };
+}
+
 test("a replica's start-up sweep leaves the media rows of other replicas' files alone", async () => {
   const a = await startServer();
   try {
@@ -281,22 +306,14 @@ test("a replica's start-up sweep leaves the media rows of other replicas' files 
       body,
     });
     expect(medium.status).toBe(200);
-    // Another replica: its own data dir (no media files), the same database.
-    const bDir = dataDir();
-    const b = await openStore({ dataDir: bDir, target: databaseTarget(a.database, bDir) });
-    const logs: string[] = [];
-    const app = await createApp({
-      store: b,
-      config: { dataDir: bDir, vendor: 'service', maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES },
-      log: (l) => logs.push(l),
-    });
+    // Its own data dir holds no media files.
+    const b = await replicaOf(a);
     try {
-      await app.listen(0);
-      expect(logs.filter((l) => l.startsWith('sweep'))).toEqual([]);
+      await b.app.listen(0);
+      expect(b.logs.filter((l) => l.startsWith('sweep'))).toEqual([]);
       expect((await a.req('GET', `/api/media/${medium.json.id}`)).status).toBe(200);
       expect(await sql(a.store, 'SELECT id FROM media')).toHaveLength(1);
     } finally {
-      await app.close();
       await b.close();
     }
   } finally {
@@ -306,26 +323,14 @@ test("a replica's start-up sweep leaves the media rows of other replicas' files 
 
 test('the rate limit is one bucket per token across replicas', async () => {
   const a = await startServer({ rateLimit: 3 });
-  // Another replica: its own data dir, the same database.
-  const bDir = dataDir();
-  const b = await openStore({ dataDir: bDir, target: databaseTarget(a.database, bDir) });
-  const app = await createApp({
-    store: b,
-    config: {
-      dataDir: bDir,
-      vendor: 'service',
-      maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES,
-      rateLimit: 3,
-    },
-  });
+  const b = await replicaOf(a, { rateLimit: 3 });
   try {
-    const atB = requester((await app.listen(0)).url, a.adminToken);
+    const atB = requester((await b.app.listen(0)).url, a.adminToken);
     const statuses = [];
     for (const req of [a.req, atB, a.req, atB])
       statuses.push((await req('GET', '/api/users')).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
   } finally {
-    await app.close();
     await b.close();
     await a.close();
   }
