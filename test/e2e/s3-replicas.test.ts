@@ -68,6 +68,11 @@ test('what one replica stores the other reads and serves; kill -9 of one mid-upl
   const where = await shared();
   const set = await replicas(scope, { count: 2, ...where });
   const [victim, survivor] = set.list as [Replica, Replica];
+  // Each says where the media go: the bucket, not its data dir.
+  const bucketName = new URL(where.blobs).host;
+  for (const r of set.list) {
+    expect(r.logs.find((l) => l.includes('listening on'))).toContain(`media: s3://${bucketName}/`);
+  }
   const png = readFileSync((await fixtures()).png);
 
   // Shared: a user and a medium stored through one are read and served through the other.

@@ -7,6 +7,8 @@ import type { Readable, Writable } from 'node:stream';
 export interface BlobStore {
   /** Whether other processes write here too (an object store replicas share; not a data dir). */
   readonly shared: boolean;
+  /** Where the media are, for messages: the files directory, or `s3://bucket/prefix at endpoint`. */
+  readonly location: string;
   /** A fresh path in the temp area, to write a file to (the directory exists after `init`). */
   tempPath(): string;
   /**

@@ -94,6 +94,7 @@ export function localBlobStore(dataDir: string): BlobStore {
 
   return {
     shared: false,
+    location: files,
     tempPath: scratch.tempPath,
     discardTemp: scratch.discardTemp,
     put,

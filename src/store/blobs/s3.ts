@@ -144,6 +144,7 @@ export function s3BlobStore(location: S3Location, dataDir: string): BlobStore {
 
   return {
     shared: true,
+    location: where,
     tempPath: scratch.tempPath,
     discardTemp: scratch.discardTemp,
     sweepTemp: scratch.sweepTemp,

@@ -177,9 +177,14 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   });
   // Announced last, after the profile is saved: whoever waits for this line can use it.
   lock.describeOwner(baseUrl);
-  const where = store.policy.sharedDatabase
-    ? `database: ${store.location}, files: ${dataDir}`
-    : `data: ${dataDir}`;
+  // Where the data and the media are: the data dir, a database, an object store.
+  const where = [
+    store.policy.sharedDatabase ? `database: ${store.location}` : `data: ${dataDir}`,
+    store.blobs.shared ? `media: ${store.blobs.location}` : '',
+    store.policy.sharedDatabase && !store.blobs.shared ? `files: ${dataDir}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   note(io, `roster service listening on ${baseUrl} (${where})`);
 
   await new Promise<void>((resolve) => {
