@@ -108,6 +108,31 @@ describe('start-up refuses a database it cannot use, with one line and no passwo
     );
   });
 
+  test('a migration the database refuses: names it and the cause, rolled back; not "cannot reach"', async () => {
+    // As met upgrading a copy at 1M users: migration 5's indexes partly made by hand before.
+    const db = await freshDatabase({ migrated: false });
+    drops.push(db.drop);
+    await (await open(db.url)).close();
+    const name = nameOf(db.url);
+    await admin('DELETE FROM schema_migrations WHERE version >= 5', name);
+    await admin('DROP INDEX users_by_external_id_order', name);
+    const err = (await open(db.url).catch((e: Error) => e)) as Error;
+    expect(err.name).toBe('DatabaseSetupError');
+    expect(err.message).toMatch(
+      new RegExp(
+        `^migration 5 of ${MIGRATIONS.length} failed in the database postgres://[^ ]*\\*\\*\\*@[^ ]*/${name}: ` +
+          'relation "users_by_first_name" already exists \\(42P07\\); it was rolled back and the schema is still at version 4',
+      ),
+    );
+    expect(err.message).not.toContain('cannot reach');
+    expect(await admin('SELECT max(version) AS v FROM schema_migrations', name)).toEqual([
+      { v: 4 },
+    ]);
+    expect(await admin("SELECT to_regclass('users_by_external_id_order') AS i", name)).toEqual([
+      { i: null },
+    ]);
+  });
+
   test('a user who may not create the unaccent extension', async () => {
     const db = await freshDatabase({ migrated: false });
     drops.push(db.drop);

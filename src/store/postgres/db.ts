@@ -270,7 +270,12 @@ async function migrate(client: Client, url: string) {
             : `the database ${redactUrl(url)} lacks the unaccent extension (${e.message}): install PostgreSQL's contrib package (Debian: postgresql-contrib) on the database server`,
         );
       }
-      throw err;
+      // The ROLLBACK answered, so the database is there: what failed is this migration (an
+      // index made by hand under its name, a full disk), and the message says which and why.
+      throw new DatabaseSetupError(
+        `migration ${v + 1} of ${MIGRATIONS.length} failed in the database ${redactUrl(url)}: ${e.message ?? String(err)}${e.code ? ` (${e.code})` : ''}; it was rolled back and the schema is still at version ${v}: fix what the database reports, then start again`,
+        { cause: err },
+      );
     }
   }
 }
