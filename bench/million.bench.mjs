@@ -108,6 +108,8 @@ export async function run() {
     await measure('query=Schm', '/api/users?query=Schm');
     await measure('query=M (one letter)', '/api/users?query=M');
     await measure('query=anna berlin', '/api/users?query=anna%20berlin');
+    // A word no user has (a typo): PostgreSQL planned it as common and walked every user.
+    await measure('query=Xyzzy (no match)', '/api/users?query=Xyzzy');
     const ids = Array.from({ length: 1000 }, (_, i) => `/api/users/emp-${(i * 7919) % prep.users}`);
     await measure('GET /users/{externalId}', ids, V3);
 

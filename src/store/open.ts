@@ -85,6 +85,12 @@ export interface OpenOptions {
   poolSize?: number;
   /** PostgreSQL statement timeout in ms (default 10,000); a slower statement is a 503. */
   statementTimeoutMs?: number;
+  /**
+   * A search with at most this many matches is read whole and sorted; with more, its page is
+   * read in the order's index. Each backend has its own default, measured at 1M users; tests
+   * set it to take either way.
+   */
+  searchSortsUpTo?: number;
 }
 
 /** The blob store `--blobs` names; the data dir's files by default. */
@@ -113,7 +119,7 @@ export async function openStore(opts: OpenOptions): Promise<Store> {
   const blobs = await openBlobs(opts);
   if (opts.target.engine === 'sqlite') {
     const { openSqliteStore } = await import('./sqlite/store.js');
-    return openSqliteStore(opts.target.dir, opts.dataDir, blobs);
+    return openSqliteStore(opts.target.dir, opts.dataDir, blobs, opts);
   }
   const { openPostgresStore } = await import('./postgres/store.js');
   return openPostgresStore(opts.target.url, opts, blobs);

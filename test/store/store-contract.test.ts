@@ -381,6 +381,81 @@ describe(`the store contract on ${BACKEND}`, () => {
     }
   });
 
+  test('users.list gives a search the same pages whether it reads the matches whole or walks the order', async () => {
+    const b = await branch('users-search-ways');
+    for (const [i, [first, last, location]] of [
+      ['Anna', 'Meyer', 'Berlin'],
+      ['Max', 'Müller', 'Bonn'],
+      ['Mia', 'Lee', 'Berlin'],
+      ['Anna', 'Moss', null],
+      ['Bert', 'Adams', 'Munich'],
+      ['Ann', 'Meyer', 'Berlin'],
+      ['Zoe', 'Zorn', 'Hamburg'],
+    ].entries())
+      await store.users.insert(
+        user({
+          branch_id: b.id,
+          external_id: `w${i}`,
+          first_name: first,
+          last_name: last,
+          location,
+          status: i === 3 ? 'pending' : 'activated',
+        }),
+      );
+    // Every search walks the order's index in this store: it sorts none.
+    const walking = await openStore({
+      dataDir,
+      target: databaseTarget(database, dataDir),
+      searchSortsUpTo: 0,
+    });
+    try {
+      const pages = async (s: Store, f: Omit<ListFilter, 'branchId' | 'offset' | 'limit'>) => {
+        const seen: string[][] = [];
+        let after: ListFilter['after'];
+        do {
+          const page = await s.users.list({ ...f, branchId: b.id, limit: 2, offset: 0, after });
+          seen.push(page.rows.map((r) => `${r.external_id} ${page.total}`));
+          after = page.next;
+        } while (after);
+        const offset = await s.users.list({ ...f, branchId: b.id, limit: 2, offset: 3 });
+        return [...seen, offset.rows.map((r) => r.external_id)];
+      };
+      const searches: [string, ListFilter['sort']][] = [
+        ['m', [{ key: 'lastName', dir: 'ASC' }]],
+        [
+          'ann',
+          [
+            { key: 'lastName', dir: 'DESC' },
+            { key: 'firstName', dir: 'ASC' },
+          ],
+        ],
+        ['ber', [{ key: 'externalId', dir: 'DESC' }]],
+        ['anna ber', [{ key: 'firstName', dir: 'ASC' }]],
+        ['nobody', [{ key: 'lastName', dir: 'ASC' }]],
+      ];
+      for (const [query, sort] of searches) {
+        const f: Omit<ListFilter, 'branchId' | 'offset' | 'limit'> = {
+          statuses: ['activated', 'pending'],
+          query,
+          sort,
+        };
+        const few = await pages(store, f);
+        expect(await pages(walking, f), query).toEqual(few);
+      }
+      // What both gave: the activated matches of `m` (Munich's too) by last name, ties in the
+      // order they came.
+      expect(
+        await pages(store, {
+          statuses: ['activated'],
+          query: 'm',
+          sort: [{ key: 'lastName', dir: 'ASC' }],
+        }),
+      ).toEqual([['w4 5', 'w2 5'], ['w0 5', 'w5 5'], ['w1 5'], ['w5', 'w1']]);
+    } finally {
+      await walking.close();
+    }
+  });
+
   test('media: inserted within the quota as one step, so racing uploads cannot overshoot', async () => {
     const quota = await store.tenants.add('quota.example.com');
     const qb = (await store.branches.byName(quota.id, 'main'))!;

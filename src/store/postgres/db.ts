@@ -120,8 +120,8 @@ async function connect(pool: Pool): Promise<Client> {
 }
 
 /**
- * Every statement runs as a named prepared statement: PostgreSQL parses and plans it once per
- * connection, not per request. The names come from the text, so the same text is one statement
+ * Statements run as named prepared statements (unless planned each time, below): PostgreSQL
+ * parses and plans each once per connection, not per request. The names come from the text, so the same text is one statement
  * (the texts are this module's own, a bounded set).
  */
 const names = new Map<string, string>();
@@ -134,16 +134,26 @@ const nameOf = (text: string) => {
   return name;
 };
 
-/** Runs one statement (on the pool, or on a transaction's client), with the store's errors. */
+/**
+ * Runs one statement (on the pool, or on a transaction's client), with the store's errors.
+ * `planEachTime`: unnamed, so PostgreSQL plans it with its values every time. For a statement
+ * whose best plan depends on them: a search for a rare word wants the full-text index, for a
+ * common one the order's index. A prepared statement goes over to a generic plan after five runs,
+ * and a generic plan cannot see the words (at 1M users, `query=anna berlin` walked every user in
+ * name order: 1.3 s instead of 0.13 s; bench/README.md, "A million users").
+ */
 export async function query<R extends pg.QueryResultRow>(
   db: Queryable,
   text: string,
   values: unknown[] = [],
+  { planEachTime = false } = {},
 ): Promise<pg.QueryResult<R>> {
   const client = db instanceof pg.Pool ? await connect(db) : undefined;
   let broken: Error | undefined;
   try {
-    return await (client ?? db).query<R>({ name: nameOf(text), text, values });
+    return await (client ?? db).query<R>(
+      planEachTime ? { text, values } : { name: nameOf(text), text, values },
+    );
   } catch (err) {
     const translated = translate(err);
     if (translated instanceof StoreUnavailableError) broken = translated;

@@ -23,7 +23,7 @@ import { usersRepo } from './users.repo.js';
 
 export async function openPostgresStore(
   url: string,
-  opts: PoolOptions & { dataDir: string },
+  opts: PoolOptions & { dataDir: string; searchSortsUpTo?: number },
   blobs: BlobStore = localBlobStore(opts.dataDir),
 ): Promise<Store> {
   const permissionWarnings = secureDataDir(opts.dataDir);
@@ -48,7 +48,7 @@ export async function openPostgresStore(
     branches: branchesRepo(pool),
     tokens: tokensRepo(pool),
     credentials: credentialsRepo(pool),
-    users: usersRepo(pool),
+    users: usersRepo(pool, opts.searchSortsUpTo),
     media: mediaRepo(pool),
     meta: metaRepo(pool),
     outbox: outboxRepo(pool),

@@ -21,6 +21,13 @@ import { enqueue } from './outbox.repo.js';
 import { NOCASE } from './schema.js';
 
 /** Names as stored columns ordered as SQLite orders them (see schema.ts). */
+/**
+ * A search with at most this many matches reads them all and sorts them; with more, the order's
+ * index gives the first page after ~100 × users / matches rows (at 1,000,000 users: at most as
+ * many rows as this either way).
+ */
+const FEW_MATCHES = 10_000;
+
 const SORT_COLUMNS = sortColumns({ firstName: 'first_name_key', lastName: 'last_name_key' });
 /** A position's name compared as the stored key is (it may hold the name or its key). */
 const NAME_BIND = (p: string) => `${NOCASE(`${p}::text`)} COLLATE "C"`;
@@ -96,7 +103,23 @@ async function lockUser(db: Queryable, branchId: number, key: string) {
   return rows[0];
 }
 
-export function usersRepo(pool: Pool): UsersRepo {
+export function usersRepo(pool: Pool, fewMatches = FEW_MATCHES): UsersRepo {
+  // A query's words as a tsquery's text: each a required prefix, normalised as the stored vector
+  // is; a word that normalises to nothing (a lone combining mark) is dropped rather than matching
+  // all, and '' when none is left. A statement of its own, so that the page and the count get
+  // the words as a value their plans can see (see planEachTime).
+  const searchQuery = async (words: string[]) =>
+    (
+      await query<{ q: string }>(
+        pool,
+        `SELECT coalesce(string_agg(w || ':*', ' & '), '') AS q
+         FROM (SELECT regexp_replace(roster_search_text(word), ' ', '', 'g') AS w
+               FROM unnest($1::text[]) AS word) AS words
+         WHERE w <> ''`,
+        [words],
+      )
+    ).rows[0]!.q;
+
   return {
     find: userFinder(pool),
 
@@ -142,18 +165,16 @@ export function usersRepo(pool: Pool): UsersRepo {
     async list(f) {
       const words = f.query === undefined ? undefined : searchWords(f.query);
       if (words?.length === 0) return { total: 0, rows: [] };
+      const search = words && (await searchQuery(words));
+      if (search === '') return { total: 0, rows: [] };
       const values: unknown[] = [f.branchId, f.statuses];
       const where = ['branch_id = $1', 'status = ANY($2::text[])'];
-      if (words) {
-        values.push(words);
-        // Each word a required prefix, normalised as the stored vector is; a word that
-        // normalises to nothing (a lone combining mark) is dropped rather than matching all.
-        where.push(`search @@ (
-          SELECT to_tsquery('simple', coalesce(string_agg(w || ':*', ' & '), ''))
-          FROM (SELECT regexp_replace(roster_search_text(word), ' ', '', 'g') AS w
-                FROM unnest($3::text[]) AS word) AS words
-          WHERE w <> '')`);
+      if (search) {
+        values.push(search);
+        where.push(`search @@ to_tsquery('simple', $3)`);
       }
+      // A search's statements are planned with its words (see planEachTime).
+      const planned = { planEachTime: search !== undefined };
       const terms = orderTerms(f, SORT_COLUMNS, { firstName: NAME_BIND, lastName: NAME_BIND });
       // NULLS placement only where a key can be NULL: PostgreSQL matches an index's order with
       // it exactly, and a NOT NULL key's index in the default placement would not match
@@ -175,12 +196,18 @@ export function usersRepo(pool: Pool): UsersRepo {
       // The page's positions, one more than asked to know whether more follow: by offset, or
       // range by range after a position (keyset.ts), each from an index where one fits.
       const positions = async (text: string, bound: unknown[]) =>
-        (await query<Record<string, unknown>>(pool, text, bound)).rows.map(Object.values);
-      const pick = async (): Promise<unknown[][]> => {
+        (await query<Record<string, unknown>>(pool, text, bound, planned)).rows.map(Object.values);
+      // Few matches are read from the full-text index and then sorted (`OFFSET 0` keeps the
+      // planner from merging the two): not knowing how few, it walked the order's index past
+      // every user for a word no one has (5.1 s at 1,000,000 users; bench/README.md, "A million
+      // users"). Many matches come soonest in the order's own index.
+      const pick = async (few: boolean): Promise<unknown[][]> => {
+        const source = few ? `(SELECT * FROM users WHERE ${filter} OFFSET 0) AS users` : 'users';
+        const rest = few ? 'true' : filter;
         if (!f.after) {
           const n = values.length;
           return positions(
-            `SELECT ${keys} FROM users WHERE ${filter} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+            `SELECT ${keys} FROM ${source} WHERE ${rest} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
             [...values, want, f.offset],
           );
         }
@@ -194,7 +221,7 @@ export function usersRepo(pool: Pool): UsersRepo {
           bound.push(want - picked.length);
           picked.push(
             ...(await positions(
-              `SELECT ${keys} FROM users WHERE ${filter} AND ${conditions.join(' AND ')} ORDER BY ${order} LIMIT $${bound.length}`,
+              `SELECT ${keys} FROM ${source} WHERE ${rest} AND ${conditions.join(' AND ')} ORDER BY ${order} LIMIT $${bound.length}`,
               bound,
             )),
           );
@@ -222,15 +249,22 @@ export function usersRepo(pool: Pool): UsersRepo {
             ? `SELECT count(*) AS total FROM users WHERE ${filter}`
             : `SELECT count(*) AS total FROM (SELECT 1 FROM users WHERE ${filter} LIMIT $4) AS m`,
           upTo === undefined ? values : [...values, upTo + 1],
+          planned,
         );
         const total = rows[0]!.total;
         return upTo !== undefined && total > upTo ? { total: upTo, totalExact: false } : { total };
       };
-      // The count and the page may each read every match; on two pool connections at once they
-      // take as long as the slower, not both (figures for a search: bench/README.md, "Figures
-      // from src/ comments"). Separate statements either way, so no snapshot is shared that this
-      // would give up.
-      const [counted, picked] = await Promise.all([count(), pick()]);
+      // A list's count and page go on two pool connections at once (separate statements either
+      // way, so no shared snapshot is given up); a search's page waits for its count, which says
+      // how to read it.
+      let counted: Pick<UserPage, 'total' | 'totalExact'>;
+      let picked: unknown[][];
+      if (search) {
+        counted = await count();
+        picked = await pick(counted.totalExact !== false && counted.total <= fewMatches);
+      } else {
+        [counted, picked] = await Promise.all([count(), pick(false)]);
+      }
       const page = picked.slice(0, f.limit);
       // Then only the page's rows, by primary key and kept in the page's order. (Joined as a
       // subquery, the planner chose a hash join over every user of the table and sorted the

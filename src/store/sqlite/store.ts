@@ -30,6 +30,7 @@ export function openSqliteStore(
   dir: string,
   dataDir = dir,
   blobs: BlobStore = localBlobStore(dataDir),
+  { searchSortsUpTo }: { searchSortsUpTo?: number } = {},
 ): Store {
   // Before SQLite opens anything: its WAL and shared-memory files copy the database's mode.
   const permissionWarnings = [
@@ -46,7 +47,7 @@ export function openSqliteStore(
   const tenants = tenantsRepo(db, onWrite);
   const branches = branchesRepo(db, onWrite);
   const tokens = tokensRepo(db, onWrite);
-  const users = usersRepo(db, outbox);
+  const users = usersRepo(db, outbox, searchSortsUpTo);
   const media = mediaRepo(db);
   const meta = metaRepo(db);
 

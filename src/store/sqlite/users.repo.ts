@@ -62,7 +62,7 @@ const USERS_VIEW = VIEW_COLUMNS.map((c) => `users.${c}`).join(', ');
 /** A user's branch and status as one token of its full-text entry (see migration 6). */
 const scopeToken = (branchId: number, status: string) => `b${branchId}${status}`;
 
-export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
+export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>, fewMatches = FEW_MATCHES) {
   // A live user by id or by externalId: every column (for a write's decision), or only those an
   // answer shows, as raw values (see viewOf).
   const live = (key: 'id' | 'external_id', columns: string) =>
@@ -207,11 +207,9 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>) {
       // another index whole and sorted every match. Only few matches are read from the
       // full-text side: each by rowid, then sorted (figures for both at 1,000,000 users:
       // bench/README.md, "Figures from src/ comments").
-      const fewMatches = counted.totalExact !== false && counted.total <= FEW_MATCHES;
+      const few = counted.totalExact !== false && counted.total <= fewMatches;
       const from =
-        match && fewMatches
-          ? 'users NOT INDEXED'
-          : `users INDEXED BY ${SORT_INDEX[f.sort[0]!.key]}`;
+        match && few ? 'users NOT INDEXED' : `users INDEXED BY ${SORT_INDEX[f.sort[0]!.key]}`;
       let picked: unknown[][] = [];
       if (!f.after) {
         picked = cachedRaw(
