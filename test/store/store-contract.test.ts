@@ -418,7 +418,13 @@ describe(`the store contract on ${BACKEND}`, () => {
           after = page.next;
         } while (after);
         const offset = await s.users.list({ ...f, branchId: b.id, limit: 2, offset: 3 });
-        return [...seen, offset.rows.map((r) => r.external_id)];
+        // Past the last match: no row, the same total.
+        const past = await s.users.list({ ...f, branchId: b.id, limit: 2, offset: 50 });
+        return [
+          ...seen,
+          offset.rows.map((r) => r.external_id),
+          [`past ${past.rows.length} ${past.total}`],
+        ];
       };
       const searches: [string, ListFilter['sort']][] = [
         ['m', [{ key: 'lastName', dir: 'ASC' }]],
@@ -450,7 +456,7 @@ describe(`the store contract on ${BACKEND}`, () => {
           query: 'm',
           sort: [{ key: 'lastName', dir: 'ASC' }],
         }),
-      ).toEqual([['w4 5', 'w2 5'], ['w0 5', 'w5 5'], ['w1 5'], ['w5', 'w1']]);
+      ).toEqual([['w4 5', 'w2 5'], ['w0 5', 'w5 5'], ['w1 5'], ['w5', 'w1'], ['past 0 5']]);
     } finally {
       await walking.close();
     }

@@ -20,7 +20,6 @@ import { freshBatch } from './fresh-read.js';
 import { enqueue } from './outbox.repo.js';
 import { NOCASE } from './schema.js';
 
-/** Names as stored columns ordered as SQLite orders them (see schema.ts). */
 /**
  * A search with at most this many matches reads them all and sorts them; with more, the order's
  * index gives the first page after ~100 × users / matches rows (at 1,000,000 users: at most as
@@ -28,6 +27,7 @@ import { NOCASE } from './schema.js';
  */
 const FEW_MATCHES = 10_000;
 
+/** Names as stored columns ordered as SQLite orders them (see schema.ts). */
 const SORT_COLUMNS = sortColumns({ firstName: 'first_name_key', lastName: 'last_name_key' });
 /** A position's name compared as the stored key is (it may hold the name or its key). */
 const NAME_BIND = (p: string) => `${NOCASE(`${p}::text`)} COLLATE "C"`;
@@ -251,20 +251,59 @@ export function usersRepo(pool: Pool, fewMatches = FEW_MATCHES): UsersRepo {
           upTo === undefined ? values : [...values, upTo + 1],
           planned,
         );
-        const total = rows[0]!.total;
-        return upTo !== undefined && total > upTo ? { total: upTo, totalExact: false } : { total };
+        return capped(rows[0]!.total);
+      };
+      const capped = (total: number): Pick<UserPage, 'total' | 'totalExact'> =>
+        f.countUpTo !== undefined && total > f.countUpTo
+          ? { total: f.countUpTo, totalExact: false }
+          : { total };
+      // A search's first page by offset reads its matches once, up to one more than few: how
+      // many there are, and the page, sorted, when that is all of them (a count and then the
+      // page scanned the full-text index twice).
+      const readFew = async () => {
+        const n = values.length;
+        const { rows } = await query<Record<string, unknown> & { matches: number }>(
+          pool,
+          `SELECT ${keys}, count(*) OVER () AS matches
+           FROM (SELECT * FROM users WHERE ${filter} LIMIT $${n + 1}) AS users
+           ORDER BY ${order} LIMIT $${n + 2} OFFSET $${n + 3}`,
+          [...values, fewMatches + 1, want, f.offset],
+          planned,
+        );
+        // An offset past the last match leaves no row to say how many there were.
+        const matches = rows[0]?.matches;
+        const picked = rows.map(({ matches: _, ...position }) => Object.values(position));
+        return { matches: matches === undefined ? undefined : Number(matches), picked };
+      };
+      // A search's page waits to know how many match, which says how to read it.
+      const searchPage = async () => {
+        if (!f.after) {
+          const few = await readFew();
+          if (few.matches !== undefined && few.matches <= fewMatches) {
+            return { counted: capped(few.matches), picked: few.picked };
+          }
+          // More than few, or past the last: the bound, when it is no higher, needs no count.
+          const counted =
+            few.matches !== undefined && f.countUpTo !== undefined && f.countUpTo <= fewMatches
+              ? { total: f.countUpTo, totalExact: false as const }
+              : await count();
+          const many = counted.totalExact === false || counted.total > fewMatches;
+          return { counted, picked: many ? await pick(false) : [] };
+        }
+        const counted = await count();
+        return {
+          counted,
+          picked: await pick(counted.totalExact !== false && counted.total <= fewMatches),
+        };
       };
       // A list's count and page go on two pool connections at once (separate statements either
-      // way, so no shared snapshot is given up); a search's page waits for its count, which says
-      // how to read it.
-      let counted: Pick<UserPage, 'total' | 'totalExact'>;
-      let picked: unknown[][];
-      if (search) {
-        counted = await count();
-        picked = await pick(counted.totalExact !== false && counted.total <= fewMatches);
-      } else {
-        [counted, picked] = await Promise.all([count(), pick(false)]);
-      }
+      // way, so no shared snapshot is given up).
+      const { counted, picked } = search
+        ? await searchPage()
+        : await Promise.all([count(), pick(false)]).then(([counted, picked]) => ({
+            counted,
+            picked,
+          }));
       const page = picked.slice(0, f.limit);
       // Then only the page's rows, by primary key and kept in the page's order. (Joined as a
       // subquery, the planner chose a hash join over every user of the table and sorted the
