@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { migrationFailed } from '../common/migration.js';
 import { redactUrl } from '../common/redact.js';
 import { StoreUnavailableError, UniqueViolationError } from '../errors.js';
 import { MIGRATIONS } from './schema.js';
@@ -280,10 +281,10 @@ async function migrate(client: Client, url: string) {
             : `the database ${redactUrl(url)} lacks the unaccent extension (${e.message}): install PostgreSQL's contrib package (Debian: postgresql-contrib) on the database server`,
         );
       }
-      // The ROLLBACK answered, so the database is there: what failed is this migration (an
-      // index made by hand under its name, a full disk), and the message says which and why.
+      // The ROLLBACK answered, so the database is there: what failed is this migration.
+      const reason = `${e.message ?? String(err)}${e.code ? ` (${e.code})` : ''}`;
       throw new DatabaseSetupError(
-        `migration ${v + 1} of ${MIGRATIONS.length} failed in the database ${redactUrl(url)}: ${e.message ?? String(err)}${e.code ? ` (${e.code})` : ''}; it was rolled back and the schema is still at version ${v}: fix what the database reports, then start again`,
+        migrationFailed(v + 1, MIGRATIONS.length, redactUrl(url), reason),
         { cause: err },
       );
     }

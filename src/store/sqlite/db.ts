@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { migrationFailed } from '../common/migration.js';
 import { DATABASE_FILE } from './files.js';
 import { MIGRATIONS } from './migrations.js';
 
@@ -50,9 +51,15 @@ function migrate(db: Db) {
     );
   }
   for (let v = current; v < MIGRATIONS.length; v++) {
-    db.transaction(() => {
-      db.exec(MIGRATIONS[v]!);
-      db.exec(`PRAGMA user_version = ${v + 1}`);
-    }).immediate();
+    try {
+      db.transaction(() => {
+        db.exec(MIGRATIONS[v]!);
+        db.exec(`PRAGMA user_version = ${v + 1}`);
+      }).immediate();
+    } catch (err) {
+      throw new Error(migrationFailed(v + 1, MIGRATIONS.length, db.name, (err as Error).message), {
+        cause: err,
+      });
+    }
   }
 }
