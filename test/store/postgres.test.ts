@@ -322,6 +322,60 @@ async function replicaOf(a: TestServer, config: Partial<ServerConfig> = {}) {
   };
 }
 
+test('a search the planner takes for rare but that is not: read, found many, then walked in order', async () => {
+  const { url, drop } = await freshDatabase({ migrated: false });
+  drops.push(drop);
+  const sorting = await open(url);
+  await sorting.bootstrap();
+  const tenant = (await sorting.tenants.byHost('*'))!;
+  const main = (await sorting.branches.byName(tenant.id, 'main'))!;
+  // Statistics from before any user: the planner guesses for every word, and low.
+  await admin('ANALYZE users', nameOf(url));
+  for (const [i, last] of ['Zorn', 'Zapf', 'Zuse', 'Zeller', 'Ziegler', 'Zander'].entries())
+    await sorting.users.insert(
+      userRow({ tenant_id: tenant.id, branch_id: main.id, external_id: `z${i}`, last_name: last }),
+    );
+  const [explained] = await admin<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
+    `EXPLAIN (FORMAT JSON) SELECT 1 FROM users WHERE branch_id = ${main.id}
+     AND status = ANY('{activated}') AND search @@ to_tsquery('simple', 'z:*')`,
+    nameOf(url),
+  );
+  const expected = explained!['QUERY PLAN'][0].Plan['Plan Rows'];
+  expect(expected).toBeLessThanOrEqual(2);
+  // Up to 2 matches read whole: this search reads 3, so it walks the name order.
+  const walking = await openStore({
+    dataDir: dataDir(),
+    target: databaseTarget(url, '/unused'),
+    searchSortsUpTo: 2,
+  });
+  try {
+    for (const offset of [0, 2, 4, 6]) {
+      const list = (s: Store) =>
+        s.users.list({
+          branchId: main.id,
+          statuses: ['activated'],
+          query: 'z',
+          sort: [{ key: 'lastName', dir: 'ASC' }],
+          limit: 2,
+          offset,
+          countUpTo: 4,
+        });
+      const page = await list(walking);
+      expect(page).toEqual(await list(sorting));
+      expect([page.total, page.totalExact, page.rows.map((r) => r.last_name)]).toEqual([
+        4,
+        false,
+        ['Zander', 'Zapf', 'Zeller', 'Ziegler', 'Zorn', 'Zuse', undefined, undefined]
+          .slice(offset, offset + 2)
+          .filter(Boolean),
+      ]);
+    }
+  } finally {
+    await walking.close();
+    await sorting.close();
+  }
+});
+
 test("a replica's start-up sweep leaves the media rows of other replicas' files alone", async () => {
   const a = await startServer();
   try {
