@@ -122,8 +122,8 @@ async function connect(pool: Pool): Promise<Client> {
 
 /**
  * Statements run as named prepared statements (unless planned each time, below): PostgreSQL
- * parses and plans each once per connection, not per request. The names come from the text, so the same text is one statement
- * (the texts are this module's own, a bounded set).
+ * parses and plans each once per connection, not per request. The names come from the text, so
+ * the same text is one statement (the texts are this module's own, a bounded set).
  */
 const names = new Map<string, string>();
 const nameOf = (text: string) => {
