@@ -314,20 +314,58 @@ export function usersRepo(pool: Pool, fewMatches = FEW_MATCHES): UsersRepo {
           picked: await pick(counted.totalExact !== false && counted.total <= fewMatches),
         };
       };
+      // A list's first page by offset, without a search: its positions from the order's index,
+      // then those rows by primary key, in one statement (ARRAY() makes the positions a value
+      // the outer scan looks up one by one; joined as a subquery, the planner hashed every user).
+      const listPage = async () => {
+        const n = values.length;
+        const { rows } = await query<Record<string, unknown>>(
+          pool,
+          `SELECT ${keys}, ${VIEW} FROM users
+           WHERE rowid = ANY(ARRAY(SELECT rowid FROM users WHERE ${filter}
+                                   ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}))
+           ORDER BY ${order}`,
+          [...values, want, f.offset],
+        );
+        const width = POSITION_COLUMNS(f).length;
+        return {
+          picked: rows.map((r) => Object.values(r).slice(0, width)),
+          rows: rows.slice(0, f.limit).map((r) => {
+            const view: Record<string, unknown> = {};
+            for (const c of VIEW_COLUMNS) view[c] = r[c];
+            return view as unknown as UserView;
+          }),
+        };
+      };
       // A list's count and page go on two pool connections at once (separate statements either
       // way, so no shared snapshot is given up).
-      const { counted, picked } = search
+      const {
+        counted,
+        picked,
+        rows: read,
+      }: {
+        counted: Pick<UserPage, 'total' | 'totalExact'>;
+        picked: unknown[][];
+        rows?: UserView[];
+      } = search
         ? await searchPage()
-        : await Promise.all([count(), pick(false)]).then(([counted, picked]) => ({
-            counted,
-            picked,
-          }));
+        : f.after
+          ? await Promise.all([count(), pick(false)]).then(([counted, picked]) => ({
+              counted,
+              picked,
+              rows: undefined,
+            }))
+          : await Promise.all([count(), listPage()]).then(([counted, page]) => ({
+              counted,
+              ...page,
+            }));
       const page = picked.slice(0, f.limit);
       // Then only the page's rows, by primary key and kept in the page's order. (Joined as a
       // subquery, the planner chose a hash join over every user of the table and sorted the
       // wide rows again, slower than this: bench/README.md, "Figures from src/ comments".)
-      const { rows } =
-        page.length === 0
+      const { rows } = read
+        ? { rows: read }
+        : page.length === 0
           ? { rows: [] as UserView[] }
           : await query<UserView>(
               pool,
