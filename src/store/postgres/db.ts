@@ -97,8 +97,6 @@ export function createPool(url: string, opts: PoolOptions, onError: (err: Error)
     max: opts.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     statement_timeout: statementTimeout,
-    // Client-side too: a server that stops answering mid-statement must not hang a request.
-    query_timeout: statementTimeout + 2_000,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     application_name: 'roster',
@@ -107,7 +105,43 @@ export function createPool(url: string, opts: PoolOptions, onError: (err: Error)
   // An idle connection's server going away is reported here; without a listener it would end
   // the process. The pool drops that connection and opens another on the next request.
   pool.on('error', onError);
+  // Client-side too: a server that stops answering mid-statement must not hang a request.
+  pool.on('connect', (client) => readTimeouts.set(client, statementTimeout + 2_000));
   return pool;
+}
+
+/**
+ * How long each connection waits for a statement's answer (see send). Not pg's query_timeout:
+ * its timer per statement, like its promise API, kept every answer's rows alive through the
+ * next young-generation collections, which then took 15–25 ms instead of 3. At 1M users that
+ * was a list's p99 (16 ms against a p50 of 2; bench/README.md, "A million users").
+ */
+const readTimeouts = new WeakMap<object, number>();
+
+/**
+ * One statement on one connection, through pg's callback API (see readTimeouts). With no answer
+ * within the connection's read timeout it fails as pg's own timeout did, and the connection is
+ * ended: with a statement in flight pg destroys its socket, so nothing waits on it.
+ */
+function send<R extends pg.QueryResultRow>(
+  client: Client,
+  config: pg.QueryConfig,
+): Promise<pg.QueryResult<R>> {
+  const ms = readTimeouts.get(client);
+  return new Promise((resolve, reject) => {
+    const guard =
+      ms === undefined
+        ? undefined
+        : setTimeout(() => {
+            reject(new Error(`Query read timeout: no answer within ${ms} ms`));
+            client.end().catch(() => {});
+          }, ms);
+    client.query<R>(config, (err, result) => {
+      clearTimeout(guard);
+      if (err) reject(err);
+      else resolve(result);
+    });
+  });
 }
 
 /** A connection from the pool; failing to get one is always "unavailable", whatever the cause. */
@@ -152,7 +186,8 @@ export async function query<R extends pg.QueryResultRow>(
   const client = db instanceof pg.Pool ? await connect(db) : undefined;
   let broken: Error | undefined;
   try {
-    return await (client ?? db).query<R>(
+    return await send<R>(
+      (client ?? db) as Client,
       planEachTime ? { text, values } : { name: nameOf(text), text, values },
     );
   } catch (err) {
@@ -170,12 +205,12 @@ export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise
   const client = await connect(pool);
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
+    await send(client, { text: 'BEGIN' });
     const result = await fn(client);
-    await client.query('COMMIT');
+    await send(client, { text: 'COMMIT' });
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+    await send(client, { text: 'ROLLBACK' }).catch((rollbackErr: Error) => {
       broken = rollbackErr; // the connection is unusable: the pool must not hand it out again
     });
     throw translate(err);
