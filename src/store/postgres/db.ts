@@ -114,7 +114,8 @@ export function createPool(url: string, opts: PoolOptions, onError: (err: Error)
  * How long each connection waits for a statement's answer (see send). Not pg's query_timeout:
  * its timer per statement, like its promise API, kept every answer's rows alive through the
  * next young-generation collections, which then took 15–25 ms instead of 3. At 1M users that
- * was a list's p99 (16 ms against a p50 of 2; bench/README.md, "A million users").
+ * was a list's p99 (16 ms against a p50 of 2; bench/README.md, "A million users"). Upstream,
+ * brianc/node-postgres#3497 reports results the timeout's callback keeps from the collector.
  */
 const readTimeouts = new WeakMap<object, number>();
 
