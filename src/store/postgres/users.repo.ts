@@ -1,7 +1,7 @@
 /** Every SQL statement on users, for PostgreSQL; the same answers as ../sqlite/users.repo.ts. */
 import { IDENTITY_COLUMNS } from '../common/identity-columns.js';
 import { KEY_COLUMNS, keysetRanges, orderTerms, positionOf } from '../common/keyset.js';
-import { searchWords } from '../common/search.js';
+import { cappedTotal, searchWords } from '../common/search.js';
 import { sortColumns } from '../common/sort-columns.js';
 import { OBJECT_ID } from '../ids.js';
 import type { UsersRepo } from '../store.js';
@@ -251,12 +251,8 @@ export function usersRepo(pool: Pool, fewMatches = FEW_MATCHES): UsersRepo {
           upTo === undefined ? values : [...values, upTo + 1],
           planned,
         );
-        return capped(rows[0]!.total);
+        return cappedTotal(rows[0]!.total, upTo);
       };
-      const capped = (total: number): Pick<UserPage, 'total' | 'totalExact'> =>
-        f.countUpTo !== undefined && total > f.countUpTo
-          ? { total: f.countUpTo, totalExact: false }
-          : { total };
       // A search's first page by offset reads its matches once, up to one more than few: how
       // many there are, and the page, sorted, when that is all of them (a count and then the
       // page scanned the full-text index twice).
@@ -298,7 +294,7 @@ export function usersRepo(pool: Pool, fewMatches = FEW_MATCHES): UsersRepo {
         if (!f.after) {
           const few = await readFew();
           if (few.matches !== undefined && few.matches <= fewMatches) {
-            return { counted: capped(few.matches), picked: few.picked };
+            return { counted: cappedTotal(few.matches, f.countUpTo), picked: few.picked };
           }
           // More than few, or past the last: the bound, when it is no higher, needs no count.
           const counted =
@@ -339,41 +335,36 @@ export function usersRepo(pool: Pool, fewMatches = FEW_MATCHES): UsersRepo {
       };
       // A list's count and page go on two pool connections at once (separate statements either
       // way, so no shared snapshot is given up).
-      const {
-        counted,
-        picked,
-        rows: read,
-      }: {
+      const read = async (): Promise<{
         counted: Pick<UserPage, 'total' | 'totalExact'>;
         picked: unknown[][];
         rows?: UserView[];
-      } = search
-        ? await searchPage()
-        : f.after
-          ? await Promise.all([count(), pick(false)]).then(([counted, picked]) => ({
-              counted,
-              picked,
-              rows: undefined,
-            }))
-          : await Promise.all([count(), listPage()]).then(([counted, page]) => ({
-              counted,
-              ...page,
-            }));
+      }> => {
+        if (search) return searchPage();
+        if (f.after) {
+          const [counted, picked] = await Promise.all([count(), pick(false)]);
+          return { counted, picked };
+        }
+        const [counted, page] = await Promise.all([count(), listPage()]);
+        return { counted, ...page };
+      };
+      const { counted, picked, rows: given } = await read();
       const page = picked.slice(0, f.limit);
-      // Then only the page's rows, by primary key and kept in the page's order. (Joined as a
-      // subquery, the planner chose a hash join over every user of the table and sorted the
-      // wide rows again, slower than this: bench/README.md, "Figures from src/ comments".)
-      const { rows } = read
-        ? { rows: read }
-        : page.length === 0
-          ? { rows: [] as UserView[] }
-          : await query<UserView>(
-              pool,
-              `SELECT ${VIEW} FROM unnest($1::bigint[]) WITH ORDINALITY AS page(page_rowid, n)
-               JOIN users ON users.rowid = page.page_rowid
-               ORDER BY page.n`,
-              [page.map((p) => p.at(-1))],
-            );
+      // Where the page's rows were not read with it, only those rows, by primary key and kept in
+      // the page's order.
+      const rows =
+        given ??
+        (page.length === 0
+          ? []
+          : (
+              await query<UserView>(
+                pool,
+                `SELECT ${VIEW} FROM unnest($1::bigint[]) WITH ORDINALITY AS page(page_rowid, n)
+                 JOIN users ON users.rowid = page.page_rowid
+                 ORDER BY page.n`,
+                [page.map((p) => p.at(-1))],
+              )
+            ).rows);
       // A page of none (limit 0: the count alone) has no position to go on from.
       return picked.length > f.limit && page.length > 0
         ? { ...counted, rows, next: positionOf(page.at(-1)!) }

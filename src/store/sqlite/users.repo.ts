@@ -3,7 +3,7 @@ import type { IdentityField } from '../../contract/identity.js';
 import type { SortKey } from '../../contract/user.js';
 import { IDENTITY_COLUMNS } from '../common/identity-columns.js';
 import { keysetRanges, orderTerms, positionColumns, positionOf } from '../common/keyset.js';
-import { searchWords } from '../common/search.js';
+import { cappedTotal, searchWords } from '../common/search.js';
 import { sortColumns } from '../common/sort-columns.js';
 import { OBJECT_ID } from '../ids.js';
 import {
@@ -125,8 +125,7 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>, fewMatc
     .pluck();
   const countMatches = (match: string, upTo?: number): Pick<UserPage, 'total' | 'totalExact'> => {
     if (upTo === undefined) return { total: countAll.get(match) as number };
-    const total = countSome.get(match, upTo + 1) as number;
-    return total > upTo ? { total: upTo, totalExact: false } : { total };
+    return cappedTotal(countSome.get(match, upTo + 1) as number, upTo);
   };
 
   return {
