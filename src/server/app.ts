@@ -110,7 +110,11 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   // The platform's totals are exact, so its stand-in's are too.
   const countUpTo =
     kind === 'platform' ? undefined : (config.searchCountUpTo ?? SEARCH_COUNT_UP_TO);
-  const users = usersService(store, () => delivery?.kick(), countUpTo);
+  const users = usersService(store, {
+    invited: () => delivery?.kick(),
+    countUpTo,
+    secretHashCost: config.secretHashCost,
+  });
 
   // Signed CDN URLs: the secret is made once per database and kept in its meta table, so
   // every replica signs and checks with the same one.

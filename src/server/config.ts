@@ -64,6 +64,12 @@ export interface ServerConfig {
   sweepGraceMs?: number;
   /** Serves GET /metrics to `Authorization: Bearer <this>`; without it /metrics does not exist. */
   metricsToken?: string;
+  /**
+   * scrypt's cost N for one-time passwords and recovery codes (a power of two); default
+   * SECRET_HASH_COST (users/secrets.ts). Not a `serve` option: tests make their many users
+   * with a lower one, and every hash names its own cost.
+   */
+  secretHashCost?: number;
 }
 
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;

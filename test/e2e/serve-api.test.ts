@@ -5,9 +5,11 @@
  * limits, states, platform types) test the service's rules, which do not depend on how the
  * process started; they run in-process on every backend.
  */
+import { SECRET_HASH_COST } from '../../src/server/users/secrets.js';
 import { serveProcess } from '../helpers/e2e.js';
 import { authSuite } from '../suites/auth.suite.js';
 import { usersRoutesSuite } from '../suites/users-routes.suite.js';
 
-usersRoutesSuite(serveProcess);
+// `roster serve` hashes one-time passwords at the default cost (test servers at a lower one).
+usersRoutesSuite(serveProcess, { secretHashCost: SECRET_HASH_COST });
 authSuite(serveProcess);

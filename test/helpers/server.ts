@@ -31,6 +31,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** scrypt's cost in test servers (the stored hash names it: users-routes.suite checks). */
+export const TEST_SECRET_HASH_COST = 1024;
+
 export type StartServer = (config?: Partial<ServerConfig>) => Promise<TestServer>;
 
 export async function startServer(
@@ -48,6 +51,9 @@ export async function startServer(
       vendor: 'service',
       maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES,
       accessLog: true,
+      // The suites make hundreds of users with secrets: at the default cost each hash is ~50 ms
+      // of a core (9 s of a run); test/server/users/secrets.test.ts holds the default.
+      secretHashCost: TEST_SECRET_HASH_COST,
       ...config,
     },
     log: (line) => logs.push(line),

@@ -7,7 +7,11 @@ import { validating } from '../helpers/openapi-validation.js';
 import { jsonBody, type StartServer, type TestServer, V2, V3 } from '../helpers/server.js';
 
 /** The users routes behaviour, run against any server (in-process or `roster serve`). */
-export function usersRoutesSuite(start: StartServer) {
+/** `secretHashCost`: the scrypt cost the server is expected to store one-time passwords at. */
+export function usersRoutesSuite(
+  start: StartServer,
+  { secretHashCost }: { secretHashCost: number },
+) {
   let s: TestServer;
   beforeAll(async () => {
     s = validating(await start());
@@ -54,7 +58,7 @@ export function usersRoutesSuite(start: StartServer) {
         'SELECT secret_hash FROM users WHERE id = ?',
         r.json.id,
       );
-      expect(row!.secret_hash).toMatch(/^scrypt\$/);
+      expect(row!.secret_hash).toMatch(new RegExp(`^scrypt\\$${secretHashCost}\\$8\\$1\\$`));
       expect(row!.secret_hash).not.toContain('one-time-pass');
     });
 
@@ -330,7 +334,7 @@ export function usersRoutesSuite(start: StartServer) {
         s.store,
         "SELECT recovery_hash, recovery_expires FROM users WHERE external_id = 'form-1'",
       );
-      expect(row!.recovery_hash).toMatch(/^scrypt\$/);
+      expect(row!.recovery_hash).toMatch(new RegExp(`^scrypt\\$${secretHashCost}\\$`));
       expect(Number(row!.recovery_expires)).toBe(1893456000000);
 
       const withFile = new FormData();

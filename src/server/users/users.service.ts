@@ -55,14 +55,14 @@ function plainColumns(input: UserInput): Partial<UserColumns> {
   return c as Partial<UserColumns>;
 }
 
-async function secretColumns(input: UserInput): Promise<Partial<UserColumns>> {
+async function secretColumns(input: UserInput, cost?: number): Promise<Partial<UserColumns>> {
   const c: Partial<UserColumns> = {};
-  if (input.secret !== undefined) c.secret_hash = await hashSecret(input.secret);
+  if (input.secret !== undefined) c.secret_hash = await hashSecret(input.secret, cost);
   if (input.recoveryCode === null) {
     c.recovery_hash = null;
     c.recovery_expires = null;
   } else if (input.recoveryCode !== undefined) {
-    c.recovery_hash = await hashSecret(input.recoveryCode.plain);
+    c.recovery_hash = await hashSecret(input.recoveryCode.plain, cost);
     c.recovery_expires = input.recoveryCode.expires;
   }
   return c;
@@ -139,14 +139,26 @@ function checkVersion(row: UserRow, ifMatch: VersionCheck | undefined) {
 /** A path's id or externalId, in the form externalIds are stored in (ids are ASCII). */
 const byKey = (key: string) => identityKey('externalId', key);
 
-/**
- * `invited` is told after a user and their invitation committed, so delivery starts at once
- * (it is in the outbox either way: see mail/delivery.ts).
- *
- * `countUpTo`: a search's total is counted up to this many matches, then answered as that bound
- * with `totalExact: false` (SEARCH_COUNT_UP_TO); undefined: always exact (as the platform).
- */
-export function usersService(store: Store, invited: () => void, countUpTo?: number) {
+export interface UsersServiceOptions {
+  /**
+   * Told after a user and their invitation committed, so delivery starts at once (it is in the
+   * outbox either way: see mail/delivery.ts).
+   */
+  invited: () => void;
+  /**
+   * A search's total is counted up to this many matches, then answered as that bound with
+   * `totalExact: false` (SEARCH_COUNT_UP_TO); undefined: always exact (as the platform).
+   */
+  countUpTo?: number;
+  /** scrypt's cost for one-time passwords and recovery codes; default SECRET_HASH_COST. */
+  secretHashCost?: number;
+}
+
+export function usersService(
+  store: Store,
+  { invited, countUpTo, secretHashCost }: UsersServiceOptions,
+) {
+  const hashed = (input: UserInput) => secretColumns(input, secretHashCost);
   const notFound = (scope: RequestScope, key: string) =>
     new AppError('notFound', `user '${key}' does not exist in branch '${scope.branch.name}'`);
   // Promise chains, not async functions: a GET by id passes through both on every request.
@@ -249,7 +261,7 @@ export function usersService(store: Store, invited: () => void, countUpTo?: numb
     },
 
     async create(scope: RequestScope, input: UserInput): Promise<UserRecord> {
-      const secrets = await secretColumns(input);
+      const secrets = await hashed(input);
       const now = new Date().toISOString();
       const activated = input.secret !== undefined;
       const base: NewUserRow = {
@@ -294,7 +306,7 @@ export function usersService(store: Store, invited: () => void, countUpTo?: numb
       // An unknown user is a 404 before the (slow) hashing; without a secret to hash, the store
       // step's own read answers that, and an update costs one read fewer.
       if (hashes(input)) await find(scope, key);
-      return write(scope, key, () => input, ifMatch, await secretColumns(input));
+      return write(scope, key, () => input, ifMatch, await hashed(input));
     },
 
     /**
@@ -327,7 +339,7 @@ export function usersService(store: Store, invited: () => void, countUpTo?: numb
       // Read (an empty change writes nothing), derive, hash, then write to that version only.
       const current = await write(scope, key, () => ({}), ifMatch, {});
       const input = derive(current);
-      const secrets = await secretColumns(input);
+      const secrets = await hashed(input);
       return write(
         scope,
         key,

@@ -1,4 +1,4 @@
-import { startServer } from '../../helpers/server.js';
+import { startServer, TEST_SECRET_HASH_COST } from '../../helpers/server.js';
 import { usersRoutesSuite } from '../../suites/users-routes.suite.js';
 
-usersRoutesSuite(startServer);
+usersRoutesSuite(startServer, { secretHashCost: TEST_SECRET_HASH_COST });
