@@ -30,7 +30,9 @@ export async function verifySecret(secret: string, stored: string): Promise<bool
   const [scheme, n, r, p, salt, key] = stored.split('$');
   const cost = Number(n);
   if (scheme !== 'scrypt' || r !== String(R) || p !== String(P) || !salt || !key) return false;
-  if (!Number.isInteger(cost) || cost < 2 || cost > SECRET_HASH_COST) return false;
+  // A cost scrypt refuses (not a power of two) or dearer than ours: not a hash this service made.
+  const powerOfTwo = Number.isInteger(cost) && cost >= 2 && (cost & (cost - 1)) === 0;
+  if (!powerOfTwo || cost > SECRET_HASH_COST) return false;
   const expected = Buffer.from(key, 'base64');
   const actual = await derive(secret, Buffer.from(salt, 'base64'), cost);
   return actual.length === expected.length && timingSafeEqual(actual, expected);
