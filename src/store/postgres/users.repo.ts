@@ -299,7 +299,7 @@ export function usersRepo(pool: Pool, fewMatches = FEW_MATCHES): UsersRepo {
           // More than few, or past the last: the bound, when it is no higher, needs no count.
           const counted =
             few.matches !== undefined && f.countUpTo !== undefined && f.countUpTo <= fewMatches
-              ? { total: f.countUpTo, totalExact: false as const }
+              ? cappedTotal(few.matches, f.countUpTo)
               : await count();
           const many = counted.totalExact === false || counted.total > fewMatches;
           return { counted, picked: many ? await pick(false) : [] };
