@@ -107,6 +107,8 @@ function mediaAuthAdvice(err: MediaAuthError): string {
   return '';
 }
 
+const GATEWAY_STATUSES = new Set([502, 503, 504]);
+
 /** The text to show for `err`: a client error with the CLI's advice, anything else as it is. */
 export function userMessage(err: unknown): string {
   if (err instanceof ApiError) return apiMessage(err);
@@ -120,6 +122,10 @@ export function userMessage(err: unknown): string {
     return advice ? `${err.message} ${advice}` : err.message;
   }
   if (err instanceof ResponseFormatError) {
+    // A gateway's own page (502, 503, 504): the URL reached a balancer or proxy, not the API.
+    if (GATEWAY_STATUSES.has(err.status)) {
+      return `${err.message} Something in front of the service (a load balancer or proxy) could not reach it: the service may be stopped or restarting; try again, or check that \`roster serve\` runs behind it.`;
+    }
     return `${err.message} This does not look like the Roster API: check the base URL (\`--base-url\` or the profile); it must end with /api, e.g. https://tenant.example.com/api.`;
   }
   if (err instanceof RequiredFieldsError) {

@@ -87,6 +87,17 @@ const CASES: [string, ClientError, string][] = [
     'GET http://h.test/users answered 200 with text/html, not JSON ("nginx"). This does not look like the Roster API: check the base URL (`--base-url` or the profile); it must end with /api, e.g. https://tenant.example.com/api.',
   ],
   [
+    // Met through haproxy with every replica stopped: its 503 page is about what is behind it.
+    "a load balancer's 503 page",
+    new ResponseFormatError({
+      status: 503,
+      method: 'GET',
+      url: 'http://h.test/api/users',
+      contentType: 'text/html',
+    }),
+    'GET http://h.test/api/users answered 503 with text/html, not JSON. Something in front of the service (a load balancer or proxy) could not reach it: the service may be stopped or restarting; try again, or check that `roster serve` runs behind it.',
+  ],
+  [
     'connection refused',
     new NetworkError({
       method: 'GET',
