@@ -16,6 +16,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/config.js';
 import { parseS3Url } from '../../src/store/blobs/s3.js';
+import { databaseTarget, openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { openTestStore } from '../helpers/database.js';
 import { requester } from '../helpers/server.js';
@@ -25,12 +26,16 @@ const dataDir = mkdtempSync(join(tmpdir(), 'roster-s3-sweep-'));
 let store: Store;
 let dispose: () => Promise<void>;
 let blobsUrl: string;
+let databaseUrl: string;
+let token: string;
 let medium: { id: string };
 beforeAll(async () => {
   let blobs: string | undefined;
-  ({ store, dispose, blobs } = await openTestStore(dataDir));
+  let database: string | undefined;
+  ({ store, dispose, blobs, database } = await openTestStore(dataDir));
   blobsUrl = blobs!;
-  const token = (await store.bootstrap())!.adminToken;
+  databaseUrl = database!;
+  token = (await store.bootstrap())!.adminToken;
   const app = await start();
   const { body, contentType } = uploadBody(readFileSync((await fixtures()).png), 'kept.png');
   medium = (
@@ -46,10 +51,15 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function start(extra: Partial<ServerConfig> = {}, logs: string[] = []) {
+function start(extra: Partial<ServerConfig> = {}, logs: string[] = [], on = { store, dataDir }) {
   return createApp({
-    store,
-    config: { dataDir, vendor: 'service', maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES, ...extra },
+    store: on.store,
+    config: {
+      dataDir: on.dataDir,
+      vendor: 'service',
+      maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES,
+      ...extra,
+    },
     log: (l) => logs.push(l),
   });
 }
@@ -79,18 +89,32 @@ test('an object without a row stays within the grace period and goes after it', 
   expect(logs.some((l) => /sweep: removed .* 1 file\(s\) without a medium/.test(l))).toBe(true);
 });
 
-test('while another replica sweeps, this one skips the sweep and still starts', async () => {
+test('while another replica sweeps, this one skips the sweep, still starts, and takes uploads', async () => {
   await stray('ffffffffffffffffffffff02');
+  // A replica with a data dir of its own, new: its scratch for uploads in flight is not made yet.
+  const replicaDir = mkdtempSync(join(tmpdir(), 'roster-s3-replica-'));
+  const replica = await openStore({
+    dataDir: replicaDir,
+    target: databaseTarget(databaseUrl, replicaDir),
+    blobs: blobsUrl,
+  });
   const release = await store.trySweepLock();
   expect(release).toBeDefined();
   const logs: string[] = [];
   try {
     // The lock is a PostgreSQL session lock: the app's sweep asks on another connection.
-    const app = await start({ sweepGraceMs: 0 }, logs);
-    await app.listen(0);
+    const app = await start({ sweepGraceMs: 0 }, logs, { store: replica, dataDir: replicaDir });
+    const { body, contentType } = uploadBody(Buffer.from('uploaded on the replica'), 'here.txt');
+    const upload = await requester((await app.listen(0)).url, token)('POST', '/api/media', {
+      headers: { 'content-type': contentType },
+      body,
+    });
     await app.close();
+    expect(upload.status, logs.join('\n')).toBe(200);
   } finally {
     await release!();
+    await replica.close();
+    rmSync(replicaDir, { recursive: true, force: true });
   }
   expect(logs).toContain('sweep: another replica is sweeping the media; skipped');
   expect(await blobKeys({ store })).toContain('ffffffffffffffffffffff02');

@@ -14,7 +14,8 @@
  * be another replica's: rows are then left alone and only this data dir's temp files and files
  * no row names are swept. With an object store that replicas share, an object without a row may
  * be another replica's upload about to commit: only objects older than a grace period go
- * (`graceMs`), and one replica sweeps at a time (the store's sweep lock; the others skip it).
+ * (`graceMs`), and one replica sweeps at a time (the store's sweep lock; the others skip it,
+ * all but their own temp files).
  */
 import type { BlobStore } from '../../store/blobs/blob-store.js';
 import type { Store } from '../../store/store.js';
@@ -78,9 +79,12 @@ export async function sweepMedia(
 ): Promise<SweepResult> {
   const release = await store.trySweepLock();
   if (!release) {
+    // The scratch for uploads in flight is in this process's own data dir (one serve per data
+    // dir), not shared: it is emptied, and made on a first start, whoever sweeps the rest.
+    const tempFiles = await blobs.sweepTemp();
     log('sweep: another replica is sweeping the media; skipped');
     return {
-      tempFiles: 0,
+      tempFiles,
       unfinishedUploads: 0,
       orphanBlobs: 0,
       rowsWithoutFile: 0,
