@@ -9,6 +9,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, expect, test } from 'vitest';
+import { databaseTarget, openStore } from '../../src/store/open.js';
 import { freshDatabase, testBlobs } from '../helpers/database.js';
 import { BIN, spawnServe } from '../helpers/e2e.js';
 import { scratch } from '../helpers/scratch.js';
@@ -87,6 +88,13 @@ test('a bucket that does not exist, or keys that are refused, stop serve with on
   expect(refused.exitCode).toBe(1);
   expect(String(refused.stderr)).toContain('cannot be read: check ROSTER_S3_ENDPOINT');
   expect(String(refused.stderr)).not.toContain('not-the-secret');
+  // Refused before anything was made: no tenant and no admin token that nobody was shown (the
+  // next serve that starts makes them, and saves the token as a profile).
+  const dir = temp('roster-s3-data-');
+  const store = await openStore({ dataDir: dir, target: databaseTarget(db.url, dir) });
+  defer(() => store.close());
+  expect(await store.tokens.list()).toEqual([]);
+  expect(await store.tenants.list()).toEqual([]);
 });
 
 test('the object store going away answers 503, writes no row, and recovers without a restart', async () => {

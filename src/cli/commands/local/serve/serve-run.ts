@@ -120,7 +120,6 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     throw err;
   }
   for (const w of store.permissionWarnings) note(io, `warning: ${w}`);
-  const created = await store.bootstrap();
   const app = await service.createApp({
     store,
     config: {
@@ -157,6 +156,10 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     if (code === 'EADDRINUSE') throw portInUse(opts.port, opts.host);
     throw err;
   }
+  // Only once the start-up checks passed and the port is ours: a serve that stops there leaves
+  // no admin token behind that nobody was shown. Until then no token exists, so nothing answers
+  // but 401; replicas starting at once on an empty database still make one admin (the store's).
+  const created = await store.bootstrap();
 
   const baseUrl = localBaseUrl(opts.host, running.port);
   const config = await openConfig(env);
