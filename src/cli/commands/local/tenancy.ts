@@ -1,4 +1,5 @@
 /** Store look-ups shared by the local admin commands (tenants, branches, tokens). */
+import { shellWord } from '../../../import/shell-word.js';
 import type { Store } from '../../../store/store.js';
 import { CliError, EXIT } from '../../errors.js';
 
@@ -10,7 +11,7 @@ export async function findTenant(store: Store, host: string) {
   const tenant = await store.tenants.byHost(host);
   if (!tenant) {
     throw new CliError(
-      `no tenant '${host}' (see \`roster tenants list\`; add one with \`roster tenants add ${host}\`)`,
+      `no tenant '${host}' (see \`roster tenants list\`; add one with \`roster tenants add ${shellWord(host)}\`)`,
       EXIT.notFound,
     );
   }
@@ -23,7 +24,7 @@ export async function findBranch(store: Store, host: string, name: string) {
   if (!branch) {
     const names = (await store.branches.list(tenant.id)).map((b) => b.name);
     throw new CliError(
-      `no branch '${name}' in tenant '${host}' (it has: ${names.join(', ')}); add it with \`roster branches add ${name}\``,
+      `no branch '${name}' in tenant '${host}' (it has: ${names.join(', ')}); add it with \`roster branches add ${shellWord(name)}\``,
       EXIT.notFound,
     );
   }

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { splitList } from '../../../../contract/list.js';
 import { scimBaseUrl } from '../../../../contract/scim.js';
 import { isScope, SCOPES, type Scope } from '../../../../contract/scopes.js';
+import { shellWord } from '../../../../import/shell-word.js';
 import { type Deps, note, print } from '../../../context.js';
 import { usageError } from '../../../errors.js';
 import { withStore } from '../../../local-store.js';
@@ -78,7 +79,7 @@ export async function runCreate(opts: CreateTokenOptions, deps: Deps): Promise<v
       const publicUrl = url ?? (await store.tenants.byHost(opts.tenant))?.publicUrl;
       if (!publicUrl) {
         throw usageError(
-          `tenant '${opts.tenant}' has no public URL: give --url https://… (the address identity providers reach this service at), or set one with \`roster tenants set ${opts.tenant} --public-url URL\``,
+          `tenant '${opts.tenant}' has no public URL: give --url https://… (the address identity providers reach this service at), or set one with \`roster tenants set ${shellWord(opts.tenant)} --public-url URL\``,
         );
       }
       scimUrl = scimBaseUrl(publicUrl);

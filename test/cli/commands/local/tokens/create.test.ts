@@ -74,7 +74,8 @@ test('no public URL and no --url: a usage error naming both ways out, and no tok
   const before = (await tokens()).length;
   await expect(
     runCreate({ name: 'x', branch: 'main', tenant: '*', data, for: 'scim' }, testDeps(fakeIO())),
-  ).rejects.toThrow(/--url .*tenants set \* --public-url/);
+    // Quoted, so that the advice pasted into a shell does not expand `*` into file names.
+  ).rejects.toThrow(/--url .*`roster tenants set '\*' --public-url URL`/);
   expect((await tokens()).length).toBe(before);
 });
 
