@@ -174,6 +174,31 @@ test('profiles list shows each profile’s URL and data dir', async () => {
   expect(table.stdout).toContain('/srv/b');
 });
 
+test('a profile `roster login` made is never rewritten: a copy its token works in gets its own', async () => {
+  const { conf, configDir, profiles } = await config();
+  const a = await dataDir('roster-a-');
+  // Logged in to A's serve by hand; then A's backup is served on another port.
+  const work = { baseUrl: 'http://127.0.0.1:8080/api', token: a.token };
+  writeFileSync(
+    join(configDir, 'config.json'),
+    JSON.stringify({ current: 'work', profiles: { work } }),
+  );
+  const restored = dirs.temp('roster-restored-');
+  const r = await saveServeProfile(conf, {
+    dataDir: restored,
+    baseUrl: 'http://127.0.0.1:9000/api',
+    port: 9000,
+    authenticates: authenticates(a.store),
+  });
+  expect(r).toEqual({ action: 'saved', name: 'local' });
+  expect(profiles().work).toEqual(work);
+  expect(profiles().local).toEqual({
+    baseUrl: 'http://127.0.0.1:9000/api',
+    token: a.token,
+    dataDir: realpathSync(restored),
+  });
+});
+
 test('a data dir restored from another one’s backup gets its own profile with the token that works', async () => {
   const { conf, profiles } = await config();
   const a = await dataDir('roster-a-');

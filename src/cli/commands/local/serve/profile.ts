@@ -2,8 +2,9 @@
  * Which CLI profile a `serve` saves its admin token in. A profile records the real path of the
  * data dir it was made for, and serve never overwrites one that belongs to another data dir:
  * its token may be the only copy there is (two serves on one machine, `--like-platform` beside
- * the usual one). A profile without a data dir (written by an older version or by `login`)
- * is this data dir's when its token works here.
+ * the usual one), nor one `roster login` made (no data dir: it points where its owner logged in,
+ * and the copy of a data dir, restored or moved to PostgreSQL, holds the same tokens). `local`
+ * without a data dir, as older serves wrote it, is this data dir's when its token works here.
  */
 import { realpathSync } from 'node:fs';
 import { type Config, DEFAULT_PROFILE, type Profile } from '../../../config.js';
@@ -46,11 +47,13 @@ export async function saveServeProfile(
   const dataDir = realpathSync(input.dataDir);
   const profiles = config.profiles();
   const entries = Object.entries(profiles);
-  // This data dir's own profiles first (`local` before others), then the ones that record none.
+  // This data dir's own profiles first (`local` before others), then an older serve's `local`.
   const own = entries
     .filter(([, p]) => ownerOf(p) === dataDir)
     .sort(([a], [b]) => Number(b === DEFAULT_PROFILE) - Number(a === DEFAULT_PROFILE));
-  const legacy = entries.filter(([, p]) => ownerOf(p) === undefined);
+  const legacy = entries.filter(
+    ([name, p]) => name === DEFAULT_PROFILE && ownerOf(p) === undefined,
+  );
   for (const [name, p] of [...own, ...legacy]) {
     if (!(await input.authenticates(p.token))) continue;
     config.setProfile(name, { ...p, baseUrl: input.baseUrl, dataDir });
@@ -74,15 +77,16 @@ export async function saveServeProfile(
 }
 
 /**
- * A token of another data dir's profile that works here too (this data dir was restored from
- * its backup, or shares its database): a new profile for this dir gets a copy of it.
+ * A token of another profile (another data dir's, or one `login` made) that works here too: this
+ * data dir was restored from a backup, or shares a database. A new profile for this dir gets a
+ * copy of it; the other profile is left as it is.
  */
 async function tokenFromAnotherDir(
   entries: [string, Profile][],
   input: ServeProfileInput,
 ): Promise<string | undefined> {
   for (const [, p] of entries) {
-    if (ownerOf(p) !== undefined && (await input.authenticates(p.token))) return p.token;
+    if (await input.authenticates(p.token)) return p.token;
   }
   return undefined;
 }
