@@ -302,6 +302,9 @@ describe('users export', () => {
       'externalId,email,userName,firstName,lastName,role,locale,position,department,location,phoneNumber,publicEmailAddress,avatar,profile.costCenter',
     );
     expect((await run(['users', 'export'])).stdout).toBe(text);
+    // `-` is stdout, as for media download (and stdin for import), not a file named `-`.
+    const dash = await run(['users', 'export', '--to', '-']);
+    expect([dash.stdout, dash.stderr]).toEqual([text, '']);
     // An existing file is kept unless --force (the rule of media download).
     const again = await run(['users', 'export', '--to', out]);
     expect(again.code).toBe(2);

@@ -28,7 +28,10 @@ export function register(users: Command, deps: Deps, runFn = runExport) {
       'activated, pending, deactivated (comma-separated) or all (default: activated,pending)',
       parseStatuses,
     )
-    .option('--to <file>', 'write to this file (default: stdout); an existing one needs --force')
+    .option(
+      '--to <file>',
+      'write to this file, or - for stdout (the default); an existing file needs --force',
+    )
     .option('--force', 'overwrite the --to file if it exists')
     .option('--delimiter <char>', "',' (default), ';' or 'tab'", parseDelimiter)
     .option('--bom', 'start with a UTF-8 BOM (for Excel)')
@@ -44,7 +47,10 @@ export async function runExport(opts: ExportFlags, deps: Deps) {
   // The same rule as `media download`: an existing file is kept unless --force.
   const { targetPath } = await import('../media/save.js');
   (await import('../../memory.js')).bulkMemoryMode();
-  const to = opts.to === undefined ? undefined : await targetPath(opts.to, 'users.csv', opts.force);
+  const to =
+    opts.to === undefined || opts.to === '-'
+      ? undefined
+      : await targetPath(opts.to, 'users.csv', opts.force);
   const client = await apiClient(opts.globals, deps);
   // Ctrl-C stops the export through its cleanup: a million users' sort runs (hundreds of MB
   // under TMPDIR) and the --to temp file are removed; a second Ctrl-C exits at once.
