@@ -19,9 +19,9 @@ export function register(program: Command, deps: Deps, runFn = runLogout) {
 }
 
 export async function runLogout(opts: LogoutOptions, deps: Deps): Promise<void> {
-  const { openConfig } = await import('../../config.js');
+  const { addressedProfile, openConfig } = await import('../../config.js');
   const config = await openConfig(deps.env);
-  const name = opts.globals.profile ?? deps.env.ROSTER_PROFILE ?? config.currentProfile();
+  const name = addressedProfile(config, deps.env, opts.globals);
   if (config.removeProfile(name)) {
     note(deps.io, `removed profile '${name}' from ${config.path}`);
     note(deps.io, 'the token stays valid on the service until revoked');

@@ -36,9 +36,9 @@ export async function runCdnAuth(
   } catch (err) {
     throw usageError((err as Error).message);
   }
-  const { openConfig } = await import('../../config.js');
+  const { addressedProfile, openConfig } = await import('../../config.js');
   const config = await openConfig(deps.env);
-  const name = opts.globals.profile ?? deps.env.ROSTER_PROFILE ?? config.currentProfile();
+  const name = addressedProfile(config, deps.env, opts.globals);
   const profile = config.profile(name);
   if (!profile) {
     throw new CliError(

@@ -14,7 +14,9 @@ export interface ProfileSetOptions {
 export function register(profiles: Command, deps: Deps, runFn = runSet) {
   profiles
     .command('set')
-    .description("set a profile's defaults for new users (default: the current profile)")
+    .description(
+      "set a profile's defaults for new users (default: --profile, $ROSTER_PROFILE or the current one)",
+    )
     .argument('[name]', 'profile name')
     .option(
       '--role <role>',
@@ -57,9 +59,9 @@ export async function runSet(opts: ProfileSetOptions, deps: Deps): Promise<void>
     role: opts.role === false ? undefined : opts.role,
     locale: opts.locale === false ? undefined : opts.locale,
   });
-  const { openConfig } = await import('../../config.js');
+  const { addressedProfile, openConfig } = await import('../../config.js');
   const config = await openConfig(deps.env);
-  const name = opts.name ?? deps.env.ROSTER_PROFILE ?? config.currentProfile();
+  const name = addressedProfile(config, deps.env, opts.globals, opts.name);
   const profile = config.profile(name);
   if (!profile) {
     throw new CliError(

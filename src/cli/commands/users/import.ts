@@ -268,7 +268,12 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
         spin.stop();
         const { ensureRequired } = await import('./required.js');
         const has = (f: string) => fields.includes(f);
-        await ensureRequired(client, { role: has('role'), locale: has('locale') }, deps);
+        await ensureRequired(
+          client,
+          { role: has('role'), locale: has('locale') },
+          deps,
+          opts.globals.profile,
+        );
       },
       onPlannedRow,
       beforeSending: () => {

@@ -130,7 +130,12 @@ export async function runInvite(options: InviteOptions, deps: Deps): Promise<voi
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   const config = body.config as Body | undefined;
-  await ensureRequired(client, { role: body.role != null, locale: config?.locale != null }, deps);
+  await ensureRequired(
+    client,
+    { role: body.role != null, locale: config?.locale != null },
+    deps,
+    opts.globals.profile,
+  );
   const { user } = await client.createUser(body);
   const mailed = user.email && opts.sendMail !== false ? '; invitation queued' : '';
   note(deps.io, `created ${describeUser(user)} (${user.id}, ${user.status})${mailed}`);

@@ -5,6 +5,7 @@
  */
 import type { ApiClient, UserDefaults } from '../../../client/index.js';
 import { fieldAt } from '../../../contract/user-fields.js';
+import { shellWord } from '../../../import/shell-word.js';
 import { type Deps, interactive } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { prompterOf } from '../../prompt.js';
@@ -18,6 +19,8 @@ export async function ensureRequired(
   client: ApiClient,
   given: { role: boolean; locale: boolean },
   deps: Deps,
+  /** The profile --profile named: the advice names it too (else it would set the current one). */
+  profile?: string,
 ): Promise<void> {
   const requires = await client.createRequires();
   const defaults = client.userDefaults;
@@ -29,7 +32,7 @@ export async function ensureRequired(
   if (!interactive(deps.io)) {
     const flags = missing.map((k) => `--${k}`).join(' and ');
     throw usageError(
-      `the service requires a ${missing.join(' and a ')} for new users: pass ${flags}, or set the profile's defaults with \`roster profiles set ${missing.map((k) => `--${k} ${k === 'role' ? 'reader' : 'de_DE'}`).join(' ')}\``,
+      `the service requires a ${missing.join(' and a ')} for new users: pass ${flags}, or set the profile's defaults with \`roster profiles set ${profile === undefined ? '' : `${shellWord(profile)} `}${missing.map((k) => `--${k} ${k === 'role' ? 'reader' : 'de_DE'}`).join(' ')}\``,
     );
   }
   const { localeSchema, roleSchema } = await import('../../../contract/schemas.js');
