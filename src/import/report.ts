@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { destinationError } from '../files/destination.js';
+import { destinationError, writeWholeSync } from '../files/destination.js';
 import { ImportError } from './errors.js';
 import { changesText, type PlannedRow } from './planned.js';
 import type { Action } from './types.js';
@@ -77,6 +77,8 @@ export class ReportWriter {
     private readonly old: boolean,
     /** A dry run's plan: one more column, the changes each row would make. */
     private readonly plan: boolean,
+    /** Continues an earlier run's report (--resume): its retried rows have lines of before. */
+    private readonly continued: boolean,
   ) {}
 
   /** Opens (append: continues an existing report) and writes the header when the file is new. */
@@ -89,7 +91,7 @@ export class ReportWriter {
       const old = size > 0 && firstLine(fd) === OLD_COLUMNS;
       if (size === 0) writeSync(fd, stringify([[...REPORT_COLUMNS, ...(plan ? ['changes'] : [])]]));
       else if (!endsWithNewline(fd, size)) writeSync(fd, '\n'); // a line cut short by a kill
-      return new ReportWriter(fd, path, old, plan);
+      return new ReportWriter(fd, path, old, plan, size > 0);
     } catch (err) {
       // A report this run made and could not even head is removed: nothing half-written.
       if (fd !== undefined) closeSync(fd);
@@ -119,9 +121,38 @@ export class ReportWriter {
     }
   }
 
+  /**
+   * Ends the report. A continued one then holds each row once, as it ended: the line an earlier
+   * run wrote for a row this run tried again (it had failed) gives way to this run's.
+   */
   close() {
     fsyncSync(this.fd);
     closeSync(this.fd);
+    if (this.continued) compact(this.path);
+  }
+}
+
+/**
+ * Rewrites a report (into place, whole or not at all) with one line per row: the last written
+ * for it, where the row first appeared. Lines without a row number (deactivations of users the
+ * file no longer has) are told apart by key and action.
+ */
+function compact(path: string) {
+  try {
+    const [header, ...lines] = parse(readFileSync(path, 'utf8'), {
+      relax_column_count: true,
+      skip_empty_lines: true,
+    }) as string[][];
+    const last = new Map<string, string[]>();
+    lines.forEach((cells, i) => {
+      const [row, , key, action] = cells;
+      last.set(row ? `row ${row}` : key ? `${action} ${key}` : `line ${i}`, cells);
+    });
+    if (header && last.size < lines.length) {
+      writeWholeSync(path, stringify([header, ...last.values()]), { mode: 0o600 });
+    }
+  } catch {
+    // Not compacted (the disk filled, say): the report as written is whole, and resumes alike.
   }
 }
 

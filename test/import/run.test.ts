@@ -266,10 +266,18 @@ describe('importCsv', () => {
       skipped: 1,
     });
     expect((await users()).map((u) => u.externalId).sort()).toEqual(['E-2', 'E-3']);
-    // The report is continued: now every row is done.
+    // The report is continued: now every row is done, and each is in it once, as it ended (row
+    // 2's failed line gave way to its create), in the order the rows first appear.
     expect(
       [...(await import('../../src/import/report.js')).readDone(report).keys()].sort(),
     ).toEqual([1, 2, 3]);
+    const lines = readFileSync(report, 'utf8').trim().split('\n');
+    expect(lines[0]).toBe('row,line,key,action,id,status,error');
+    expect(lines.slice(1).map((l) => l.split(',').slice(0, 4).concat(l.split(',')[5]!))).toEqual([
+      ['1', '2', 'E-1', 'create', 'ok'],
+      ['2', '3', 'E-2', 'create', 'ok'],
+      ['3', '4', 'E-3', 'create', 'ok'],
+    ]);
   });
   it('--resume with another --report writes a complete report there', async () => {
     const old = tempCsv('row,line,key,action,id,status,error\n1,2,E-1,create,u1,ok,\n', 'old.csv');
