@@ -14,3 +14,7 @@ export class ImportError extends Error {
 }
 
 export const importUsageError = (message: string) => new ImportError(message, 'usage');
+
+/** --resume names a report that is not there (both the record's and the report's reader say so). */
+export const noSuchReport = (report: string) =>
+  new ImportError(`--resume ${report}: no such file (the --report of the run to continue)`);

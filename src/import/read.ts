@@ -55,7 +55,7 @@ export function detectDelimiter(headerLine: string): string {
 }
 
 /** The file's size, once it is known to be a file this user may read. */
-async function checkFile(file: string): Promise<number> {
+export async function checkFile(file: string): Promise<number> {
   try {
     const s = await stat(file);
     if (s.isDirectory()) throw new ImportError(`${file} is a directory, not a CSV file`);

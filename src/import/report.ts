@@ -17,7 +17,7 @@ import {
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import { destinationError, writeWholeSync } from '../files/destination.js';
-import { ImportError } from './errors.js';
+import { ImportError, noSuchReport } from './errors.js';
 import { changesText, type PlannedRow } from './planned.js';
 import type { Action } from './types.js';
 
@@ -158,7 +158,7 @@ function compact(path: string) {
 
 /** The rows a report marks done (status ok), by row number. */
 export function readDone(path: string): Map<number, DoneRow> {
-  if (!existsSync(path)) throw new ImportError(`--resume ${path}: no such file`);
+  if (!existsSync(path)) throw noSuchReport(path);
   let text = readFileSync(path, 'utf8');
   // A run killed mid-write may leave half a line: drop it, that row is simply not done.
   if (!text.endsWith('\n')) text = text.slice(0, text.lastIndexOf('\n') + 1);

@@ -10,8 +10,9 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { writeWholeSync } from '../files/destination.js';
-import { ImportError, importUsageError } from './errors.js';
+import { ImportError, importUsageError, noSuchReport } from './errors.js';
 import type { PresetName } from './presets.js';
+import { checkFile } from './read.js';
 import type { DeactivateLimit } from './sync.js';
 import type { MatchField } from './types.js';
 
@@ -72,6 +73,7 @@ export const recordPath = (report: string) => `${report}.run.json`;
 
 /** Size and SHA-256 of a file, read as a stream (an HR export may be large). */
 export async function fingerprint(path: string): Promise<InputPrint> {
+  await checkFile(path);
   const hash = createHash('sha256');
   let size = 0;
   for await (const chunk of createReadStream(path)) {
@@ -92,6 +94,7 @@ export function writeRecord(report: string, record: RunRecord) {
 
 /** The record beside a report, or undefined when there is none (a report of an older Roster). */
 export function readRecord(report: string): RunRecord | undefined {
+  if (!existsSync(report)) throw noSuchReport(report);
   const path = recordPath(report);
   if (!existsSync(path)) return undefined;
   let record: RunRecord;

@@ -43,6 +43,21 @@ async function inBranch() {
 }
 
 describe('users import', () => {
+  test('--resume of a report that is not there, or with an input that is not: one line each', async () => {
+    const { run } = await inBranch();
+    const missing = join(dir, 'no-such-report.csv');
+    const gone = await run(['users', 'import', '--resume', missing]);
+    expect([gone.code, gone.stderr]).toEqual([
+      1,
+      `error: --resume ${missing}: no such file (the --report of the run to continue)\n`,
+    ]);
+    const report = file('old-report.csv', 'row,line,key,action,id,status,error\n');
+    const input = join(dir, 'no-such-input.csv');
+    const noInput = await run(['users', 'import', input, '--resume', report]);
+    expect(noInput.code).toBe(1);
+    expect(noInput.stderr.trim().split('\n').at(-1)).toBe(`error: ${input}: no such file`);
+  });
+
   test('dry run, import, idempotent re-run, updates', async () => {
     const { run, json, users } = await inBranch();
     const csv = file('dry.csv', people('D', 5));

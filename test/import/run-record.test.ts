@@ -73,6 +73,8 @@ describe('resumedOptions', () => {
 describe('the record file', () => {
   it('is written whole, 0600, and read back; none beside an old report', async () => {
     const report = join(dir, 'run.csv');
+    expect(() => readRecord(report)).toThrow(`--resume ${report}: no such file`);
+    writeFileSync(report, 'row,line,key,action,id,status,error\n');
     expect(readRecord(report)).toBeUndefined();
     writeRecord(report, record());
     expect(statSync(`${report}.run.json`).mode & 0o777).toBe(0o600);
@@ -101,6 +103,7 @@ describe('whichRun and the hint', () => {
 
   it('a --resume report with a record: its file, options and profile', () => {
     const report = join(dir, 'resumed.csv');
+    writeFileSync(report, 'row,line,key,action,id,status,error\n');
     writeRecord(report, record());
     const run = whichRun(undefined, { ...flags, resume: report, globals: { output: 'json' } });
     expect(run.file).toBe('/data/hr.csv');
