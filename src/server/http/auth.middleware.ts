@@ -11,6 +11,10 @@ import { type AppState, publicOrigin } from './state.js';
 
 const REQUIRES_AUTH =
   'this endpoint requires authentication: send "Authorization: Basic <API token>" (create one with `roster tokens create`)';
+/** SCIM clients send a bearer token (RFC 7644 §2), and are told so as RFC 6750 §3 says. */
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="roster"' };
+const REQUIRES_BEARER =
+  'this endpoint requires authentication: send "Authorization: Bearer <token>" (create one with `roster tokens create --for scim`)';
 
 /**
  * `publicUrl`: serve's --public-url, for the default tenant (see `publicOrigin`). `bearer`: the
@@ -23,13 +27,14 @@ export function authMiddleware(
 ): Middleware<AppState> {
   const scheme = bearer ? /^(?:Basic|Bearer) +(\S+) *$/i : /^Basic +(\S+) *$/i;
   return async (ctx, next) => {
+    const refused = (message: string) =>
+      new AppError('notLoggedIn', message, undefined, bearer ? CHALLENGE : undefined);
     const header = ctx.get('Authorization');
-    if (!header) throw new AppError('notLoggedIn', REQUIRES_AUTH);
+    if (!header) throw refused(bearer ? REQUIRES_BEARER : REQUIRES_AUTH);
     const match = scheme.exec(header);
     const scope = match && (await store.credentials.resolve(ctx.hostname.toLowerCase(), match[1]!));
     if (!scope) {
-      throw new AppError(
-        'notLoggedIn',
+      throw refused(
         'the API token is invalid, revoked or not valid for this host; check the token and the base URL',
       );
     }

@@ -71,7 +71,8 @@ export function prop(o: unknown, name: string): unknown {
 function entryOf(list: unknown, type: string, attr: string): Obj | undefined {
   if (!Array.isArray(list)) return undefined;
   const entries = list.filter(isObject);
-  const typed = entries.find((e) => String(prop(e, 'type') ?? '').toLowerCase() === type);
+  // The last of a type: an `add` to the attribute appends its entry after the one there was.
+  const typed = entries.findLast((e) => String(prop(e, 'type') ?? '').toLowerCase() === type);
   if (typed) return typed;
   const first = SCIM_FIELDS.find((m) => m.path.attr === attr && m.path.type)?.path.type;
   if (first !== type) return undefined;
@@ -129,5 +130,28 @@ export function fromScimLocale(locale: string): string {
 export function activeValue(v: unknown): boolean | undefined {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'string' && /^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
+  return undefined;
+}
+
+/** The multi-valued attributes of the map (their entries told apart by `type`). */
+const MULTI_VALUED = [
+  ...new Map(SCIM_FIELDS.filter((m) => m.path.type).map((m) => [m.path.attr, m.path])).values(),
+];
+
+/**
+ * What is wrong with the shape of a resource's values the map reads, else undefined: a value
+ * of the wrong kind would otherwise read as absent, and be dropped (or cleared) without a word.
+ */
+export function shapeProblem(resource: unknown): string | undefined {
+  for (const { urn, attr } of MULTI_VALUED) {
+    const value = prop(urn ? prop(resource, urn) : resource, attr);
+    if (value != null && !(Array.isArray(value) && value.every(isObject))) {
+      return `${attr} must be a list of values with a type, e.g. [{"type": "work", "value": "…"}]`;
+    }
+  }
+  const active = prop(resource, 'active');
+  if (active != null && activeValue(active) === undefined) {
+    return `active must be true or false, not ${JSON.stringify(active)}`;
+  }
   return undefined;
 }

@@ -16,7 +16,6 @@ const SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
 export function serviceProviderConfig(base: string) {
   return {
     schemas: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'],
-    documentationUri: 'https://github.com/roster/roster#provision-from-entra-id--okta',
     patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_RESULTS },

@@ -36,7 +36,7 @@ export function patchOperations(body: unknown): ScimPatchOperation[] {
   if (!Array.isArray(operations) || operations.length === 0) {
     throw syntax('a PATCH body has a non-empty Operations array');
   }
-  return operations.map((o, i) => {
+  return operations.flatMap((o, i) => {
     const op = String(prop(o, 'op') ?? '').toLowerCase();
     if (op !== 'add' && op !== 'replace' && op !== 'remove') {
       throw syntax(`Operations[${i}].op must be add, replace or remove`);
@@ -49,8 +49,28 @@ export function patchOperations(body: unknown): ScimPatchOperation[] {
       throw new ScimError('validation', 'noTarget', `Operations[${i}]: remove needs a path`);
     }
     const value = fixActive(path, prop(o, 'value'));
-    return (path === undefined ? { op, value } : { op, path, value }) as ScimPatchOperation;
+    if (path !== undefined) return [{ op, path, value } as ScimPatchOperation];
+    return pathless(op, value);
   });
+}
+
+/**
+ * A pathless op's value keys that are filtered paths (Entra ID sends `emails[type eq "work"].value`
+ * so) become ops of their own: the library takes dotted and URN keys, not filters.
+ */
+function pathless(op: string, value: unknown): ScimPatchOperation[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return [{ op, value } as ScimPatchOperation];
+  }
+  const entries = Object.entries(value);
+  const filtered = entries.filter(([k]) => k.includes('['));
+  const rest = entries.filter(([k]) => !k.includes('['));
+  return [
+    ...(rest.length > 0 || filtered.length === 0
+      ? [{ op, value: Object.fromEntries(rest) } as ScimPatchOperation]
+      : []),
+    ...filtered.map(([path, v]) => ({ op, path, value: v }) as ScimPatchOperation),
+  ];
 }
 
 /** The resource after the operations; 400 with the library's scimType when one cannot apply. */

@@ -15,9 +15,11 @@ import {
   ROSTER_USER,
   readPath,
   SCIM_FIELDS,
+  shapeProblem,
   toScimLocale,
   writePath,
 } from './attributes.js';
+import { ScimError } from './errors.js';
 
 type Obj = Record<string, unknown>;
 
@@ -57,6 +59,11 @@ export function toScim(user: UserRecord, location: string): Obj {
   return resource;
 }
 
+function refuseMisshapen(resource: unknown) {
+  const problem = shapeProblem(resource);
+  if (problem) throw new ScimError('validation', 'invalidValue', problem);
+}
+
 /** What a SCIM write asks beyond the body: the `active` flag (absent: not said). */
 export interface ScimBody {
   body: Obj;
@@ -69,6 +76,7 @@ export interface ScimBody {
  * an IdP may omit; custom fields change only where the Roster extension names them.
  */
 export function scimBody(resource: unknown, mode: 'create' | 'replace'): ScimBody {
+  refuseMisshapen(resource);
   let body: Obj = {};
   for (const m of SCIM_FIELDS) {
     let value = readPath(resource, m.path);
@@ -94,6 +102,14 @@ export function scimBody(resource: unknown, mode: 'create' | 'replace'): ScimBod
  * result): the mapped attributes and custom fields that differ, absent ones as null.
  */
 export function scimChanges(before: Obj, after: Obj): ScimBody {
+  refuseMisshapen(after);
+  if (prop(after, 'active') == null) {
+    throw new ScimError(
+      'validation',
+      'invalidValue',
+      'active is true or false: it cannot be removed',
+    );
+  }
   let body: Obj = {};
   for (const m of SCIM_FIELDS) {
     const was = readPath(before, m.path);

@@ -4,6 +4,7 @@
  */
 import type Router from '@koa/router';
 import { SCIM_BASE_PATH } from '../../contract/scim.js';
+import { AppError } from '../errors.js';
 import { requireScopeOf } from '../http/auth.middleware.js';
 import { readJsonBody } from '../http/body.js';
 import { etagOf, ifMatch } from '../http/etag.js';
@@ -37,7 +38,13 @@ async function scimBody(ctx: AppContext): Promise<unknown> {
       `send the body as ${SCIM_TYPE} (or application/json), not '${ctx.get('Content-Type') || 'nothing'}'`,
     );
   }
-  const body = await readJsonBody(ctx);
+  const body = await readJsonBody(ctx).catch((err: unknown) => {
+    // A body that is no JSON at all is a syntax error in SCIM's words (RFC 7644 §3.12).
+    if (err instanceof AppError && err.kind === 'validation') {
+      throw new ScimError('validation', 'invalidSyntax', err.message, err.details);
+    }
+    throw err;
+  });
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ScimError('validation', 'invalidSyntax', 'the request body must be a JSON object');
   }
@@ -123,6 +130,14 @@ export function registerScimRoutes(
       'notFound',
       undefined,
       'Groups are not supported by this endpoint (see /ResourceTypes)',
+    );
+  });
+
+  router.all(`${p}/Me{/*rest}`, () => {
+    throw new ScimError(
+      'notImplemented',
+      undefined,
+      '/Me is not supported: address a user as /Users/<id> (RFC 7644 §3.11)',
     );
   });
 

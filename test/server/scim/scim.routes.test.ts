@@ -46,6 +46,8 @@ describe('discovery', () => {
       sort: { supported: false },
       etag: { supported: true },
     });
+    // Optional, and this service has no public documentation address of its own to give.
+    expect(res.json).not.toHaveProperty('documentationUri');
   });
 
   test('ResourceTypes has User only (no Groups), with both extensions', async () => {
@@ -95,6 +97,13 @@ describe('auth', () => {
   test('no token and a bad token: 401 in the Error schema, status a string', async () => {
     expectScimError(await scim('GET', '/Users', undefined, { authorization: '' }), 401);
     expectScimError(await scimClient(server, 'bm90OmF0b2tlbg==')('GET', '/Users'), 401);
+  });
+
+  test('a 401 asks for a Bearer token (WWW-Authenticate, and the detail says how to make one)', async () => {
+    const res = await scim('GET', '/Users', undefined, { authorization: '' });
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="roster"');
+    expect(res.json.detail).toContain('"Authorization: Bearer <token>"');
+    expect(res.json.detail).toContain('roster tokens create --for scim');
   });
 
   test('Basic works as on the REST API', async () => {
@@ -428,8 +437,10 @@ describe('errors', () => {
     expectScimError(res, 413);
   });
 
-  test('malformed JSON is 400; a body that is not JSON is 415', async () => {
-    expectScimError(await scim('POST', '/Users', '{"userName":'), 400);
+  test('malformed JSON is 400 invalidSyntax; a body that is not JSON is 415', async () => {
+    const malformed = await scim('POST', '/Users', '{"userName":');
+    expectScimError(malformed, 400);
+    expect(malformed.json.scimType).toBe('invalidSyntax');
     expectScimError(
       await scim('POST', '/Users', 'userName=x', { 'content-type': 'text/plain' }),
       415,
@@ -445,7 +456,89 @@ describe('errors', () => {
     expect(res.headers['content-type']).toContain('application/json');
   });
 
-  test('an unknown path under /scim/v2 is a SCIM 404', async () => {
+  test('an unknown path under /scim/v2 is a SCIM 404; /Me, which is not supported, 501', async () => {
     expectScimError(await scim('GET', '/Nothing'), 404);
+    expectScimError(await scim('GET', '/Me'), 501);
+  });
+});
+
+describe('a value of a known attribute that is not what it should be is refused, not dropped', () => {
+  const users = async () => (await scim('GET', '/Users?count=1000')).json.totalResults as number;
+
+  test('active that is not true or false: 400 invalidValue on POST, PUT and PATCH', async () => {
+    const before = await users();
+    for (const active of ['maybe', 1]) {
+      const res = await scim('POST', '/Users', scimUser(`active-${active}`, { active }));
+      expectScimError(res, 400);
+      expect([res.json.scimType, res.json.detail]).toEqual([
+        'invalidValue',
+        expect.stringContaining('active'),
+      ]);
+    }
+    expect(await users()).toBe(before);
+    const id = (await scim('POST', '/Users', scimUser('active-ok'))).json.id;
+    const put = await scim('PUT', `/Users/${id}`, scimUser('active-ok', { active: 'nope' }));
+    expectScimError(put, 400);
+    for (const value of ['nope', 1, null]) {
+      const res = await scim(
+        'PATCH',
+        `/Users/${id}`,
+        patch({ op: 'Replace', path: 'active', value }),
+      );
+      expectScimError(res, 400);
+      expect(res.json.scimType).toBe('invalidValue');
+    }
+    expect((await scim('GET', `/Users/${id}`)).json.active).toBe(true);
+  });
+
+  test('a multi-valued attribute that is not a list: 400 invalidValue; the email is kept', async () => {
+    const res = await scim('POST', '/Users', scimUser('emails-string', { emails: 'e@x.com' }));
+    expectScimError(res, 400);
+    expect([res.json.scimType, res.json.detail]).toEqual([
+      'invalidValue',
+      expect.stringContaining('emails'),
+    ]);
+    const id = (await scim('POST', '/Users', scimUser('emails-kept'))).json.id;
+    const replaced = await scim(
+      'PATCH',
+      `/Users/${id}`,
+      patch({ op: 'replace', path: 'emails', value: 'other@example.com' }),
+    );
+    expectScimError(replaced, 400);
+    expect((await scim('GET', `/Users/${id}`)).json.emails[0].value).toBe(
+      'useremails-kept@example.com',
+    );
+  });
+
+  test('Add of a new work email replaces the one there is (one per type)', async () => {
+    const id = (await scim('POST', '/Users', scimUser('add-email'))).json.id;
+    const res = await scim(
+      'PATCH',
+      `/Users/${id}`,
+      patch({
+        op: 'Add',
+        path: 'emails',
+        value: [{ type: 'work', value: 'new-work@example.com', primary: true }],
+      }),
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.emails).toEqual([
+      { type: 'work', value: 'new-work@example.com', primary: true },
+    ]);
+  });
+
+  test('a pathless op whose keys are filtered paths (as Entra sends them) applies them', async () => {
+    const id = (await scim('POST', '/Users', scimUser('pathless-filter'))).json.id;
+    const res = await scim(
+      'PATCH',
+      `/Users/${id}`,
+      patch({
+        op: 'Add',
+        value: { 'emails[type eq "work"].value': 'filtered@example.com', 'name.givenName': 'Pat' },
+      }),
+    );
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.emails[0].value).toBe('filtered@example.com');
+    expect(res.json.name.givenName).toBe('Pat');
   });
 });
