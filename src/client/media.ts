@@ -3,6 +3,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { Readable } from 'node:stream';
+import { safeFileName } from '../contract/file-name.js';
 import type { Medium, MediumType, Page } from '../contract/medium.js';
 import type { MediaMetaData } from '../contract/schemas.js';
 import { cdnAuthRefusal } from './cdn-auth.js';
@@ -73,6 +74,13 @@ export async function deleteMedium(http: HttpClient, id: string): Promise<void> 
 }
 
 /**
+ * The name an upload of `path` sends: as the service would store it (no directories, control or
+ * bidi characters), so a control character cannot break the part's header, and
+ * `--skip-existing` compares the name that is stored.
+ */
+export const uploadFileName = (path: string) => safeFileName(basename(path), { fallback: 'file' });
+
+/**
  * POST /media: streams the file from disk as multipart/form-data (`metaData` = `{type}`, then
  * `file`), never holding it in memory. Retried only on 429 or connection refused, when the
  * file is re-read from the start.
@@ -80,7 +88,7 @@ export async function deleteMedium(http: HttpClient, id: string): Promise<void> 
 export async function uploadMedium(http: HttpClient, opts: UploadOptions): Promise<Medium> {
   const info = await stat(opts.filePath);
   if (!info.isFile()) throw new Error(`${opts.filePath} is not a regular file`);
-  const fileName = opts.fileName ?? basename(opts.filePath);
+  const fileName = uploadFileName(opts.fileName ?? opts.filePath);
   const [guessedType, contentType] = guessMediumType(fileName);
   const body = multipartBody(
     [

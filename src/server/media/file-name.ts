@@ -6,7 +6,10 @@ import { safeFileName } from '../../contract/file-name.js';
  * @param format the sniffed format, used for the fallback name (`file.png`)
  */
 export function sanitizeFileName(raw: string | undefined, format: string): string {
-  return safeFileName(raw ?? '', {
+  // Browsers (WHATWG's form encoding) and the CLI send `"`, CR and LF in a part's file name
+  // percent-encoded, and busboy hands them on as they came.
+  const sent = (raw ?? '').replace(/%22/g, '"').replace(/%0D/gi, '\r').replace(/%0A/gi, '\n');
+  return safeFileName(sent, {
     fallback: format && format !== 'bin' ? `file.${format}` : 'file',
   });
 }

@@ -5,11 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ApiClient } from '../../../client/index.js';
-import { safeFileName } from '../../../contract/file-name.js';
+import { uploadFileName } from '../../../client/media.js';
 import type { Medium } from '../../../contract/medium.js';
 import type { UploadTask } from './upload-run.js';
 
@@ -28,7 +27,7 @@ export async function findExisting(
 ): Promise<Map<string, Medium>> {
   const wanted = new Map<string, UploadTask[]>();
   for (const task of tasks) {
-    const name = safeFileName(basename(task.name), { fallback: basename(task.name) });
+    const name = uploadFileName(task.name);
     const key = keyOf(name, task.size);
     wanted.set(key, [...(wanted.get(key) ?? []), task]);
   }

@@ -42,6 +42,20 @@ describe('media upload --skip-existing', () => {
     expect(await total()).toBe(before);
   });
 
+  it('names with quotes, non-ASCII and control characters: stored as sent (less the controls), skipped on a re-run', async () => {
+    const quoted = file('a b ü "q".txt', 'quoted\n');
+    const escaped = file('evil\u001b[31m.txt', 'escaped\n');
+    const first = await srv.run(['media', 'upload', quoted, escaped]);
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout).map((m: { fileName: string }) => m.fileName)).toEqual([
+      'a b ü "q".txt',
+      'evil[31m.txt',
+    ]);
+    const again = await srv.run(['media', 'upload', '--skip-existing', quoted, escaped]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/0 uploaded, 2 skipped, 0 failed/);
+  });
+
   it('same name and size but other bytes: uploaded; only that candidate was downloaded', async () => {
     const path = file('changed.txt', 'version 1\n');
     expect((await srv.run(['media', 'upload', path])).exitCode).toBe(0);
