@@ -68,8 +68,9 @@ export interface ImportHooks {
   onPlan?: (plan: Plan) => void;
   progress?: (total: number) => Progress;
   /**
-   * Before the first row is sent, when the plan creates users: the fields every new user has a
-   * column for, so the caller can see to what the service requires (role and locale).
+   * Before the first row is sent (a dry run: before its plan is shown), when the plan creates
+   * users: the fields every new user has a column for, so the caller can see to what the
+   * service requires (role and locale).
    */
   beforeCreates?: (fields: string[]) => Promise<void>;
   /** A real run, right before the first row is sent (after beforeCreates): record the run. */
@@ -266,8 +267,11 @@ async function planAndApply(
       snapshot,
       planOptions,
     );
+  const newUserFields = () => columns.fields.filter((f): f is string => f !== null);
   try {
     if (opts.dryRun) {
+      // What the run would refuse (or ask) before its first create, the dry run does too.
+      if (plan.counts.create > 0) await hooks.beforeCreates?.(newUserFields());
       if (report || hooks.onPlannedRow) {
         const emit = async (r: PlannedRow, row?: number) => {
           report?.write({ ...r, ...(row ? { row } : {}), status: 'planned' });
@@ -294,9 +298,7 @@ async function planAndApply(
         );
       }
     }
-    if (plan.counts.create > 0) {
-      await hooks.beforeCreates?.(columns.fields.filter((f): f is string => f !== null));
-    }
+    if (plan.counts.create > 0) await hooks.beforeCreates?.(newUserFields());
     await hooks.beforeSending?.();
     // What is sent is counted as it completes; what the plan settled is counted already.
     Object.assign(summary, { created: 0, updated: 0, deactivated: 0, invitations: 0 });

@@ -130,6 +130,9 @@ describe('the CLI against the real platform (serve --like-platform)', () => {
     const refused = await srv.run(['users', 'import', bare, '--no-send-mail'], { env });
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain('the service requires a role and a locale for new users');
+    // A dry run's outcome is the run's: refused alike, not a plan of creates that cannot happen.
+    const dry = await srv.run(['users', 'import', bare, '--dry-run'], { env });
+    expect([dry.exitCode, dry.stderr]).toEqual([2, refused.stderr]);
     const withColumns = join(dir, 'columns.csv');
     writeFileSync(
       withColumns,
