@@ -118,10 +118,14 @@ function captured(layer: RouteLayer): Middleware<AppState> {
     routed.captures = layer.captures(ctx.path);
     routed.request.params = layer.params(ctx.path, routed.captures, routed.params);
     routed.params = routed.request.params;
-    routed.routerPath = layer.path;
-    routed.routerName = layer.name || undefined;
-    routed._matchedRoute = layer.path;
-    if (layer.name) routed._matchedRouteName = layer.name;
+    // A middleware layer (`use`, no methods) keeps the route's pattern, set before the chain:
+    // what it refuses (401, 429) is counted under the route, not under its `(?:\/|$)`.
+    if (layer.methods.length > 0) {
+      routed.routerPath = layer.path;
+      routed.routerName = layer.name || undefined;
+      routed._matchedRoute = layer.path;
+      if (layer.name) routed._matchedRouteName = layer.name;
+    }
     return next();
   };
 }

@@ -38,6 +38,8 @@ test('requests are counted by route pattern and status, with latency, uploads an
   await s.req('GET', '/api/users/someone-1');
   await s.req('GET', '/api/users/someone-2');
   await s.req('GET', `/api/${'x'.repeat(50)}`);
+  // Refused by a middleware before the route's own (no token: 401): still the route's pattern.
+  await s.req('GET', '/api/users/someone-3', { token: null });
   expect((await upload(s, Buffer.from('hello'), 'hello.txt')).status).toBe(200);
   const r = await scrape(TOKEN);
   expect(r.status).toBe(200);
@@ -49,6 +51,10 @@ test('requests are counted by route pattern and status, with latency, uploads an
     /roster_http_requests_total\{route="unmatched",method="GET",status="404"\} 1/,
   );
   expect(r.text).not.toContain('someone-1');
+  expect(r.text).toMatch(
+    /roster_http_requests_total\{route="\/api\/users\/:userId",method="GET",status="401"\} 1/,
+  );
+  expect(r.text).not.toMatch(/route="[^"/u]/);
   expect(r.text).toMatch(
     /roster_http_request_duration_seconds_bucket\{le="0.1",route="\/api\/media"/,
   );
