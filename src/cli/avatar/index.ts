@@ -6,7 +6,7 @@
 
 import type { AvatarImageName } from './file-name.js';
 import { openPhoto } from './photo.js';
-import { type RenderedImage, renderAvatar } from './render.js';
+import { probePhoto, type RenderedImage, renderAvatar } from './render.js';
 
 export { PhotoError, type PhotoProblem } from './errors.js';
 export { type AvatarImageName, avatarFileName, hashInFileName } from './file-name.js';
@@ -17,6 +17,25 @@ export interface AvatarFiles {
   /** The first 16 hex digits of the photo's SHA-256 (also in every file name). */
   hash: string;
   images: Record<AvatarImageName, RenderedImage>;
+}
+
+/**
+ * What a dry run knows of a photo without rendering it: opened as the run opens it (its size,
+ * HEIC and BMP decoded) and its header read as the render reads it. A photo that is no image
+ * or has too many pixels fails as in the run; damage past the header shows in the run only.
+ * Resolves with the photo's hash.
+ */
+export async function checkPhoto(
+  photoPath: string,
+  opts: { env?: NodeJS.ProcessEnv; hash?: string } = {},
+): Promise<string> {
+  const photo = await openPhoto(photoPath, opts.env, opts.hash);
+  try {
+    await probePhoto(photo.readable, photoPath);
+    return photo.hash;
+  } finally {
+    await photo.dispose();
+  }
 }
 
 export async function makeAvatar(

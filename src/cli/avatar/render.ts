@@ -45,16 +45,17 @@ export interface RenderedImage {
   mimeType: 'image/jpeg' | 'image/png';
 }
 
+const tooManyPixels = (file: string) =>
+  new PhotoError(
+    file,
+    'too-many-pixels',
+    `has more than ${MAX_PHOTO_PIXELS / 1_000_000} megapixels (a decompression bomb, or a panorama to scale down first)`,
+  );
+
 /** sharp's and libvips' messages, as the reason a photo failed. */
 function problemOf(file: string, err: unknown): PhotoError {
   const why = err instanceof Error ? err.message : String(err);
-  if (/pixel limit/i.test(why)) {
-    return new PhotoError(
-      file,
-      'too-many-pixels',
-      `has more than ${MAX_PHOTO_PIXELS / 1_000_000} megapixels (a decompression bomb, or a panorama to scale down first)`,
-    );
-  }
+  if (/pixel limit/i.test(why)) return tooManyPixels(file);
   if (/unsupported image format|bad seek|not a known file format/i.test(why)) {
     return new PhotoError(
       file,
@@ -63,6 +64,19 @@ function problemOf(file: string, err: unknown): PhotoError {
     );
   }
   return new PhotoError(file, 'broken', `is damaged or truncated (${why.split('\n')[0]})`);
+}
+
+/**
+ * What can be known of `readable` from its header alone, as the render would find it: that it
+ * is an image sharp decodes, within the pixel limit. Throws the render's PhotoError otherwise.
+ */
+export async function probePhoto(readable: string, file = readable): Promise<void> {
+  const meta = await sharp(readable, { limitInputPixels: false })
+    .metadata()
+    .catch((err: unknown) => {
+      throw problemOf(file, err);
+    });
+  if ((meta.width ?? 0) * (meta.height ?? 0) > MAX_PHOTO_PIXELS) throw tooManyPixels(file);
 }
 
 /** Runs `job` after every job queued before it has settled: one photo in libvips at a time. */

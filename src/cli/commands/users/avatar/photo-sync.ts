@@ -6,7 +6,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import type { UserV3 } from '../../../../contract/user.js';
-import { hashPhoto, PhotoError } from '../../../avatar/index.js';
+import { checkPhoto, hashPhoto, PhotoError } from '../../../avatar/index.js';
 import type { Deps } from '../../../context.js';
 import { CliError, EXIT, firstLine } from '../../../errors.js';
 import { paintErr } from '../../../output/style.js';
@@ -121,8 +121,11 @@ export async function syncPhotos(
     const base = { ...who(user), photo };
     try {
       if (opts.dryRun) {
-        const same = avatarHashOf(user.profile.avatar) === (await hashPhoto(photo));
-        return { ...base, result: same ? 'unchanged' : 'would set' };
+        const hash = await hashPhoto(photo);
+        if (avatarHashOf(user.profile.avatar) === hash) return { ...base, result: 'unchanged' };
+        // Read as the run would read it: a photo the run would fail fails here too.
+        await checkPhoto(photo, { env: session.env, hash });
+        return { ...base, result: 'would set' };
       }
       const change = await setAvatar(session, user.id, photo, { user });
       return { ...base, result: change.result === 'unchanged' ? 'unchanged' : 'set' };

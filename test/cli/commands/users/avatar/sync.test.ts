@@ -56,6 +56,18 @@ describe('users avatar sync', () => {
     expect(await mediaCount()).toBe(0);
   });
 
+  it('--dry-run reads each photo it would set: one that is no image fails as in the run', async () => {
+    const { paths } = await makePhotos();
+    const other = mkdtempSync(join(srv.dataDir, 'photos-dry-'));
+    copyFileSync(paths.phone, join(other, 'ann@example.com.jpg'));
+    copyFileSync(paths.text, join(other, 'e-2.jpg')); // a text file under a photo's name
+    const r = await srv.run(['users', 'avatar', 'sync', other, '--dry-run']);
+    expect(r.exitCode, r.stderr).toBe(5);
+    expect(byUser(r.stdout)).toEqual({ [ids.ann!]: 'would set', [ids.bob!]: 'failed' });
+    expect(r.stderr).toContain(`${join(other, 'e-2.jpg')}: is not an image Roster reads`);
+    expect(await mediaCount()).toBe(0);
+  });
+
   it('sets the matched avatars, names the broken photo and the unmatched one: exit 5', async () => {
     const report = join(srv.dataDir, 'report.json');
     const r = await srv.run(['users', 'avatar', 'sync', dir, '--report', report]);
