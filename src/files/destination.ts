@@ -69,6 +69,11 @@ const tempBeside = (path: string) =>
 export interface WholeOptions {
   /** The new file's mode (default 0o644 less the umask; 0o600 for anything with secrets). */
   mode?: number;
+  /**
+   * The new content is on disk before it replaces the old (fsync, then rename): for a file
+   * that replaces one whose content must survive a crash either way (a report being resumed).
+   */
+  durable?: boolean;
 }
 
 /**
@@ -123,10 +128,14 @@ export function checkWritable(path: string): void {
 }
 
 /** `writeWhole` for text already in memory. */
-export function writeWholeSync(path: string, text: string, { mode }: WholeOptions = {}): void {
+export function writeWholeSync(
+  path: string,
+  text: string,
+  { mode, durable = false }: WholeOptions = {},
+): void {
   const temp = tempBeside(path);
   try {
-    writeFileSync(temp, text, { flag: 'wx', mode });
+    writeFileSync(temp, text, { flag: 'wx', mode, flush: durable });
     renameSync(temp, path);
   } catch (err) {
     rmSync(temp, { force: true });

@@ -8,6 +8,7 @@ import {
   existsSync,
   fstatSync,
   fsyncSync,
+  ftruncateSync,
   openSync,
   readFileSync,
   readSync,
@@ -63,10 +64,17 @@ function firstLine(fd: number): string {
   return head.subarray(0, n).toString('utf8').split(/\r?\n/)[0]!.trim();
 }
 
-function endsWithNewline(fd: number, size: number): boolean {
-  const last = Buffer.alloc(1);
-  readSync(fd, last, 0, 1, size - 1);
-  return last[0] === 0x0a;
+/** Where the file's last whole line ends (0: it has none), read back from its end. */
+function endOfLastLine(fd: number, size: number): number {
+  const chunk = Buffer.alloc(64 * 1024);
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - chunk.length);
+    readSync(fd, chunk, 0, end - start, start);
+    const at = chunk.subarray(0, end - start).lastIndexOf(0x0a);
+    if (at >= 0) return start + at + 1;
+    end = start;
+  }
+  return 0;
 }
 
 export class ReportWriter {
@@ -87,10 +95,14 @@ export class ReportWriter {
     let fd: number | undefined;
     try {
       fd = openSync(path, append ? 'a+' : 'w', 0o600);
-      const size = fstatSync(fd).size;
+      // A line a kill cut short goes: its row is not done (readDone drops it too), and kept, it
+      // would be a line of its own that names a row.
+      let size = fstatSync(fd).size;
+      const whole = size > 0 ? endOfLastLine(fd, size) : 0;
+      if (whole < size) ftruncateSync(fd, whole);
+      size = whole;
       const old = size > 0 && firstLine(fd) === OLD_COLUMNS;
       if (size === 0) writeSync(fd, stringify([[...REPORT_COLUMNS, ...(plan ? ['changes'] : [])]]));
-      else if (!endsWithNewline(fd, size)) writeSync(fd, '\n'); // a line cut short by a kill
       return new ReportWriter(fd, path, old, plan, size > 0);
     } catch (err) {
       // A report this run made and could not even head is removed: nothing half-written.
@@ -145,11 +157,15 @@ function compact(path: string) {
     }) as string[][];
     const last = new Map<string, string[]>();
     lines.forEach((cells, i) => {
-      const [row, , key, action] = cells;
-      last.set(row ? `row ${row}` : key ? `${action} ${key}` : `line ${i}`, cells);
+      const [row, , key, action, , status] = cells;
+      const whole = status === 'ok' || status === 'failed';
+      last.set(
+        whole && row ? `row ${row}` : whole && key ? `${action} ${key}` : `line ${i}`,
+        cells,
+      );
     });
     if (header && last.size < lines.length) {
-      writeWholeSync(path, stringify([header, ...last.values()]), { mode: 0o600 });
+      writeWholeSync(path, stringify([header, ...last.values()]), { mode: 0o600, durable: true });
     }
   } catch {
     // Not compacted (the disk filled, say): the report as written is whole, and resumes alike.

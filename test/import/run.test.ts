@@ -279,6 +279,24 @@ describe('importCsv', () => {
       ['3', '4', 'E-3', 'create', 'ok'],
     ]);
   });
+  it('--resume after a kill cut the last line short: the fragment goes, no finished row is lost', async () => {
+    const report = tempCsv(
+      'row,line,key,action,id,status,error\n1,2,E-1,create,x,ok,\n2,3,E-2,create,,failed,boom\n1',
+      'cut.csv',
+    );
+    expect((await run({ resume: report }, PEOPLE)).summary).toMatchObject({
+      skipped: 1,
+      created: 2,
+    });
+    const lines = readFileSync(report, 'utf8').split('\n');
+    expect(lines.slice(1, 4).map((l) => l.split(',').slice(0, 6).join(','))).toEqual([
+      '1,2,E-1,create,x,ok',
+      expect.stringMatching(/^2,3,E-2,create,\w+,ok$/),
+      expect.stringMatching(/^3,4,E-3,create,\w+,ok$/),
+    ]);
+    expect(lines.slice(4)).toEqual(['']);
+  });
+
   it('--resume with another --report writes a complete report there', async () => {
     const old = tempCsv('row,line,key,action,id,status,error\n1,2,E-1,create,u1,ok,\n', 'old.csv');
     const report = tempCsv('', 'new-report.csv');
