@@ -71,8 +71,10 @@ export function prop(o: unknown, name: string): unknown {
 function entryOf(list: unknown, type: string, attr: string): Obj | undefined {
   if (!Array.isArray(list)) return undefined;
   const entries = list.filter(isObject);
-  // The last of a type: an `add` to the attribute appends its entry after the one there was.
-  const typed = entries.findLast((e) => String(prop(e, 'type') ?? '').toLowerCase() === type);
+  // Of several of a type, the last marked primary, else the last: an `add` to the attribute
+  // appends its entry after the one there was, and a secondary alias must not take its place.
+  const ofType = entries.filter((e) => String(prop(e, 'type') ?? '').toLowerCase() === type);
+  const typed = ofType.findLast((e) => prop(e, 'primary') === true) ?? ofType.at(-1);
   if (typed) return typed;
   const first = SCIM_FIELDS.find((m) => m.path.attr === attr && m.path.type)?.path.type;
   if (first !== type) return undefined;
@@ -146,7 +148,7 @@ export function shapeProblem(resource: unknown): string | undefined {
   for (const { urn, attr } of MULTI_VALUED) {
     const value = prop(urn ? prop(resource, urn) : resource, attr);
     if (value != null && !(Array.isArray(value) && value.every(isObject))) {
-      return `${attr} must be a list of values with a type, e.g. [{"type": "work", "value": "…"}]`;
+      return `${attr} must be a list of objects, e.g. [{"type": "work", "value": "…"}]`;
     }
   }
   const active = prop(resource, 'active');

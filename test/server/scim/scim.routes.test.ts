@@ -527,6 +527,23 @@ describe('a value of a known attribute that is not what it should be is refused,
     ]);
   });
 
+  test('of two work emails the primary one is the login email; a non-primary alias added changes nothing', async () => {
+    const two = [
+      { type: 'work', value: 'primary@example.com', primary: true },
+      { type: 'work', value: 'alias@example.com' },
+    ];
+    const created = await scim('POST', '/Users', scimUser('two-work', { emails: two }));
+    expect(created.status, created.text).toBe(201);
+    expect(created.json.emails[0].value).toBe('primary@example.com');
+    const alias = await scim(
+      'PATCH',
+      `/Users/${created.json.id}`,
+      patch({ op: 'add', path: 'emails', value: [{ type: 'work', value: 'other@example.com' }] }),
+    );
+    expect(alias.status, alias.text).toBe(200);
+    expect(alias.json.emails[0].value).toBe('primary@example.com');
+  });
+
   test('a pathless op whose keys are filtered paths (as Entra sends them) applies them', async () => {
     const id = (await scim('POST', '/Users', scimUser('pathless-filter'))).json.id;
     const res = await scim(
