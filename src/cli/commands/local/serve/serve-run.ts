@@ -145,6 +145,29 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     log: (line) => note(io, line),
   });
 
+  /** Makes the first admin on an empty store, then saves and prints the profile. */
+  const announce = async (port: number) => {
+    const created = await store.bootstrap();
+    const baseUrl = localBaseUrl(opts.host, port);
+    const config = await openConfig(env);
+    const profile = await saveServeProfile(config, {
+      dataDir,
+      baseUrl,
+      port,
+      newToken: created?.adminToken,
+      authenticates: async (token) => (await store.tokens.authenticate(token)) !== undefined,
+    });
+    announceProfile(io, profile, {
+      configPath: config.path,
+      created: created !== undefined,
+      create: store.policy.sharedDatabase
+        ? 'ROSTER_DATABASE_URL=<the same URL> roster tokens create'
+        : `roster tokens create --data ${dataDir}`,
+      baseUrl,
+    });
+    return baseUrl;
+  };
+
   let running: Awaited<ReturnType<typeof app.listen>>;
   try {
     running = await app.listen(opts.port, opts.host);
@@ -159,25 +182,17 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   // Only once the start-up checks passed and the port is ours: a serve that stops there leaves
   // no admin token behind that nobody was shown. Until then no token exists, so nothing answers
   // but 401; replicas starting at once on an empty database still make one admin (the store's).
-  const created = await store.bootstrap();
-
-  const baseUrl = localBaseUrl(opts.host, running.port);
-  const config = await openConfig(env);
-  const profile = await saveServeProfile(config, {
-    dataDir,
-    baseUrl,
-    port: running.port,
-    newToken: created?.adminToken,
-    authenticates: async (token) => (await store.tokens.authenticate(token)) !== undefined,
-  });
-  announceProfile(io, profile, {
-    configPath: config.path,
-    created: created !== undefined,
-    create: store.policy.sharedDatabase
-      ? 'ROSTER_DATABASE_URL=<the same URL> roster tokens create'
-      : `roster tokens create --data ${dataDir}`,
-    baseUrl,
-  });
+  // Should that or the profile fail (the database gone, the config unwritable), the server that
+  // listens already is stopped with it, not left running behind the error.
+  let baseUrl: string;
+  try {
+    baseUrl = await announce(running.port);
+  } catch (err) {
+    await app.close();
+    await store.close();
+    lock.release();
+    throw err;
+  }
   // Announced last, after the profile is saved: whoever waits for this line can use it.
   lock.describeOwner(baseUrl);
   // Where the data and the media are: the data dir, a database, an object store.
