@@ -3,7 +3,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import type { Readable } from 'node:stream';
-import { safeFileName } from '../contract/file-name.js';
+import { decodeFormName, safeFileName } from '../contract/file-name.js';
 import type { Medium, MediumType, Page } from '../contract/medium.js';
 import type { MediaMetaData } from '../contract/schemas.js';
 import { cdnAuthRefusal } from './cdn-auth.js';
@@ -75,10 +75,12 @@ export async function deleteMedium(http: HttpClient, id: string): Promise<void> 
 
 /**
  * The name an upload of `path` sends: as the service would store it (no directories, control or
- * bidi characters), so a control character cannot break the part's header, and
- * `--skip-existing` compares the name that is stored.
+ * bidi characters; a `%22` in it already read as the quote the service would read), so a
+ * control character cannot break the part's header, and `--skip-existing` compares the name
+ * that is stored.
  */
-export const uploadFileName = (path: string) => safeFileName(basename(path), { fallback: 'file' });
+export const uploadFileName = (path: string) =>
+  safeFileName(decodeFormName(basename(path)), { fallback: 'file' });
 
 /**
  * POST /media: streams the file from disk as multipart/form-data (`metaData` = `{type}`, then

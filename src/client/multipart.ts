@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { encodeFormName } from '../contract/file-name.js';
 
 export interface FieldPart {
   name: string;
@@ -27,9 +28,7 @@ export interface MultipartBody {
 }
 
 /** Quotes a parameter value the way browsers do (WHATWG): `"`, CR and LF percent-encoded. */
-function quoted(value: string): string {
-  return `"${value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A')}"`;
-}
+const quoted = (value: string) => `"${encodeFormName(value)}"`;
 
 export function multipartBody(
   fields: FieldPart[],

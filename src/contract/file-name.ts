@@ -63,3 +63,13 @@ function utf8Prefix(s: string, max: number): number {
   }
   return end;
 }
+
+/**
+ * How a multipart part's header carries `"`, CR and LF in a name: percent-encoded, as browsers
+ * send them (WHATWG's form encoding). The encoding leaves `%` alone, so a name that holds `%22`
+ * itself reads back as a quote: a sender that wants its name kept sends it decoded already.
+ */
+export const encodeFormName = (name: string) =>
+  name.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+export const decodeFormName = (name: string) =>
+  name.replace(/%22/g, '"').replace(/%0D/gi, '\r').replace(/%0A/gi, '\n');

@@ -45,15 +45,18 @@ describe('media upload --skip-existing', () => {
   it('names with quotes, non-ASCII and control characters: stored as sent (less the controls), skipped on a re-run', async () => {
     const quoted = file('a b ü "q".txt', 'quoted\n');
     const escaped = file('evil\u001b[31m.txt', 'escaped\n');
-    const first = await srv.run(['media', 'upload', quoted, escaped]);
+    // WHATWG's form encoding cannot tell a literal %22 from an encoded quote: it reads as one.
+    const percent = file('50%22off.txt', 'percent\n');
+    const first = await srv.run(['media', 'upload', quoted, escaped, percent]);
     expect(first.exitCode, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout).map((m: { fileName: string }) => m.fileName)).toEqual([
       'a b ü "q".txt',
       'evil[31m.txt',
+      '50"off.txt',
     ]);
-    const again = await srv.run(['media', 'upload', '--skip-existing', quoted, escaped]);
+    const again = await srv.run(['media', 'upload', '--skip-existing', quoted, escaped, percent]);
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.stderr).toMatch(/0 uploaded, 2 skipped, 0 failed/);
+    expect(again.stderr).toMatch(/0 uploaded, 3 skipped, 0 failed/);
   });
 
   it('same name and size but other bytes: uploaded; only that candidate was downloaded', async () => {
