@@ -20,6 +20,7 @@ import { type Deps, type GlobalOptions, note, onCleanup } from './context.js';
 import { CliError, EXIT, usageError } from './errors.js';
 import { clientMemoryMode } from './memory.js';
 import { paintErr } from './output/style.js';
+import { addressedProfile } from './profile-name.js';
 import { version } from './version.js';
 
 export interface ClientSettings {
@@ -75,7 +76,7 @@ export async function resolveSettings(
   let profile: Profile | undefined;
   if (needProfile) {
     config = await readConfig();
-    name = explicit ?? config.currentProfile();
+    name = addressedProfile(config, env, globals);
     profile = config.profile(name);
     if (explicit !== undefined && !profile) {
       const known = Object.keys(config.profiles());

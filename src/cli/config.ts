@@ -52,17 +52,6 @@ export interface ConfigView {
   looseMode?: string;
 }
 
-/**
- * The profile a profile command acts on: the one it names, else --profile, else
- * $ROSTER_PROFILE, else the current one (as every API command picks its profile).
- */
-export const addressedProfile = (
-  config: Pick<ConfigView, 'currentProfile'>,
-  env: NodeJS.ProcessEnv,
-  globals: { profile?: string },
-  named?: string,
-): string => named ?? globals.profile ?? env.ROSTER_PROFILE ?? config.currentProfile();
-
 function viewOf(path: string, data: ConfigShape): ConfigView {
   return {
     path,

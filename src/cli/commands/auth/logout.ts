@@ -1,6 +1,7 @@
 /** `roster logout`: forgets a profile's token on this machine (the token stays valid). */
 import type { Command } from 'commander';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
+import { addressedProfile } from '../../profile-name.js';
 import { globalsOf } from '../shared/options.js';
 
 export interface LogoutOptions {
@@ -19,7 +20,7 @@ export function register(program: Command, deps: Deps, runFn = runLogout) {
 }
 
 export async function runLogout(opts: LogoutOptions, deps: Deps): Promise<void> {
-  const { addressedProfile, openConfig } = await import('../../config.js');
+  const { openConfig } = await import('../../config.js');
   const config = await openConfig(deps.env);
   const name = addressedProfile(config, deps.env, opts.globals);
   if (config.removeProfile(name)) {

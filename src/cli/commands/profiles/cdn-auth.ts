@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
+import { addressedProfile } from '../../profile-name.js';
 import { globalsOf } from '../shared/options.js';
 
 export function register(profiles: Command, deps: Deps, runFn = runCdnAuth) {
@@ -36,7 +37,7 @@ export async function runCdnAuth(
   } catch (err) {
     throw usageError((err as Error).message);
   }
-  const { addressedProfile, openConfig } = await import('../../config.js');
+  const { openConfig } = await import('../../config.js');
   const config = await openConfig(deps.env);
   const name = addressedProfile(config, deps.env, opts.globals);
   const profile = config.profile(name);

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
+import { addressedProfile } from '../../profile-name.js';
 import { globalsOf } from '../shared/options.js';
 
 export interface ProfileSetOptions {
@@ -52,6 +53,10 @@ export async function checkUserDefaults(d: { role?: string; locale?: string }) {
 }
 
 export async function runSet(opts: ProfileSetOptions, deps: Deps): Promise<void> {
+  const flag = opts.globals.profile;
+  if (opts.name !== undefined && flag !== undefined && flag !== opts.name) {
+    throw usageError(`profiles set ${opts.name} --profile ${flag}: name one profile, not two`);
+  }
   if (opts.role === undefined && opts.locale === undefined) {
     throw usageError('nothing to set: give --role and/or --locale (or --no-role, --no-locale)');
   }
@@ -59,7 +64,7 @@ export async function runSet(opts: ProfileSetOptions, deps: Deps): Promise<void>
     role: opts.role === false ? undefined : opts.role,
     locale: opts.locale === false ? undefined : opts.locale,
   });
-  const { addressedProfile, openConfig } = await import('../../config.js');
+  const { openConfig } = await import('../../config.js');
   const config = await openConfig(deps.env);
   const name = addressedProfile(config, deps.env, opts.globals, opts.name);
   const profile = config.profile(name);

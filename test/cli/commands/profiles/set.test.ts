@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { cliWith } from '../../../helpers/cli-run.js';
+import { cliWith, startCliServed } from '../../../helpers/cli-run.js';
 import { scratch } from '../../../helpers/scratch.js';
 
 const dirs = scratch();
@@ -44,5 +44,43 @@ test('the profile named, else --profile, else ROSTER_PROFILE, else the current o
       [changed]: ['reader', 'de_DE'],
       [other]: [undefined, undefined],
     });
+  }
+});
+
+test('a name and another --profile: a usage error, nothing changed', async () => {
+  const { dir, defaults } = configDir();
+  const r = await cliWith({ ROSTER_CONFIG_DIR: dir })([
+    ...['--profile', 'a', 'profiles', 'set', 'b', '--role', 'reader'],
+  ]);
+  expect([r.code, r.stderr]).toEqual([
+    2,
+    expect.stringContaining('profiles set b --profile a: name one profile, not two'),
+  ]);
+  expect(defaults()).toEqual({ a: [undefined, undefined], b: [undefined, undefined] });
+});
+
+test('users invite and import with --profile: the advice names that profile, and as printed it works', async () => {
+  const srv = await startCliServed({ likePlatform: true, vendor: 'staffbase' });
+  dirs.defer(() => srv.close());
+  const login = await srv.run([
+    ...['login', '--base-url', srv.baseUrl, '--token', srv.adminToken, '--profile', 'sb'],
+  ]);
+  expect(login.exitCode, login.stderr).toBe(0);
+  // `local` stays the current profile: the advice must not set its defaults instead.
+  await srv.run(['profiles', 'use', 'local']);
+  const csv = join(dirs.temp('roster-profiles-set-csv-'), 'people.csv');
+  writeFileSync(csv, 'externalId,email\nP-1,p1@example.com\n');
+  const invite = ['--profile', 'sb', 'users', 'invite', '--email', 'i@example.com'];
+  const imported = ['--profile', 'sb', 'users', 'import', csv, '--no-send-mail'];
+  for (const command of [invite, imported]) {
+    const refused = await srv.run(command);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('`roster profiles set sb --role reader --locale de_DE`');
+  }
+  const advice = ['profiles', 'set', 'sb', '--role', 'reader', '--locale', 'de_DE'];
+  expect((await srv.run(advice)).exitCode).toBe(0);
+  for (const command of [invite, imported]) {
+    const r = await srv.run(command);
+    expect(r.exitCode, r.stderr).toBe(0);
   }
 });

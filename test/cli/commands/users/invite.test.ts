@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { inviteBody, register, runInvite } from '../../../../src/cli/commands/users/invite.js';
-import { ensureRequired } from '../../../../src/cli/commands/users/required.js';
 import { fakeIO, parseWith, scriptedPrompter, stubClient, testDeps, user } from '../../helpers.js';
 
 const created = (body: any) => ({
@@ -167,14 +166,6 @@ describe('users invite: run', () => {
     expect(err.message).toBe(
       "the service requires a role and a locale for new users: pass --role and --locale, or set the profile's defaults with `roster profiles set --role reader --locale de_DE`",
     );
-    // With --profile, the advice sets that profile's defaults, not the current one's.
-    const named = await ensureRequired(
-      onService({}, requires).client,
-      { role: false, locale: false },
-      testDeps(fakeIO()),
-      'sb',
-    ).catch((e) => e);
-    expect(named.message).toContain('`roster profiles set sb --role reader --locale de_DE`');
     const locale = await runInvite(
       { email: 'a@x.de', role: 'reader', sendMail: true, globals: {} },
       testDeps(fakeIO(), onService({}, requires).client),

@@ -4,7 +4,8 @@
  * its token may be the only copy there is (two serves on one machine, `--like-platform` beside
  * the usual one), nor one `roster login` made (no data dir: it points where its owner logged in,
  * and the copy of a data dir, restored or moved to PostgreSQL, holds the same tokens). `local`
- * without a data dir, as older serves wrote it, is this data dir's when its token works here.
+ * without a data dir, as older serves wrote it, is this data dir's when its token works here
+ * (a login that chose the name `local` itself is taken for one: the config does not say which).
  */
 import { realpathSync } from 'node:fs';
 import { type Config, DEFAULT_PROFILE, type Profile } from '../../../config.js';
@@ -62,7 +63,7 @@ export async function saveServeProfile(
   // A profile of this data dir whose token no longer works (the data was recreated) is the
   // place for the new token; any other profile is left as it is.
   const stale = own[0]?.[0];
-  const token = input.newToken ?? (await tokenFromAnotherDir(entries, input));
+  const token = input.newToken ?? (await tokenFromAnotherProfile(entries, input));
   if (token === undefined) return { action: 'absent' };
   const name = stale ?? freeName(profiles, input.port);
   config.setProfile(name, { baseUrl: input.baseUrl, token, dataDir });
@@ -81,7 +82,7 @@ export async function saveServeProfile(
  * data dir was restored from a backup, or shares a database. A new profile for this dir gets a
  * copy of it; the other profile is left as it is.
  */
-async function tokenFromAnotherDir(
+async function tokenFromAnotherProfile(
   entries: [string, Profile][],
   input: ServeProfileInput,
 ): Promise<string | undefined> {

@@ -76,9 +76,10 @@ export interface PhotoSyncResult {
 }
 
 /**
- * Sets the avatar of each of `users` that has a photo in the folder (a dry run only compares
- * the photo's hash with the one in the avatar's media names). `users` without an id are users
- * a dry run would create: they can only be named as `would set`.
+ * Sets the avatar of each of `users` that has a photo in the folder (a dry run compares the
+ * photo's hash with the one in the avatar's media names, and reads a changed photo's header as
+ * the run would, uploading nothing). `users` without an id are users a dry run would create:
+ * they can only be named as `would set`.
  */
 export async function syncPhotos(
   photos: Photos,
