@@ -139,6 +139,16 @@ export function describeOption<K extends keyof Shaping>(key: K, value: Shaping[K
   return words.length > 0 ? words.join(' ') : 'not given';
 }
 
+/** The flag of an option, for saying it was not given (`--map` for maps). */
+const flagName = (key: keyof Shaping) =>
+  key === 'maps' ? '--map' : `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/** `with --preset okta`, or `without --sync` where the option was not given. */
+const withOption = <K extends keyof Shaping>(key: K, value: Shaping[K]) => {
+  const given = describeOption(key, value);
+  return given === 'not given' ? `without ${flagName(key)}` : `with ${given}`;
+};
+
 /** The flags that give these options (those at their default are left out). */
 export function flagsOf(options: Shaping): string[] {
   return (Object.keys(FLAGS) as (keyof Shaping)[]).flatMap((key) => {
@@ -167,7 +177,7 @@ export function resumedOptions(
       ((was === undefined || was === false) && (now === undefined || now === false));
     if (!same) {
       throw importUsageError(
-        `${describeOption(key, now)}: ${source} with ${describeOption(key, was)}, and is applied as it was made. Leave the option out, or start anew (without --resume or --plan) to import with other options`,
+        `${describeOption(key, now)}: ${source} ${withOption(key, was)}, and is applied as it was made. Leave the option out, or start anew (without --resume or --plan) to import with other options`,
       );
     }
   }

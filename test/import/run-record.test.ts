@@ -56,7 +56,7 @@ describe('resumedOptions', () => {
     [
       'sync',
       { sendMail: false, sync: true },
-      '--sync: the run in run.csv was started with not given',
+      '--sync: the run in run.csv was started without --sync',
     ],
   ] as const)('another value of %s is refused, naming both', (key, given, message) => {
     const attempt = () =>
