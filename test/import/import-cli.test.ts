@@ -320,6 +320,11 @@ describe('users export', () => {
     // `-` is stdout, as for media download (and stdin for import), not a file named `-`.
     const dash = await run(['users', 'export', '--to', '-']);
     expect([dash.stdout, dash.stderr]).toEqual([text, '']);
+    // Another format is refused, not answered in CSV all the same.
+    expect((await run(['users', 'export', '-o', 'csv'])).stdout).toBe(text);
+    const asJson = await run(['users', 'export', '-o', 'json']);
+    expect([asJson.code, asJson.stdout]).toEqual([2, '']);
+    expect(asJson.stderr).toContain('use `roster users list --all -o json`');
     // An existing file is kept unless --force (the rule of media download).
     const again = await run(['users', 'export', '--to', out]);
     expect(again.code).toBe(2);

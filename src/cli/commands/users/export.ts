@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { ListableStatus } from '../../../contract/user.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
-import { CliError } from '../../errors.js';
+import { CliError, usageError } from '../../errors.js';
 import { parseStatuses } from '../../parse.js';
 import { exitCodeOf, onInterrupt } from '../../signals.js';
 import { globalsOf } from '../shared/options.js';
@@ -42,6 +42,12 @@ export function register(users: Command, deps: Deps, runFn = runExport) {
 
 export async function runExport(opts: ExportFlags, deps: Deps) {
   const { io } = deps;
+  const format = opts.globals.output;
+  if (format !== undefined && format !== 'csv') {
+    throw usageError(
+      `-o ${format}: users export writes CSV, in the columns an import reads; for ${format}, use \`roster users list --all -o ${format}\``,
+    );
+  }
   const { apiClient } = await import('../../client.js');
   const { exportUsers, exportToFile } = await import('../../../import/export.js');
   // The same rule as `media download`: an existing file is kept unless --force.
