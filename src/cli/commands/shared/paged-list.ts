@@ -1,6 +1,7 @@
 /**
  * `list` verbs (users, media): one page, or with --all every page streamed as it arrives (a
- * table prints at the end, so a spinner counts meanwhile), then a hint when more pages exist.
+ * table prints at the end, so a spinner counts meanwhile), then a hint on stderr when more
+ * pages exist.
  */
 import type { Page } from '../../../contract/medium.js';
 import { type Deps, note } from '../../context.js';
@@ -50,7 +51,9 @@ export async function runPagedList<T>(
   }
   for (const row of page.data) await out.write(row);
   await out.end();
-  if (view.format === 'table' && shown < page.total) {
+  // Whatever the format: a script piping one page on (`-o ids | … remove -`) must hear that
+  // it got only part (on stderr, beside what it reads).
+  if (shown < page.total) {
     note(
       deps.io,
       `showing ${page.offset + 1}–${shown} of ${page.totalExact === false ? 'more than ' : ''}${page.total}; --all for every page, or --offset ${shown}`,

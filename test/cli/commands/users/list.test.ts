@@ -106,6 +106,14 @@ describe('users list: run', () => {
     expect(fake.err()).toContain('showing 1–1 of 250; --all for every page, or --offset 1');
   });
 
+  it('piped as ids: the ids of the page on stdout, and the same hint on stderr', async () => {
+    const fake = fakeIO();
+    const stub = stubClient({ listUsers: async () => page([user()], 250) });
+    await runList({ globals: { output: 'ids' } }, testDeps(fake, stub.client));
+    expect(fake.out()).toBe(`${user().id}\n`);
+    expect(fake.err()).toContain('showing 1–1 of 250; --all for every page, or --offset 1');
+  });
+
   it('on a TTY, a total the service did not count to the end reads as a lower bound', async () => {
     const fake = fakeIO({ tty: true });
     const stub = stubClient({
