@@ -44,15 +44,17 @@ const valuesAt = (user: UserV3, paths: typeof READ_PATHS, values: Values) => {
 };
 
 /**
- * The row's values; cells are trimmed and unquoted (contract/csv-cell), roles lower-cased. Where
- * several columns feed one field, the first non-empty one in the layout's order wins.
+ * The row's values; cells are trimmed and unquoted (contract/csv-cell), composed (NFC: a Mac's
+ * export writes `é` as `e` and an accent, which is the same text and must not read as a change
+ * every night), roles lower-cased. Where several columns feed one field, the first non-empty one
+ * in the layout's order wins.
  */
 export function rowValues(cells: string[], layout: Layout, emptyClears: boolean) {
   const values: Values = {};
   for (const i of layout.order) {
     const field = layout.fields[i];
     if (!field) continue;
-    const cell = fromCsvCell((cells[i] ?? '').trim());
+    const cell = fromCsvCell((cells[i] ?? '').trim()).normalize('NFC');
     if (cell !== '') {
       if (values[field] == null) values[field] = field === 'role' ? cell.toLowerCase() : cell;
     } else if (emptyClears && !CREATE_ONLY.has(field) && !(field in values)) values[field] = null;

@@ -235,6 +235,22 @@ describe('importCsv', () => {
     expect(readdirSync(outbox).filter((f) => f.endsWith('.eml'))).toHaveLength(before + 1);
   });
 
+  it('text decomposed (NFD, as Mac exports write it) is the same text: stored composed, unchanged after', async () => {
+    const composed = 'externalId,email,firstName,lastName\nN-1,n1@example.com,Seán,Núñez\n';
+    const decomposed = composed.normalize('NFD');
+    expect(decomposed).not.toBe(composed);
+    expect((await run({}, decomposed)).summary).toMatchObject({ created: 1 });
+    const [user] = await users();
+    expect([user!.profile.firstName, user!.profile.lastName]).toEqual(['Seán', 'Núñez']);
+    expect(user!.profile.firstName).toBe('Seán'.normalize('NFC'));
+    for (const text of [composed, decomposed]) {
+      expect((await run({ dryRun: true }, text)).summary).toMatchObject({
+        unchanged: 1,
+        updated: 0,
+      });
+    }
+  });
+
   it('stops at an auth failure instead of failing every row', async () => {
     const readOnly = createApiClient({
       baseUrl: `${server.url}/api`,
