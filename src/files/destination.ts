@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -85,6 +85,7 @@ export async function writeWhole<T>(
   write: (out: Writable) => Promise<T>,
   { mode }: WholeOptions = {},
 ): Promise<T> {
+  if (isSpecial(path)) return writeInto(path, write);
   const temp = tempBeside(path);
   const out = createWriteStream(temp, { flags: 'wx', mode });
   // The file's own error is the cause to report, whatever `write` saw of it; and it ends the
@@ -111,6 +112,30 @@ export async function writeWhole<T>(
   }
 }
 
+/** A named pipe, a device or a socket: written into as by `>`, never renamed over. */
+const isSpecial = (path: string) => {
+  const found = statSync(path, { throwIfNoEntry: false });
+  return found !== undefined && !found.isFile() && !found.isDirectory();
+};
+
+/**
+ * Streams into a special file: renamed over, it would be replaced by a plain file (as root,
+ * /dev/null too). What reached it cannot be taken back.
+ */
+async function writeInto<T>(path: string, write: (out: Writable) => Promise<T>): Promise<T> {
+  const out = createWriteStream(path, { flags: 'w' });
+  try {
+    await once(out, 'open');
+    const result = await write(out);
+    out.end();
+    await finished(out);
+    return result;
+  } catch (err) {
+    out.destroy();
+    throw destinationError(path, err);
+  }
+}
+
 /**
  * Whether a file can be made beside `path`, checked by making (and removing) one: for a writer
  * that reports its failures in its own terms (SQLite's backup says "unable to open database
@@ -133,6 +158,14 @@ export function writeWholeSync(
   text: string,
   { mode, durable = false }: WholeOptions = {},
 ): void {
+  if (isSpecial(path)) {
+    try {
+      writeFileSync(path, text);
+    } catch (err) {
+      throw destinationError(path, err);
+    }
+    return;
+  }
   const temp = tempBeside(path);
   try {
     writeFileSync(temp, text, { flag: 'wx', mode, flush: durable });

@@ -3,7 +3,8 @@
  * a real server on a real port (test/e2e/import.test.ts is the spawned journey). Each test works
  * in its own branch, with its own keys.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, lstatSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -320,6 +321,19 @@ describe('users export', () => {
     // `-` is stdout, as for media download (and stdin for import), not a file named `-`.
     const dash = await run(['users', 'export', '--to', '-']);
     expect([dash.stdout, dash.stderr]).toEqual([text, '']);
+    // Into a named pipe: written into it, and it stays a pipe (renamed over, it would not).
+    const fifo = join(dir, 'export.pipe');
+    execFileSync('mkfifo', [fifo]);
+    const piped = new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      createReadStream(fifo)
+        .on('data', (c) => chunks.push(c as Buffer))
+        .on('end', () => resolve(Buffer.concat(chunks).toString()))
+        .on('error', reject);
+    });
+    expect((await run(['users', 'export', '--to', fifo])).code).toBe(0);
+    expect(await piped).toBe(text);
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
     // Another format is refused, not answered in CSV all the same.
     expect((await run(['users', 'export', '-o', 'csv'])).stdout).toBe(text);
     const asJson = await run(['users', 'export', '-o', 'json']);

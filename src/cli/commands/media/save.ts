@@ -31,6 +31,8 @@ export async function targetPath(to: string | undefined, name: string, force?: b
   }
   const existing = target === to ? found : await exists(target);
   if (existing?.isDirectory()) throw new DestinationError(target, 'it is a directory');
+  // A pipe, a device or a socket is written into, as by `>`: there is no file to clobber.
+  if (existing && !existing.isFile()) return target;
   if (!existing && !(await exists(dirname(target)))?.isDirectory()) {
     throw new DestinationError(target, `the directory ${dirname(target)} does not exist`);
   }
@@ -64,7 +66,7 @@ export function capAt(
 /**
  * Streams `open()` into a temp file beside `target`, checks the byte count, then moves it into
  * place: with `force` by rename (atomic replace), else by link (fails if the target appeared
- * meanwhile, so nothing is clobbered). `cleanup` registers the temp file's removal for an exit
+ * meanwhile, so nothing is clobbered). A special file (pipe, device) is written into instead. `cleanup` registers the temp file's removal for an exit
  * in between (Ctrl-C). Returns the bytes written.
  */
 export async function saveStream(
@@ -73,6 +75,8 @@ export async function saveStream(
   opts: { force?: boolean; expectedBytes?: number; onProgress?: (bytes: number) => void },
   cleanup: (fn: () => void) => void,
 ): Promise<number> {
+  const found = await exists(target);
+  if (found && !found.isFile()) return writeInto(open, target, opts);
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.part`);
   cleanup(() => rmSync(temp, { force: true }));
   let bytes = 0;
@@ -103,6 +107,39 @@ export async function saveStream(
   } finally {
     await rm(temp, { force: true });
   }
+}
+
+/**
+ * Streams into a special file (a named pipe, a device): renamed over, it would be replaced by a
+ * plain file, which as root takes /dev/null with it. What reached it cannot be taken back, so a
+ * short download is an error after the fact.
+ */
+async function writeInto(
+  open: () => Promise<Readable>,
+  target: string,
+  opts: { expectedBytes?: number; onProgress?: (bytes: number) => void },
+): Promise<number> {
+  let bytes = 0;
+  const count = capAt(
+    opts.expectedBytes,
+    (n) => {
+      bytes = n;
+      opts.onProgress?.(n);
+    },
+    `the rest was not written to ${target}`,
+  );
+  const source = await open();
+  try {
+    await pipeline(source, count, createWriteStream(target, { flags: 'w' }));
+  } catch (err) {
+    throw destinationError(target, err);
+  }
+  if (opts.expectedBytes !== undefined && bytes !== opts.expectedBytes) {
+    throw new CliError(
+      `the download ended after ${bytes} of ${opts.expectedBytes} bytes, all of which went to ${target}; try again`,
+    );
+  }
+  return bytes;
 }
 
 async function linkNoClobber(temp: string, target: string) {

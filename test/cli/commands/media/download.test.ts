@@ -1,4 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  createReadStream,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -55,6 +64,23 @@ describe('media download: run', () => {
     expect(r.fake.err()).toContain(`saved notes.txt (5 B) to ${join(dir, 'notes.txt')}`);
     expect(r.fake.err()).toContain('notes.txt');
     expect(r.stub.calls.map((c) => c.method)).toEqual(['getMedium', 'downloadUrl']);
+  });
+
+  it('into a named pipe: written into it (no --force needed), and it stays a pipe', async () => {
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const reader = new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      createReadStream(fifo)
+        .on('data', (c) => chunks.push(c as Buffer))
+        .on('end', () => resolve(Buffer.concat(chunks).toString()))
+        .on('error', reject);
+    });
+    const r = await download(m, content, { to: fifo });
+    expect(r.err).toBeUndefined();
+    expect(await reader).toBe('hello');
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(readdirSync(dir)).toEqual(['pipe']);
   });
 
   it('the default name is sanitised', async () => {
