@@ -3,7 +3,7 @@
  * one-line messages; commands throw, they never exit.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { DestinationError } from '../files/destination.js';
+import { DestinationError, destinationError } from '../files/destination.js';
 import { ImportError } from '../import/errors.js';
 import { addExamples } from './commands/examples.js';
 import { ALL, COMMANDS, commandsFor } from './commands/index.js';
@@ -195,10 +195,17 @@ export async function run(argv: string[], deps: Deps): Promise<ExitCode> {
 export function closedPipeHandler(
   exit: (code: number) => void,
   decided: () => number | string | null | undefined = () => process.exitCode,
+  report: (line: string) => void = (line) => process.stderr.write(line),
 ) {
   return (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-    exit(Number(decided() ?? EXIT.ok));
+    if (err.code === 'EPIPE') return exit(Number(decided() ?? EXIT.ok));
+    // Any other failure of stdout (`> /dev/full`, an I/O error) is the command's failure: one
+    // line that names it, not an uncaught error with a stack through the bundle.
+    const known = destinationError('standard output', err);
+    report(
+      `error: ${known instanceof DestinationError ? known.message : `cannot write standard output: ${err.message}`}\n`,
+    );
+    exit(EXIT.error);
   };
 }
 

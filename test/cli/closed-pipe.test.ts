@@ -16,10 +16,14 @@ const closedStdout = (code = 'EPIPE') =>
   });
 
 /** Writes to a closed stdout carrying the handler; resolves with the exit code it chose. */
-function exitOnWrite(decided: () => number | undefined, code?: string) {
+function exitOnWrite(
+  decided: () => number | undefined,
+  code?: string,
+  report: (line: string) => void = () => {},
+) {
   return new Promise<number>((resolve, reject) => {
     const stdout = closedStdout(code);
-    const handler = closedPipeHandler(resolve, decided);
+    const handler = closedPipeHandler(resolve, decided, report);
     stdout.on('error', (err) => {
       try {
         handler(err);
@@ -41,7 +45,25 @@ describe('a closed stdout', () => {
     expect(await exitOnWrite(() => 0)).toBe(0);
   });
 
-  it('any other stream error is not swallowed', async () => {
-    await expect(exitOnWrite(() => undefined, 'EIO')).rejects.toMatchObject({ code: 'EIO' });
+  it('any other failure (a full disk, an I/O error) is one line naming it and exit 1', async () => {
+    const lines: string[] = [];
+    expect(
+      await exitOnWrite(
+        () => 0,
+        'ENOSPC',
+        (l) => void lines.push(l),
+      ),
+    ).toBe(1);
+    expect(
+      await exitOnWrite(
+        () => undefined,
+        'EIO',
+        (l) => void lines.push(l),
+      ),
+    ).toBe(1);
+    expect(lines).toEqual([
+      'error: cannot write standard output: no space left on the device\n',
+      'error: cannot write standard output: write EIO\n',
+    ]);
   });
 });
