@@ -1,7 +1,7 @@
 /**
- * A 401 is either a token the service does not know or one without the permission this
- * request needs: the interface and the platform answer some missing permissions with 401. One
- * more request tells them apart: `GET /api/branch`, which any valid token may ask.
+ * A missing permission comes as a 403 or, for some requests on the interface and the platform,
+ * as a 401, which is otherwise a token the service does not know. One more request tells those
+ * apart: `GET /api/branch`, which any valid token may ask.
  */
 import { scopeNeededBy } from '../contract/scopes.js';
 import { ApiError, PermissionError } from './errors.js';
@@ -10,17 +10,22 @@ import type { RequestSpec } from './types.js';
 /** What `GET /api/branch` answered, or undefined when it failed. */
 export type BranchProbe = (signal?: AbortSignal) => Promise<unknown>;
 
-/** `err` itself, or a PermissionError when it is a 401 to a token that otherwise works. */
+/**
+ * `err` itself, or a PermissionError when it is a 403 to the API (a token it knows, refused this
+ * request: HTTP's own meaning) or a 401 to a token that otherwise works.
+ */
 export async function explainUnauthorized(
   err: unknown,
   spec: RequestSpec,
   probe: BranchProbe,
 ): Promise<unknown> {
-  if (!(err instanceof ApiError) || err.status !== 401 || err instanceof PermissionError) {
-    return err;
-  }
+  if (!(err instanceof ApiError) || err instanceof PermissionError) return err;
+  if (err.status !== 401 && err.status !== 403) return err;
   // Only the API's own requests, which carry the token.
   if (!spec.endpoint || spec.token === false) return err;
+  if (err.status === 403) {
+    return new PermissionError(err, { scope: scopeNeededBy(spec.method, spec.endpoint) });
+  }
   let branch: unknown;
   try {
     branch = await probe(spec.signal);

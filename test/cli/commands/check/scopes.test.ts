@@ -25,6 +25,18 @@ it('a step the token may not run is "not permitted (needs media:read)", and the 
   expect(media).toMatchObject({ result: 'not permitted', detail: 'needs media:read' });
 });
 
+it('a token for media only: the users steps are "not permitted" (a 403), the media steps run', async () => {
+  const mediaOnly = (await srv.newToken('media:read')).token;
+  const json = await srv.run(['check', '--json'], { env: { ROSTER_TOKEN: mediaOnly } });
+  expect(json.exitCode, json.stdout).toBe(0);
+  const steps = JSON.parse(json.stdout).steps as { name: string; result: string; detail: string }[];
+  expect(steps.find((s) => s.name.startsWith('authenticate'))).toMatchObject({
+    result: 'not permitted',
+    detail: 'needs users:read',
+  });
+  expect(steps.find((s) => s.name.startsWith('GET /media'))).toMatchObject({ result: 'pass' });
+});
+
 it('--expect-scopes makes a missing one fail: exit 3, naming it', async () => {
   const r = await srv.run(['check', '--expect-scopes', 'users:read,media:read'], {
     env: { ROSTER_TOKEN: usersOnly },
