@@ -43,8 +43,8 @@ export function compilePattern(pattern: string): (u: UserV3) => string | undefin
 export interface PhotoFolder {
   /** Lower-cased name without extension → the photo's path. */
   byName: Map<string, string>;
-  /** Photos whose name another photo has too (`ann.jpg`, `ann.png`): matched to nobody. */
-  ambiguous: string[];
+  /** Photos that share a name (`ann.jpg`, `ann.png`), by name: none of them is used. */
+  ambiguous: string[][];
 }
 
 /** The photos directly in `dir` (any supported extension, any case). */
@@ -59,10 +59,10 @@ export async function readPhotoFolder(dir: string): Promise<PhotoFolder> {
     groups.set(key, [...(groups.get(key) ?? []), join(dir, e.name)]);
   }
   const byName = new Map<string, string>();
-  const ambiguous: string[] = [];
+  const ambiguous: string[][] = [];
   for (const [key, paths] of groups) {
     if (paths.length === 1) byName.set(key, paths[0]!);
-    else ambiguous.push(...paths.sort());
+    else ambiguous.push(paths.sort());
   }
   return { byName, ambiguous };
 }

@@ -66,8 +66,10 @@ export async function openPhotos(dir: string, photoName?: string[]): Promise<Pho
 export interface PhotoSyncResult {
   /** One per photo done, in the order they finished. */
   rows: SyncRow[];
-  /** Photos that matched none of the users (or share their name with another photo). */
+  /** Photos that matched none of the users. */
   unmatched: string[];
+  /** Photos that share a name, by name: which one is meant cannot be told, so none is used. */
+  ambiguous: string[][];
   withoutPhoto: Who[];
   /** Matched photos not started (Ctrl-C, or a stop). */
   notStarted: number;
@@ -102,10 +104,7 @@ export async function syncPhotos(
       matched.add(photo);
     } else withoutPhoto.push(who(user));
   }
-  const unmatched = [
-    ...[...photos.folder.byName.values()].filter((p) => !matched.has(p)),
-    ...photos.folder.ambiguous,
-  ].sort();
+  const unmatched = [...photos.folder.byName.values()].filter((p) => !matched.has(p)).sort();
 
   const { transferBars } = await import('../../../output/transfer.js');
   const bars = transferBars(io);
@@ -163,10 +162,22 @@ export async function syncPhotos(
   return {
     rows,
     unmatched,
+    ambiguous: photos.folder.ambiguous,
     withoutPhoto,
     notStarted: tasks.length - rows.length,
     stoppedBy: stop ?? (controller.signal.aborted ? controller.signal.reason : undefined),
   };
+}
+
+/**
+ * What to say of the photos no user got: those that matched nobody, and those that share a name.
+ * `nobody`: how the command says "no user" (of the folder's users, or of the import file's).
+ */
+export function notePhotosUnused(r: PhotoSyncResult, say: (line: string) => void, nobody: string) {
+  for (const photo of r.unmatched) say(`${nobody} for photo ${photo}`);
+  for (const group of r.ambiguous) {
+    say(`photos with the same name, none used: ${group.join(', ')} (keep one)`);
+  }
 }
 
 /** The JSON report: every result, the photos that matched nobody, the users without a photo. */
@@ -174,6 +185,7 @@ export async function writePhotoReport(path: string, r: PhotoSyncResult): Promis
   const report = {
     results: r.rows,
     unmatchedPhotos: r.unmatched,
+    ambiguousPhotos: r.ambiguous,
     usersWithoutPhoto: r.withoutPhoto,
   };
   await writeFile(path, `${JSON.stringify(report, null, 2)}\n`);
@@ -188,6 +200,7 @@ export function photoSummary(r: PhotoSyncResult, dryRun: boolean | undefined): s
   return [
     `${changed}, ${count(r, 'unchanged')} unchanged, ${count(r, 'failed')} failed`,
     `${r.unmatched.length} photos matched nobody`,
+    ...(r.ambiguous.length > 0 ? [`${r.ambiguous.length} names with more than one photo`] : []),
     `${r.withoutPhoto.length} users without a photo`,
     ...(r.notStarted > 0 ? [`${r.notStarted} not done`] : []),
   ].join(', ');

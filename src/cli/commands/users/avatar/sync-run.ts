@@ -6,6 +6,7 @@
 import { type Deps, note } from '../../../context.js';
 import { renderList, resolveFormat } from '../../../output/render.js';
 import {
+  notePhotosUnused,
   openPhotos,
   PHOTO_STATUSES,
   photoSummary,
@@ -31,7 +32,7 @@ export async function syncAvatars(opts: SyncOptions, deps: Deps): Promise<void> 
     { header: 'photo', value: (r) => r.photo },
     { header: 'error', value: (r) => r.error },
   ]);
-  for (const photo of result.unmatched) note(io, `no user for photo ${photo}`);
+  notePhotosUnused(result, (line) => note(io, line), 'no user');
   if (opts.report) await writePhotoReport(opts.report, result);
   note(io, photoSummary(result, opts.dryRun));
   const verdict = photoVerdict(result);

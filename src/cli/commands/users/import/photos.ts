@@ -65,9 +65,8 @@ export async function importPhotos(
   opts: { dryRun?: boolean; report?: string },
   deps: Deps,
 ): Promise<PhotoSyncResult> {
-  const { syncPhotos, photoSummary, writePhotoReport, PHOTO_CONCURRENCY } = await import(
-    '../avatar/photo-sync.js'
-  );
+  const { syncPhotos, notePhotosUnused, photoSummary, writePhotoReport, PHOTO_CONCURRENCY } =
+    await import('../avatar/photo-sync.js');
   const { avatarSessionOf } = await import('../avatar/session.js');
   const session = await avatarSessionOf(client, deps);
   const users = concat(rowsUsers(client, plan), planned);
@@ -78,7 +77,7 @@ export async function importPhotos(
     { concurrency: PHOTO_CONCURRENCY, dryRun: opts.dryRun },
     deps,
   );
-  for (const photo of result.unmatched) note(deps.io, `no user of the file for photo ${photo}`);
+  notePhotosUnused(result, (line) => note(deps.io, line), 'no user of the file');
   note(deps.io, `photos: ${photoSummary(result, opts.dryRun)}`);
   if (opts.report) {
     await writePhotoReport(photoReportPath(opts.report), result);

@@ -68,6 +68,23 @@ describe('users avatar sync', () => {
     expect(await mediaCount()).toBe(0);
   });
 
+  it('two photos under one name: named as such (none used), not as photos of nobody', async () => {
+    const { paths } = await makePhotos();
+    const twice = mkdtempSync(join(srv.dataDir, 'photos-twice-'));
+    copyFileSync(paths.phone, join(twice, 'cat@example.com.jpg'));
+    copyFileSync(paths.small, join(twice, 'cat@example.com.png'));
+    const report = join(twice, 'report.json');
+    const r = await srv.run(['users', 'avatar', 'sync', twice, '--dry-run', '--report', report]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const both = ['cat@example.com.jpg', 'cat@example.com.png'].map((n) => join(twice, n));
+    expect(r.stderr).toContain(
+      `photos with the same name, none used: ${both.join(', ')} (keep one)`,
+    );
+    expect(r.stderr).not.toContain('no user for photo');
+    expect(r.stderr).toContain('0 photos matched nobody, 1 names with more than one photo');
+    expect(JSON.parse(readFileSync(report, 'utf8')).ambiguousPhotos).toEqual([both]);
+  });
+
   it('sets the matched avatars, names the broken photo and the unmatched one: exit 5', async () => {
     const report = join(srv.dataDir, 'report.json');
     const r = await srv.run(['users', 'avatar', 'sync', dir, '--report', report]);
