@@ -120,6 +120,8 @@ export interface Layout {
   status: StatusRule[];
   /** Columns of read-only fields (READ_ONLY), accepted and not read: header name and field. */
   readOnly?: { column: string; field: string }[];
+  /** A column --ignore-unknown skipped that looks like who is active (a status column). */
+  ignoredStatus?: string;
 }
 
 /** A layout of plain columns: one per field, read left to right, no status column. */
@@ -193,7 +195,7 @@ function statusRules(header: string[], opts: HeaderOptions): StatusRule[] {
 
 /** Header names (normalised) of columns that say whether someone still works there. */
 const STATUS_LIKE =
-  /^(status|employ(ee|ment)status|accountstatus|active|isactive|enabled|accountenabled|state)$/;
+  /^((worker|employee|employment|account|job|hr)?status|active|isactive|enabled|accountenabled|state)$/;
 
 /** Each header column's field and the status columns; throws listing unknown or duplicate columns. */
 export function resolveHeader(header: string[], opts: HeaderOptions): Layout {
@@ -252,12 +254,13 @@ export function resolveHeader(header: string[], opts: HeaderOptions): Layout {
     );
   }
   const order = header.map((_, i) => i).sort((a, b) => rank[a]! - rank[b]! || a - b);
+  const ignored = statusLike === undefined ? {} : { ignoredStatus: statusLike };
   // Read-only columns are accepted (an export imports again unchanged) and never read.
   const readOnly = header.flatMap((column, i) => {
     const field = fields[i];
     return field && READ_ONLY.has(field) ? [{ column, field }] : [];
   });
-  if (readOnly.length === 0) return { fields, order, status };
+  if (readOnly.length === 0) return { fields, order, status, ...ignored };
   const read = fields.map((f) => (f !== null && READ_ONLY.has(f) ? null : f));
-  return { fields: read, order, status, readOnly };
+  return { fields: read, order, status, readOnly, ...ignored };
 }

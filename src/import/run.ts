@@ -13,6 +13,7 @@ import { detectPreset, PRESETS, type Preset, type PresetName } from './presets.j
 import { type CsvFile, openCsv, type ReadOptions } from './read.js';
 import { type DoneRow, ReportWriter, readDone } from './report.js';
 import { PlanCheck, type SavedPlan } from './saved-plan.js';
+import { shellWord } from './shell-word.js';
 import { type Snapshot, takeSnapshot } from './snapshot.js';
 import { DEFAULT_MAX_DEACTIVATE, type DeactivateLimit, syncRefusal } from './sync.js';
 import type { ImportClient, MatchField, Summary } from './types.js';
@@ -177,6 +178,13 @@ function layoutOf(
         `${opts.file}: column '${safeText(column)}' is read-only and ignored: ${READ_ONLY.get(field)}`,
       );
     }
+  }
+  if (layout.ignoredStatus) {
+    // The one column an HR export must not lose without a word: leavers would be imported.
+    const column = layout.ignoredStatus;
+    hooks.onWarning?.(
+      `${opts.file}: column '${safeText(column)}' looks like who is active and is skipped (--ignore-unknown): leavers are imported like everyone else; read it with --status-column ${shellWord(column)} --active-values <values meaning active>`,
+    );
   }
   if (suggestion) {
     const leavers = looksLike!.status.length > 0 && !status ? ' (it also reads who has left)' : '';

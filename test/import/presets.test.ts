@@ -221,6 +221,7 @@ describe('presets', () => {
       run({ file: csv, match: 'email', ignoreUnknown: true }, warnings),
     ).resolves.toBeDefined();
     expect(warnings).toEqual([
+      expect.stringMatching(/column 'Status' looks like who is active and is skipped/),
       expect.stringMatching(
         /looks like a Personio .*--preset personio \(it also reads who has left\)/,
       ),

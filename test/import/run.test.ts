@@ -251,6 +251,21 @@ describe('importCsv', () => {
     }
   });
 
+  it('--ignore-unknown skipping a column that looks like who is active says so, naming the flag', async () => {
+    const warnings: string[] = [];
+    const file = tempCsv(
+      'externalId,email,Worker Status\nW-1,w1@example.com,Active\nW-2,w2@example.com,Terminated\n',
+    );
+    await importCsv(
+      client,
+      { file, ignoreUnknown: true, dryRun: true },
+      { onWarning: (w) => warnings.push(w) },
+    );
+    expect(warnings).toContain(
+      `${file}: column 'Worker Status' looks like who is active and is skipped (--ignore-unknown): leavers are imported like everyone else; read it with --status-column 'Worker Status' --active-values <values meaning active>`,
+    );
+  });
+
   it('stops at an auth failure instead of failing every row', async () => {
     const readOnly = createApiClient({
       baseUrl: `${server.url}/api`,
