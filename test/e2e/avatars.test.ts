@@ -2,7 +2,7 @@
  * The avatar journey with the built CLI spawned against a real server: a HEIC through the
  * bundle's lazy decoders, then a folder sync interrupted by Ctrl-C that leaves no orphan media.
  */
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -39,6 +39,42 @@ it('sets an avatar from a HEIC with the built CLI', async ({ skip }) => {
   const r = await spawn(['users', 'avatar', 'set', p0.id, paths.heic!, '-o', 'json']);
   expect(r.exitCode, String(r.stderr)).toBe(0);
   expect(JSON.parse(String(r.stdout))).toMatchObject({ id: p0.id, result: 'set' });
+});
+
+it('Ctrl-C while a HEIC is decoded: exit 130, and nothing is left in TMPDIR', async ({ skip }) => {
+  if (!paths.heic) skip('heif-enc is not installed');
+  const tmp = mkdtempSync(join(srv.dataDir, 'tmpdir-'));
+  const mark = join(srv.dataDir, 'decoding');
+  // heif-convert stand-in: says it started, then waits until the test lets it go.
+  const decoder = join(srv.dataDir, 'slow-heif-convert');
+  writeFileSync(
+    decoder,
+    `#!/bin/sh\ntouch "${mark}"\nwhile [ ! -e "${mark}.done" ]; do sleep 0.05; done\n`,
+    { mode: 0o755 },
+  );
+  const users = JSON.parse((await srv.run(['users', 'list', '--status', 'all'])).stdout);
+  const p1 = users.find((u: { email: { value: string } }) => u.email.value === 'p1@example.com');
+  const child = execa(process.execPath, [BIN, 'users', 'avatar', 'set', p1.id, paths.heic!], {
+    env: {
+      PATH: process.env.PATH,
+      NO_COLOR: '1',
+      ...srv.env,
+      TMPDIR: tmp,
+      HEIF_CONVERT_PATH: decoder,
+    },
+    extendEnv: false,
+    reject: false,
+  });
+  try {
+    await eventually(() => existsSync(mark), 30_000);
+    expect(readdirSync(tmp)).toHaveLength(2); // the avatar's dir and the decoded photo's
+    child.kill('SIGINT');
+    const r = await child;
+    expect(r.exitCode, String(r.stderr)).toBe(130);
+    expect(readdirSync(tmp)).toEqual([]);
+  } finally {
+    writeFileSync(`${mark}.done`, '');
+  }
 });
 
 it("Ctrl-C during a sync: exit 130, and every avatar medium is some user's avatar", async () => {

@@ -6,11 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { access, constants, mkdtemp, open, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, constants, open, stat } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
+import { tempDir } from '../temp-dir.js';
 import { PhotoError } from './errors.js';
 
 /** A phone photo is 2–15 MB; a camera RAW-sized TIFF may be more. Beyond this, refuse unread. */
@@ -126,8 +126,7 @@ export async function openPhoto(
   const decoder = DECODERS[kind];
   const [name, envVar] = decoder.program;
   if (!(await program(name, envVar, env))) throw new PhotoError(path, 'no-decoder', decoder.hint);
-  const scratch = await mkdtemp(join(tmpdir(), 'roster-photo-'));
-  const dispose = () => rm(scratch, { recursive: true, force: true });
+  const { dir: scratch, dispose } = await tempDir('roster-photo-');
   try {
     const readable = await (await decoder.load())(path, scratch, timeoutMs);
     return { hash, readable, dispose };

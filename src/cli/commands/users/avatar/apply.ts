@@ -4,9 +4,6 @@
  * and a failure before the update deletes what it uploaded (no orphans). The same calls work on
  * `roster serve` and on the platform.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ApiError } from '../../../../client/errors.js';
 import type { ApiClient, UserUpdateBody } from '../../../../client/index.js';
 import type { Medium } from '../../../../contract/medium.js';
@@ -17,6 +14,7 @@ import {
   hashPhoto,
   makeAvatar,
 } from '../../../avatar/index.js';
+import { tempDir } from '../../../temp-dir.js';
 import { type AvatarMedia, avatarHashOf, avatarUrls } from './media.js';
 
 export interface AvatarChange {
@@ -68,7 +66,7 @@ export async function setAvatar(
   const old = user.profile.avatar;
   if (avatarHashOf(old) === hash) return { user, result: 'unchanged', hash, leftOver: [] };
 
-  const dir = await mkdtemp(join(tmpdir(), 'roster-avatar-'));
+  const { dir, dispose } = await tempDir('roster-avatar-');
   try {
     const { images } = await makeAvatar(photo, dir, { env: deps.env, hash });
     const uploaded: Medium[] = [];
@@ -103,7 +101,7 @@ export async function setAvatar(
     for (const m of uploaded) deps.media.add(m);
     return { user: updated, result: 'set', hash, leftOver: await deleteOld(deps, old) };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await dispose();
   }
 }
 
