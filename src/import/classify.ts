@@ -5,6 +5,7 @@
 import { IDENTITY_FIELDS } from '../contract/identity.js';
 import { customFieldsIssue } from '../contract/limits.js';
 import { safeText } from '../contract/text-safe.js';
+import type { UserStatus } from '../contract/user.js';
 import { CUSTOM_PREFIX, type Layout, leaverOf } from './columns.js';
 import { ImportError } from './errors.js';
 import { type Change, diff, rowValues, type Values, validate } from './fields.js';
@@ -28,6 +29,8 @@ export interface Entry {
   leaver?: string;
   /** A leaver whose user is deactivated already. */
   deactivated?: true;
+  /** A deactivation's user, as it is before (activated, or pending: invited, never signed up). */
+  was?: UserStatus;
 }
 
 export interface PlanOptions {
@@ -122,7 +125,7 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
     const known = snapshot.holder(match, key);
     if (leaver) {
       if (known && opts.sync && known.status !== 'deactivated') {
-        return { ...at, action: 'deactivate', id: known.id };
+        return { ...at, action: 'deactivate', id: known.id, was: known.status };
       }
       if (!known) return { ...at, action: 'leaver' };
       const already = known.status === 'deactivated' ? { deactivated: true as const } : {};

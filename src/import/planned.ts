@@ -32,7 +32,7 @@ export function plannedRow(e: Entry): PlannedRow {
   } else if (e.changes?.length) {
     row.changes = Object.fromEntries(e.changes.map((c) => [c.field, { from: c.from, to: c.to }]));
   } else if (e.action === 'deactivate') {
-    row.changes = { status: { from: 'activated', to: 'deactivated' } };
+    row.changes = { status: { from: e.was ?? null, to: 'deactivated' } };
   }
   if (e.error) row.error = e.error;
   return row;

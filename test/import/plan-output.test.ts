@@ -88,6 +88,21 @@ describe('a dry run for programs shows every row and every change', () => {
     expect(plan.summary).toMatchObject({ created: 1, updated: 1, failed: 1, invitations: 1 });
   });
 
+  it("a leaver with --sync: the status it is deactivated from is the user's own (pending here)", async () => {
+    const leavers = tempCsv('externalId,email,Status\nE-2,bob@example.com,Terminated\n');
+    const r = await dryRunOf(
+      leavers,
+      ...['--sync', '--status-column', 'Status', '--active-values', 'Active', '-o', 'json'],
+    );
+    expect(JSON.parse(r.out).rows, r.err).toContainEqual(
+      expect.objectContaining({
+        key: 'E-2',
+        action: 'deactivate',
+        changes: { status: { from: 'pending', to: 'deactivated' } },
+      }),
+    );
+  });
+
   it('-o json of a file without rows is still one JSON object', async () => {
     const { code, out } = await dryRunOf(tempCsv('externalId,email\n'), '-o', 'json');
     expect(code).toBe(0);
