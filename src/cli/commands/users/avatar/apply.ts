@@ -15,6 +15,7 @@ import {
   makeAvatar,
 } from '../../../avatar/index.js';
 import { tempDir } from '../../../temp-dir.js';
+import { findUser } from '../lookup.js';
 import { type AvatarMedia, avatarHashOf, avatarUrls } from './media.js';
 
 export interface AvatarChange {
@@ -51,7 +52,7 @@ async function deleteOld(deps: AvatarDeps, old: Avatar | null | undefined): Prom
   return leftOver;
 }
 
-/** Makes `photo` the avatar of user `id` (by id or externalId). */
+/** Makes `photo` the avatar of user `id` (by id, externalId or email, as `users show`). */
 export async function setAvatar(
   deps: AvatarDeps,
   id: string,
@@ -60,7 +61,7 @@ export async function setAvatar(
 ): Promise<AvatarChange> {
   const { client } = deps;
   const [user, hash] = await Promise.all([
-    known?.user ?? client.getUser(id),
+    known?.user ?? findUser(client, id),
     known?.hash ?? hashPhoto(photo),
   ]);
   const old = user.profile.avatar;
@@ -107,7 +108,7 @@ export async function setAvatar(
 
 /** Clears the avatar of user `id`, then deletes the media it was made of. */
 export async function removeAvatar(deps: AvatarDeps, id: string): Promise<AvatarChange> {
-  const user = await deps.client.getUser(id);
+  const user = await findUser(deps.client, id);
   const old = user.profile.avatar;
   if (avatarUrls(old).length === 0) return { user, result: 'none', leftOver: [] };
   const updated = await deps.client.updateUser(user.id, { profile: { avatar: null } });

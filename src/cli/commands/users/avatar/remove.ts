@@ -16,7 +16,7 @@ export function register(avatar: Command, deps: Deps, runFn = runRemove) {
     .command('remove')
     .aliases(['delete', 'rm'])
     .description("clear a user's avatar and delete the media it was made of")
-    .argument('<user>', 'the user id, or an externalId')
+    .argument('<user>', 'the user id, an externalId or an email')
     .addHelpText(
       'after',
       '\nAsks for confirmation on a terminal; elsewhere it refuses (exit 2) unless -y/--yes is given.',

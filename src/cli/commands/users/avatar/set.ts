@@ -15,7 +15,7 @@ export function register(avatar: Command, deps: Deps, runFn = runSet) {
   avatar
     .command('set')
     .description("make a photo the user's avatar (JPEG, PNG, GIF, WebP, TIFF, BMP, HEIC)")
-    .argument('<user>', 'the user id, or an externalId')
+    .argument('<user>', 'the user id, an externalId or an email')
     .argument('<photo>', 'the photo file')
     .addHelpText(
       'after',

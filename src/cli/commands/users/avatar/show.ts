@@ -17,7 +17,7 @@ export function register(avatar: Command, deps: Deps, runFn = runShow) {
   avatar
     .command('show')
     .description("show a user's avatar images: URL, size, type")
-    .argument('<user>', 'the user id, or an externalId')
+    .argument('<user>', 'the user id, an externalId or an email')
     .option(
       '--download <dir>',
       'also save the images into this directory as <user id>.<image>.<ext>',
@@ -36,7 +36,8 @@ export async function runShow(opts: ShowOptions, deps: Deps): Promise<void> {
   const { IMAGE_COLUMNS } = await import('./format.js');
   const { pathOf } = await import('./media.js');
   const client = await apiClient(opts.globals, deps);
-  const user = await client.getUser(opts.user);
+  const { findUser } = await import('../lookup.js');
+  const user = await findUser(client, opts.user);
   const avatar = user.profile.avatar ?? {};
   const rows: ImageRow[] = (['original', 'thumb', 'icon'] as const).flatMap((image) => {
     const i = avatar[image];

@@ -54,7 +54,8 @@ describe('users avatar set', () => {
 
   it('the same photo again is a no-op: nothing uploaded, nothing deleted', async () => {
     const before = await mediaNames();
-    const r = await srv.run(['users', 'avatar', 'set', userId, paths.phone]);
+    // By email too, as `users show` takes it.
+    const r = await srv.run(['users', 'avatar', 'set', 'ava@example.com', paths.phone]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(json(r.stdout)).toMatchObject({ result: 'unchanged', hash: firstHash });
     expect(await mediaNames()).toEqual(before);
