@@ -15,14 +15,20 @@ const exists = (path: string) =>
     () => undefined,
   );
 
-const refuse = (path: string) =>
-  usageError(`${path} already exists; pass --force to overwrite it, or --to another path`);
+/** `elsewhere`: how this command is given another place (`--to another path`). */
+const refuse = (path: string, elsewhere = '--to another path') =>
+  usageError(`${path} already exists; pass --force to overwrite it, or ${elsewhere}`);
 
 /**
  * The file to write: `to` itself, or `name` inside `to` when it is a directory (or ends with a
  * slash), or `name` here. Refuses an existing file unless `force` (checked again at the end).
  */
-export async function targetPath(to: string | undefined, name: string, force?: boolean) {
+export async function targetPath(
+  to: string | undefined,
+  name: string,
+  force?: boolean,
+  elsewhere?: string,
+) {
   let target = to ?? name;
   const found = await exists(target);
   if (to !== undefined && (found?.isDirectory() || /[/\\]$/.test(to))) {
@@ -36,7 +42,7 @@ export async function targetPath(to: string | undefined, name: string, force?: b
   if (!existing && !(await exists(dirname(target)))?.isDirectory()) {
     throw new DestinationError(target, `the directory ${dirname(target)} does not exist`);
   }
-  if (existing && !force) throw refuse(target);
+  if (existing && !force) throw refuse(target, elsewhere);
   return target;
 }
 
@@ -72,7 +78,13 @@ export function capAt(
 export async function saveStream(
   open: () => Promise<Readable>,
   target: string,
-  opts: { force?: boolean; expectedBytes?: number; onProgress?: (bytes: number) => void },
+  opts: {
+    force?: boolean;
+    expectedBytes?: number;
+    onProgress?: (bytes: number) => void;
+    /** How the command is given another place, for a refusal (`--to another path`). */
+    elsewhere?: string;
+  },
   cleanup: (fn: () => void) => void,
 ): Promise<number> {
   const found = await exists(target);
@@ -99,7 +111,7 @@ export async function saveStream(
     }
     try {
       if (opts.force) await rename(temp, target);
-      else await linkNoClobber(temp, target);
+      else await linkNoClobber(temp, target, opts.elsewhere);
     } catch (err) {
       throw destinationError(target, err);
     }
@@ -142,16 +154,16 @@ async function writeInto(
   return bytes;
 }
 
-async function linkNoClobber(temp: string, target: string) {
+async function linkNoClobber(temp: string, target: string, elsewhere?: string) {
   try {
     await link(temp, target);
     await unlink(temp);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw refuse(target);
+    if (code === 'EEXIST') throw refuse(target, elsewhere);
     // Some file systems have no hard links: fall back to check-then-rename.
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EXDEV' && code !== 'ENOSYS') throw err;
-    if (await exists(target)) throw refuse(target);
+    if (await exists(target)) throw refuse(target, elsewhere);
     await rename(temp, target);
   }
 }

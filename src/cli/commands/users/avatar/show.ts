@@ -48,15 +48,17 @@ export async function runShow(opts: ShowOptions, deps: Deps): Promise<void> {
     const { saveStream, targetPath } = await import('../../media/save.js');
     for (const row of rows) {
       const ext = EXTENSION.exec(pathOf(row.url) ?? '')?.[1]?.toLowerCase() ?? row.format ?? 'img';
+      const elsewhere = '--download another directory';
       const target = await targetPath(
         `${opts.download}/`,
         `${user.id}.${row.image}.${ext}`,
         opts.force,
+        elsewhere,
       );
       await saveStream(
         () => client.downloadUrl(row.url),
         target,
-        { force: opts.force, expectedBytes: row.size },
+        { force: opts.force, expectedBytes: row.size, elsewhere },
         (fn) => onCleanup(deps, fn),
       );
       row.saved = target;

@@ -116,6 +116,12 @@ describe('users avatar show', () => {
     );
     const thumb = await sharp(join(dir, `${userId}.thumb.png`)).metadata();
     expect([thumb.width, thumb.height]).toEqual([200, 200]);
+    // Again: refused, naming the flags this command has (it has no --to).
+    const again = await srv.run(['users', 'avatar', 'show', userId, '--download', dir]);
+    expect(again.exitCode).toBe(2);
+    expect(again.stderr).toContain(
+      'already exists; pass --force to overwrite it, or --download another directory',
+    );
   });
 });
 
