@@ -66,12 +66,14 @@ it('Ctrl-C while a HEIC is decoded: exit 130, and nothing is left in TMPDIR', as
     reject: false,
   });
   try {
+    // Ours only: Node 26 keeps its compile cache under TMPDIR too.
+    const ours = () => readdirSync(tmp).filter((name) => name.startsWith('roster-'));
     await eventually(() => existsSync(mark), 30_000);
-    expect(readdirSync(tmp)).toHaveLength(2); // the avatar's dir and the decoded photo's
+    expect(ours()).toHaveLength(2); // the avatar's dir and the decoded photo's
     child.kill('SIGINT');
     const r = await child;
     expect(r.exitCode, String(r.stderr)).toBe(130);
-    expect(readdirSync(tmp)).toEqual([]);
+    expect(ours()).toEqual([]);
   } finally {
     writeFileSync(`${mark}.done`, '');
   }
