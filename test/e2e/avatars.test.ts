@@ -2,7 +2,7 @@
  * The avatar journey with the built CLI spawned against a real server: a HEIC through the
  * bundle's lazy decoders, then a folder sync interrupted by Ctrl-C that leaves no orphan media.
  */
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -45,12 +45,15 @@ it('Ctrl-C while a HEIC is decoded: exit 130, and nothing is left in TMPDIR', as
   if (!paths.heic) skip('heif-enc is not installed');
   const tmp = mkdtempSync(join(srv.dataDir, 'tmpdir-'));
   const mark = join(srv.dataDir, 'decoding');
-  // heif-convert stand-in: says it started, then waits until the test lets it go.
+  // heif-convert stand-in: says it started, then waits until the test takes its mark away (or
+  // the data dir goes): it must not outlive the test, the CLI that started it is killed.
   const decoder = join(srv.dataDir, 'slow-heif-convert');
   writeFileSync(
     decoder,
-    `#!/bin/sh\ntouch "${mark}"\nwhile [ ! -e "${mark}.done" ]; do sleep 0.05; done\n`,
-    { mode: 0o755 },
+    `#!/bin/sh\ntouch "${mark}"\nwhile [ -e "${mark}" ]; do sleep 0.05; done\n`,
+    {
+      mode: 0o755,
+    },
   );
   const users = JSON.parse((await srv.run(['users', 'list', '--status', 'all'])).stdout);
   const p1 = users.find((u: { email: { value: string } }) => u.email.value === 'p1@example.com');
@@ -75,7 +78,7 @@ it('Ctrl-C while a HEIC is decoded: exit 130, and nothing is left in TMPDIR', as
     expect(r.exitCode, String(r.stderr)).toBe(130);
     expect(ours()).toEqual([]);
   } finally {
-    writeFileSync(`${mark}.done`, '');
+    rmSync(mark, { force: true });
   }
 });
 
