@@ -112,8 +112,11 @@ export async function writeWhole<T>(
   }
 }
 
-/** A named pipe, a device or a socket: written into as by `>`, never renamed over. */
-const isSpecial = (path: string) => {
+/**
+ * A named pipe, a device or a socket: written into as by `>`, never renamed over (it would
+ * become a plain file; as root, /dev/null too). Every writer of a person's destination asks this.
+ */
+export const isSpecial = (path: string) => {
   const found = statSync(path, { throwIfNoEntry: false });
   return found !== undefined && !found.isFile() && !found.isDirectory();
 };

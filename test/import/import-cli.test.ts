@@ -3,12 +3,12 @@
  * a real server on a real port (test/e2e/import.test.ts is the spawned journey). Each test works
  * in its own branch, with its own keys.
  */
-import { execFileSync } from 'node:child_process';
-import { createReadStream, lstatSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cliAgainst } from '../helpers/cli-run.js';
+import { fifoReader } from '../helpers/fifo.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { people, tempCsv } from './helpers.js';
 
@@ -323,14 +323,7 @@ describe('users export', () => {
     expect([dash.stdout, dash.stderr]).toEqual([text, '']);
     // Into a named pipe: written into it, and it stays a pipe (renamed over, it would not).
     const fifo = join(dir, 'export.pipe');
-    execFileSync('mkfifo', [fifo]);
-    const piped = new Promise<string>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      createReadStream(fifo)
-        .on('data', (c) => chunks.push(c as Buffer))
-        .on('end', () => resolve(Buffer.concat(chunks).toString()))
-        .on('error', reject);
-    });
+    const piped = fifoReader(fifo);
     expect((await run(['users', 'export', '--to', fifo])).code).toBe(0);
     expect(await piped).toBe(text);
     expect(lstatSync(fifo).isFIFO()).toBe(true);

@@ -6,7 +6,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DestinationError, destinationError } from '../../../files/destination.js';
+import { DestinationError, destinationError, isSpecial } from '../../../files/destination.js';
 import { CliError, usageError } from '../../errors.js';
 
 const exists = (path: string) =>
@@ -72,7 +72,8 @@ export function capAt(
 /**
  * Streams `open()` into a temp file beside `target`, checks the byte count, then moves it into
  * place: with `force` by rename (atomic replace), else by link (fails if the target appeared
- * meanwhile, so nothing is clobbered). A special file (pipe, device) is written into instead. `cleanup` registers the temp file's removal for an exit
+ * meanwhile, so nothing is clobbered). A pipe or a device is written into instead (`isSpecial`):
+ * what reached it cannot be taken back. `cleanup` registers the temp file's removal for an exit
  * in between (Ctrl-C). Returns the bytes written.
  */
 export async function saveStream(
@@ -87,28 +88,35 @@ export async function saveStream(
   },
   cleanup: (fn: () => void) => void,
 ): Promise<number> {
-  const found = await exists(target);
-  if (found && !found.isFile()) return writeInto(open, target, opts);
-  const temp = join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.part`);
-  cleanup(() => rmSync(temp, { force: true }));
+  const into = isSpecial(target);
+  const temp = into
+    ? target
+    : join(dirname(target), `.${basename(target)}.${randomBytes(4).toString('hex')}.part`);
+  if (!into) cleanup(() => rmSync(temp, { force: true }));
   let bytes = 0;
-  const count = capAt(opts.expectedBytes, (n) => {
-    bytes = n;
-    opts.onProgress?.(n);
-  });
+  const count = capAt(
+    opts.expectedBytes,
+    (n) => {
+      bytes = n;
+      opts.onProgress?.(n);
+    },
+    into ? `the rest was not written to ${target}` : undefined,
+  );
   try {
     const source = await open();
     try {
-      await pipeline(source, count, createWriteStream(temp, { flags: 'wx' }));
+      await pipeline(source, count, createWriteStream(temp, { flags: into ? 'w' : 'wx' }));
     } catch (err) {
       // The temp file's failure is the destination's (its name is ours, not the person's).
       throw destinationError(target, err);
     }
     if (opts.expectedBytes !== undefined && bytes !== opts.expectedBytes) {
+      const outcome = into ? `all of which went to ${target}` : 'nothing was saved';
       throw new CliError(
-        `the download ended after ${bytes} of ${opts.expectedBytes} bytes; nothing was saved, try again`,
+        `the download ended after ${bytes} of ${opts.expectedBytes} bytes; ${outcome}, try again`,
       );
     }
+    if (into) return bytes;
     try {
       if (opts.force) await rename(temp, target);
       else await linkNoClobber(temp, target, opts.elsewhere);
@@ -117,41 +125,8 @@ export async function saveStream(
     }
     return bytes;
   } finally {
-    await rm(temp, { force: true });
+    if (!into) await rm(temp, { force: true });
   }
-}
-
-/**
- * Streams into a special file (a named pipe, a device): renamed over, it would be replaced by a
- * plain file, which as root takes /dev/null with it. What reached it cannot be taken back, so a
- * short download is an error after the fact.
- */
-async function writeInto(
-  open: () => Promise<Readable>,
-  target: string,
-  opts: { expectedBytes?: number; onProgress?: (bytes: number) => void },
-): Promise<number> {
-  let bytes = 0;
-  const count = capAt(
-    opts.expectedBytes,
-    (n) => {
-      bytes = n;
-      opts.onProgress?.(n);
-    },
-    `the rest was not written to ${target}`,
-  );
-  const source = await open();
-  try {
-    await pipeline(source, count, createWriteStream(target, { flags: 'w' }));
-  } catch (err) {
-    throw destinationError(target, err);
-  }
-  if (opts.expectedBytes !== undefined && bytes !== opts.expectedBytes) {
-    throw new CliError(
-      `the download ended after ${bytes} of ${opts.expectedBytes} bytes, all of which went to ${target}; try again`,
-    );
-  }
-  return bytes;
 }
 
 async function linkNoClobber(temp: string, target: string, elsewhere?: string) {

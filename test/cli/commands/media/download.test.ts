@@ -1,19 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import {
-  createReadStream,
-  lstatSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { register, runDownload } from '../../../../src/cli/commands/media/download.js';
 import type { Medium } from '../../../../src/contract/medium.js';
+import { fifoReader } from '../../../helpers/fifo.js';
 import { fakeIO, parseWith, stubClient, testDeps } from '../../helpers.js';
 import { medium, rawMedium } from './helpers.js';
 
@@ -68,14 +60,7 @@ describe('media download: run', () => {
 
   it('into a named pipe: written into it (no --force needed), and it stays a pipe', async () => {
     const fifo = join(dir, 'pipe');
-    execFileSync('mkfifo', [fifo]);
-    const reader = new Promise<string>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      createReadStream(fifo)
-        .on('data', (c) => chunks.push(c as Buffer))
-        .on('end', () => resolve(Buffer.concat(chunks).toString()))
-        .on('error', reject);
-    });
+    const reader = fifoReader(fifo);
     const r = await download(m, content, { to: fifo });
     expect(r.err).toBeUndefined();
     expect(await reader).toBe('hello');
