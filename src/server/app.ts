@@ -130,6 +130,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     maxUploadBytes: config.maxUploadBytes,
     previewTimeoutMs: config.previewTimeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS,
     defaultQuotaBytes: config.quotaBytes,
+    stripMetadata: config.stripMetadata,
     previewScheduler,
     metrics,
     log,
@@ -137,7 +138,12 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   const cdnUrl = config.cdnUrl?.replace(/\/+$/, '');
   const cdnBase = (ctx: AppContext) => cdnUrl ?? `${ctx.state.origin}/cdn`;
   registerUserRoutes(api, users, config.vendor, kind, {
-    service: avatarMedia({ store, viewer: media.viewer, removeMedium: media.remove }),
+    service: avatarMedia({
+      store,
+      viewer: media.viewer,
+      removeMedium: media.remove,
+      contents: media.contents,
+    }),
     cdnBase,
   });
 

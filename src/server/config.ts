@@ -32,6 +32,11 @@ export interface ServerConfig {
   smtpUrl?: string;
   /** First retry delay of a failed delivery (doubling up to 15 min); default 1 s. */
   mailRetryBaseMs?: number;
+  /**
+   * Write every image upload again without its metadata (EXIF, GPS, serials, XMP, IPTC) before
+   * storing it; default off: uploads are stored byte for byte (avatars refuse metadata anyway).
+   */
+  stripMetadata?: boolean;
   /** Media storage per tenant for tenants without their own quota; default: no limit. */
   quotaBytes?: number;
   /** Let the start-up sweep remove more than a tenth of the media (after a real loss). */

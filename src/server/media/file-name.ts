@@ -11,3 +11,12 @@ export function sanitizeFileName(raw: string | undefined, format: string): strin
     fallback: format && format !== 'bin' ? `file.${format}` : 'file',
   });
 }
+
+/**
+ * The name an upload keeps once stored in another format than it came in (a HEIC stripped of
+ * its metadata is a JPEG): its extension is the new format's, `IMG_1.HEIC` → `IMG_1.jpg`.
+ */
+export function renamedFor(raw: string | undefined, from: string, to: string): string | undefined {
+  if (raw === undefined || from === to) return raw;
+  return raw.replace(/\.[A-Za-z0-9]{1,10}$/, `.${to}`);
+}

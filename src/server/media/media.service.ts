@@ -4,6 +4,7 @@
  * commits; a delete commits the row's removal before the files go. Either crash window leaves
  * only files without a row, which the start-up sweep removes.
  */
+import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Medium, Page } from '../../contract/medium.js';
 import { DEFAULT_LIMIT } from '../../contract/schemas.js';
@@ -15,8 +16,9 @@ import type { UrlSigner } from '../cdn/signing.js';
 import { AppError } from '../errors.js';
 import type { Metrics } from '../http/metrics.js';
 import type { RequestScope } from '../http/state.js';
-import type { Described } from '../previews/index.js';
-import { sanitizeFileName } from './file-name.js';
+import type { Described, Kind } from '../previews/index.js';
+import { renamedFor, sanitizeFileName } from './file-name.js';
+import { metadataIn, SCAN_MAX_BYTES, scannedFormatOf } from './image-metadata.js';
 import { type PreviewScheduler, previewScheduler } from './preview-scheduler.js';
 import { encodePath, type MediumPlace } from './public-id.js';
 import { receiveUpload, type UploadBody } from './receive.js';
@@ -34,6 +36,8 @@ export interface MediaServiceDeps {
   previewScheduler?: PreviewScheduler;
   /** Storage per tenant for tenants without a quota of their own; undefined: no limit. */
   defaultQuotaBytes?: number;
+  /** Store every image upload written again without its metadata (`serve --strip-metadata`). */
+  stripMetadata?: boolean;
   /** Gauges of uploads and previews under way, when /metrics is on. */
   metrics?: Pick<Metrics, 'uploadsInFlight' | 'previewsPending'>;
   log: (line: string) => void;
@@ -78,12 +82,17 @@ export function mediaService(deps: MediaServiceDeps) {
   };
 
   /**
-   * Sniffs the type, then describes and previews in the tenant's and token's share of the
-   * preview slots. A failed, given-up or crowded-out preview is no failed upload.
+   * Describes and previews in the tenant's and token's share of the preview slots. A failed,
+   * given-up or crowded-out preview is no failed upload.
    */
-  const inspect = async (scope: RequestScope, id: string, path: string, previewPath: string) => {
-    const { sniffType, describeAndPreview } = await previews();
-    const kind = await sniffType(path);
+  const describe = async (
+    scope: RequestScope,
+    id: string,
+    path: string,
+    kind: Kind,
+    previewPath: string,
+  ) => {
+    const { describeAndPreview } = await previews();
     const key = `${scope.tenant.id}/${scope.token.id}`;
     const skipped = (why: string): Described => {
       log(`medium ${id} (${kind.mimeType}) stored without preview: ${why}`);
@@ -95,8 +104,50 @@ export function mediaService(deps: MediaServiceDeps) {
     )
       .catch((err: Error) => ({ ran: true as const, value: skipped(err.message) }))
       .finally(() => deps.metrics?.previewsPending.dec());
-    const described = outcome.ran ? outcome.value : skipped(`preview ${outcome.reason}`);
-    return { kind, described };
+    return outcome.ran ? outcome.value : skipped(`preview ${outcome.reason}`);
+  };
+
+  /**
+   * With stripMetadata, an image written again without its metadata into `outPath` (in the same
+   * slots as previews); undefined when it is kept as sent. Unlike a preview, this must happen:
+   * an image it cannot strip is refused, never stored with what it carries.
+   */
+  const strip = async (
+    scope: RequestScope,
+    file: { path: string; bytes: number },
+    kind: Kind,
+    outPath: string,
+  ) => {
+    if (!deps.stripMetadata || kind.type !== 'image') return undefined;
+    const { path } = file;
+    // One that carries nothing is kept as sent: no second compression, the same bytes again.
+    const format = scannedFormatOf(kind.mimeType);
+    if (format && file.bytes <= SCAN_MAX_BYTES) {
+      if (metadataIn(await readFile(path), format).length === 0) return undefined;
+    }
+    const { stripImage, CannotStrip } = await import('../previews/strip.js');
+    const key = `${scope.tenant.id}/${scope.token.id}`;
+    const outcome = await schedule(key, () =>
+      stripImage(path, kind, outPath, deps.previewTimeoutMs),
+    ).catch((err: unknown) => {
+      if (!(err instanceof CannotStrip)) throw err;
+      const why = `this server strips metadata from every image (serve --strip-metadata), and ${err.message}`;
+      throw err.reason === 'format'
+        ? new AppError('unsupportedMediaType', why)
+        : new AppError(
+            'validation',
+            `the image could not be re-encoded to strip its metadata (serve --strip-metadata): ${err.message}`,
+          );
+    });
+    if (!outcome.ran) {
+      throw new AppError(
+        'serviceUnavailable',
+        `the image could not be stripped of its metadata now (${outcome.reason}: this token's images are queued); try the upload again shortly`,
+        undefined,
+        { 'Retry-After': '5' },
+      );
+    }
+    return outcome.value;
   };
 
   const quotaOf = (scope: RequestScope) => scope.tenant.quotaBytes ?? deps.defaultQuotaBytes;
@@ -134,15 +185,36 @@ export function mediaService(deps: MediaServiceDeps) {
       throw err;
     }
     const previewTemp = blobs.tempPath();
+    const strippedTemp = blobs.tempPath();
+    // The write is open until committed or aborted; stored once the file is under its key.
+    let open = true;
     let stored = false;
     try {
-      const { kind, described } = await inspect(scope, id, write.localPath, previewTemp);
-      const fileName = sanitizeFileName(received.fileName, kind.format);
+      const { sniffType } = await previews();
+      let kind = await sniffType(write.localPath);
+      let file = { path: write.localPath, bytes: received.bytes, name: received.fileName };
+      const stripped = await strip(scope, file, kind, strippedTemp);
+      if (stripped) {
+        const name = renamedFor(received.fileName, kind.format, stripped.kind.format);
+        kind = stripped.kind;
+        file = { path: strippedTemp, bytes: stripped.bytes, name };
+      }
+      const described = await describe(scope, id, file.path, kind, previewTemp);
+      const fileName = sanitizeFileName(file.name, kind.format);
       const { preview } = described;
-      await write.commit();
+      if (stripped) {
+        // What arrived goes (from the object store too, where it was streaming): the stripped
+        // file is stored in its place.
+        open = false;
+        await write.abort();
+        await blobs.put(keys.file, strippedTemp);
+      } else {
+        await write.commit();
+        open = false;
+      }
       stored = true;
       if (preview) await blobs.put(keys.preview, previewTemp);
-      const adding = received.bytes + (preview?.bytes ?? 0);
+      const adding = file.bytes + (preview?.bytes ?? 0);
       // Nobody would hear of this medium: a client that left gets no write it cannot know of
       // (and would only repeat).
       if (body.signal.aborted) throw new AppError('validation', 'the client went away');
@@ -158,7 +230,7 @@ export function mediaService(deps: MediaServiceDeps) {
           type: kind.type,
           format: kind.format || extensionOf(fileName) || 'bin',
           mime_type: kind.mimeType,
-          bytes: received.bytes,
+          bytes: file.bytes,
           width: described.width ?? null,
           height: described.height ?? null,
           duration: described.duration ?? null,
@@ -176,11 +248,12 @@ export function mediaService(deps: MediaServiceDeps) {
       return outcome.inserted;
     } catch (err) {
       if (stored) await discard([keys.file, keys.preview]);
-      else await write.abort();
+      else if (open) await write.abort();
       throw err;
     } finally {
       // Stored (renamed away) or not wanted: either way no temp file stays.
       await blobs.discardTemp(previewTemp);
+      await blobs.discardTemp(strippedTemp);
     }
   };
 
@@ -221,6 +294,18 @@ export function mediaService(deps: MediaServiceDeps) {
       await store.reserve.whenFull(() => store.media.remove(row.rowid));
       await discard([row.blob_key, row.preview_key]);
       store.reserve.ensure();
+    },
+
+    /** A medium's whole file, read from the BlobStore; refused once it passes `maxBytes`. */
+    async contents(row: MediumRow, maxBytes: number): Promise<Buffer> {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of await blobs.get(row.blob_key)) {
+        size += (chunk as Buffer).length;
+        if (size > maxBytes) throw new Error(`medium ${row.id} is over ${maxBytes} bytes`);
+        chunks.push(chunk as Buffer);
+      }
+      return Buffer.concat(chunks);
     },
 
     /** Renders rows as Media whose URLs point at `cdnBase` and are signed (unless unsignedUrls). */

@@ -1,8 +1,9 @@
 /**
  * Avatars on `serve`: an avatar is made of this branch's own media. A write gives URLs; each
  * must be the URL of one of the branch's media (as the media answers gave it, signed or not) —
- * the URL is parsed, never fetched — and what is stored is the medium's id (`medium:<id>` in
- * the avatar's JSON column, so the column and its type stay as they were). A read answers each
+ * the URL is parsed, never fetched — that holds an image and no metadata (avatar-image.ts),
+ * and what is stored is the medium's id (`medium:<id>` in the avatar's JSON column, so the
+ * column and its type stay as they were). A read answers each
  * image with a freshly signed URL and the medium's width, height, size, format and MIME type; an
  * image whose medium was deleted is gone from every read from then on. An avatar stored before
  * this (plain URLs) is answered as it was stored.
@@ -14,6 +15,7 @@ import type { MediumRow } from '../../store/types.js';
 import { AppError, validationError } from '../errors.js';
 import type { RequestScope } from '../http/state.js';
 import { encodePath, publicIdOf } from '../media/public-id.js';
+import { avatarImageProblem } from './avatar-image.js';
 
 const IMAGES = ['original', 'thumb', 'icon'] as const;
 const LINK = /^medium:([A-Za-z0-9_-]{1,64})$/;
@@ -24,6 +26,8 @@ export interface AvatarMediaDeps {
   viewer: (scope: RequestScope, cdnBase: string) => (row: MediumRow) => Medium;
   /** Deletes a medium of the branch (files and row). */
   removeMedium: (scope: RequestScope, id: string) => Promise<void>;
+  /** A medium's file, refused beyond `maxBytes` (media.service's contents). */
+  contents: (row: MediumRow, maxBytes: number) => Promise<Buffer>;
 }
 
 /** The medium ids a stored avatar links to. */
@@ -73,13 +77,18 @@ export function avatarMedia(deps: AvatarMediaDeps) {
       for (const name of IMAGES) {
         const image = avatar[name];
         if (!image) continue;
+        const field = `profile.avatar.${name}.url`;
         const row = await mediumOf(scope, image.url, cdnBase);
-        if (row) out[name] = { url: `medium:${row.id}` };
-        else
+        if (!row) {
           issues.push({
-            field: `profile.avatar.${name}.url`,
+            field,
             message: `is not the URL of a medium of this branch (upload the image with POST /media and give its resourceInfo.url)`,
           });
+          continue;
+        }
+        const problem = await avatarImageProblem(row, deps.contents);
+        if (problem) issues.push({ field, message: problem });
+        else out[name] = { url: `medium:${row.id}` };
       }
       if (issues.length > 0) throw validationError(issues, 'user');
       return IMAGES.some((n) => out[n]) ? out : null;

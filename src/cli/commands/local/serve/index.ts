@@ -52,6 +52,10 @@ export function register(program: Command, deps: Deps, runFn = runServe) {
       parseSize,
     )
     .option(
+      '--strip-metadata',
+      'store every image upload written again without its metadata (EXIF with GPS position and serial numbers, XMP, IPTC); HEIC becomes JPEG (default: uploads stored byte for byte; avatars refuse metadata either way)',
+    )
+    .option(
       '--body-timeout <seconds>',
       'a JSON or form body must arrive within this time, else 408 (default 10; uploads use an idle timeout)',
       parsePositiveInt,

@@ -30,6 +30,7 @@ export interface ServeOptions {
   bodyTimeout?: number;
   smtpUrl?: string;
   quota?: number;
+  stripMetadata?: boolean;
   accessLog?: boolean;
   keepAliveTimeout?: number;
   drainDelay?: number;
@@ -134,6 +135,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       forceSweep: opts.forceSweep,
       sweepGraceMs: opts.sweepGrace === undefined ? undefined : opts.sweepGrace * 1000,
       quotaBytes: opts.quota,
+      stripMetadata: opts.stripMetadata,
       smtpUrl: opts.smtpUrl ?? env.ROSTER_SMTP_URL,
       bodyTimeoutMs: opts.bodyTimeout === undefined ? undefined : opts.bodyTimeout * 1000,
       accessLog: opts.accessLog,
