@@ -22,9 +22,10 @@ function run(args: string[], timeoutMs: number): Promise<void> {
       args,
       { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 1024 * 1024 },
       (err, _stdout, stderr) => {
+        // Not there at all (ENOENT) says nothing on stderr: the error's own message does.
         if (err)
           reject(
-            new Error(`heif-convert failed: ${stderr.trim().split('\n').at(-1) ?? err.message}`),
+            new Error(`heif-convert failed: ${stderr.trim().split('\n').at(-1) || err.message}`),
           );
         else resolve();
       },

@@ -61,7 +61,11 @@ export async function stripImage(
     const scratch = await mkdtemp(join(dirname(outPath), '.strip-'));
     try {
       const decoded = await decodeHeic(path, scratch, timeoutMs).catch((err: Error) => {
-        throw new CannotStrip('decode', err.message);
+        if (!/ENOENT/.test(err.message)) throw new CannotStrip('decode', err.message);
+        throw new CannotStrip(
+          'format',
+          `a HEIC is decoded by heif-convert (libheif-examples), which this server lacks; convert it to JPEG first`,
+        );
       });
       return {
         kind: JPEG,

@@ -64,12 +64,15 @@ export function avatarMedia(deps: AvatarMediaDeps) {
   return {
     /**
      * The avatar as stored: each URL replaced by its medium's link, or a 400 naming the field
-     * (`profile.avatar.thumb.url`) when a URL is not one of this branch's media.
+     * (`profile.avatar.thumb.url`) when a URL is not one of this branch's media, or its medium
+     * cannot be an avatar's image (avatar-image.ts) and is not among `kept` (the media the
+     * avatar has already, taken when it was set).
      */
     async link(
       scope: RequestScope,
       avatar: Avatar | null,
       cdnBase: string,
+      kept: readonly string[] = [],
     ): Promise<Avatar | null> {
       if (avatar === null) return null;
       const out: Avatar = {};
@@ -86,7 +89,9 @@ export function avatarMedia(deps: AvatarMediaDeps) {
           });
           continue;
         }
-        const problem = await avatarImageProblem(row, deps.contents);
+        const problem = kept.includes(row.id)
+          ? undefined
+          : await avatarImageProblem(row, deps.contents);
         if (problem) issues.push({ field, message: problem });
         else out[name] = { url: `medium:${row.id}` };
       }

@@ -73,7 +73,17 @@ export function registerUserRoutes(
     const parsed = await userInput(ctx, operation);
     if (avatars && parsed.avatar !== undefined) {
       const base = avatars.cdnBase(ctx);
-      parsed.avatar = await avatars.service.link(ctx.state.scope, parsed.avatar, base);
+      const { scope } = ctx.state;
+      // The media the avatar has now were taken when it was set: sent back with an edit (a
+      // client writing the URLs it read), they are not checked again.
+      const kept =
+        operation === 'update' && parsed.avatar !== null
+          ? await users.get(scope, ctx.params.userId!).then(
+              (u) => linkedMedia(u.avatar),
+              () => [],
+            )
+          : [];
+      parsed.avatar = await avatars.service.link(scope, parsed.avatar, base, kept);
     }
     return parsed;
   };

@@ -8,6 +8,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { sql } from '../../helpers/database.js';
 import { jsonBody, startServer, type TestServer, V3 } from '../../helpers/server.js';
 import { upload } from './media-helpers.js';
 import {
@@ -107,6 +108,43 @@ describe('an avatar made of media that carry metadata', () => {
     expect(put.status, JSON.stringify(put.json)).toBe(200);
   });
 
+  test('an avatar stored before the check is no reason to refuse an edit that sends it back unchanged', async () => {
+    const medium = await uploaded(plain, await withMetadata('jpeg'), 'old.jpg');
+    const clean1 = await uploaded(plain, await clean('jpeg'), 'new.jpg');
+    const u = await plain.req('POST', '/api/users', jsonBody({ email: 'legacy@x.example' }));
+    const link = { url: `medium:${medium.id}` };
+    const stored = JSON.stringify({ original: link, thumb: link, icon: link });
+    await sql(plain.store, 'UPDATE users SET avatar = ? WHERE id = ?', stored, u.json.id);
+    const read = await plain.req('GET', `/api/users/${u.json.id}`, { headers: { accept: V3 } });
+    const avatar = Object.fromEntries(
+      IMAGES.map((name) => [name, { url: read.json.profile.avatar[name].url }]),
+    );
+    // A client that reads the user, edits a field and writes the avatar's URLs back with it.
+    const edit = { profile: { avatar, firstName: 'Lee' } };
+    const put = await plain.req('PUT', `/api/users/${u.json.id}`, jsonBody(edit));
+    expect(put.status, JSON.stringify(put.json)).toBe(200);
+    // A new image is checked, though: the old medium given in a slot it had is fine, a swap to
+    // another medium with metadata is not.
+    const other = await uploaded(plain, await withMetadata('png'), 'other.png');
+    const swap = { ...avatar, icon: { url: other.resourceInfo.url } };
+    const refused = await plain.req(
+      'PUT',
+      `/api/users/${u.json.id}`,
+      jsonBody({ profile: { avatar: swap } }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.json.details.map((d: { field: string }) => d.field)).toEqual([
+      'profile.avatar.icon.url',
+    ]);
+    const fixed = { ...avatar, icon: { url: clean1.resourceInfo.url } };
+    const ok = await plain.req(
+      'PUT',
+      `/api/users/${u.json.id}`,
+      jsonBody({ profile: { avatar: fixed } }),
+    );
+    expect(ok.status, JSON.stringify(ok.json)).toBe(200);
+  });
+
   test('without --strip-metadata an upload is stored and served byte for byte, metadata and all', async () => {
     const bytes = await withMetadata('jpeg');
     const medium = await uploaded(plain, bytes, 'phone.jpg');
@@ -161,6 +199,39 @@ describe('serve --strip-metadata', () => {
       expect(await leaks(await served(medium.resourceInfo.url))).toEqual([]);
     },
   );
+
+  test.runIf(heifEncAvailable)(
+    'without heif-convert a HEIC is refused (415) naming what is missing',
+    async () => {
+      const before = process.env.HEIF_CONVERT_PATH;
+      process.env.HEIF_CONVERT_PATH = join(stripping.dataDir, 'no-such-heif-convert');
+      try {
+        const r = await upload(stripping, await heicWithMetadata(), 'IMG_2.HEIC');
+        expect(r.status, JSON.stringify(r.json)).toBe(415);
+        expect(r.json.message).toContain(
+          'heif-convert (libheif-examples), which this server lacks',
+        );
+      } finally {
+        if (before === undefined) delete process.env.HEIF_CONVERT_PATH;
+        else process.env.HEIF_CONVERT_PATH = before;
+      }
+    },
+  );
+
+  test('an animated GIF keeps its frames', async () => {
+    const frame = (background: string) =>
+      sharp({ create: { width: 20, height: 10, channels: 3, background } })
+        .png()
+        .toBuffer();
+    const gif = await sharp([await frame('#f00'), await frame('#00f')], {
+      join: { animated: true },
+    })
+      .gif()
+      .toBuffer();
+    const medium = await uploaded(stripping, gif, 'wave.gif');
+    const stored = await sharp(await served(medium.resourceInfo.url)).metadata();
+    expect(stored).toMatchObject({ format: 'gif', pages: 2, width: 20 });
+  });
 
   test('the stripped upload is taken as an avatar, and every avatar URL serves no GPS or serial', async () => {
     const medium = await uploaded(stripping, await withMetadata('jpeg'), 'phone.jpg');
