@@ -4,7 +4,6 @@
  * commits; a delete commits the row's removal before the files go. Either crash window leaves
  * only files without a row, which the start-up sweep removes.
  */
-import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Medium, Page } from '../../contract/medium.js';
 import { DEFAULT_LIMIT } from '../../contract/schemas.js';
@@ -18,11 +17,11 @@ import type { Metrics } from '../http/metrics.js';
 import type { RequestScope } from '../http/state.js';
 import type { Described, Kind } from '../previews/index.js';
 import { renamedFor, sanitizeFileName } from './file-name.js';
-import { metadataIn, SCAN_MAX_BYTES, scannedFormatOf } from './image-metadata.js';
 import { type PreviewScheduler, previewScheduler } from './preview-scheduler.js';
 import { encodePath, type MediumPlace } from './public-id.js';
 import { receiveUpload, type UploadBody } from './receive.js';
 import { represent } from './represent.js';
+import { uploadStripper } from './strip-upload.js';
 
 export interface MediaServiceDeps {
   store: Store;
@@ -107,48 +106,9 @@ export function mediaService(deps: MediaServiceDeps) {
     return outcome.ran ? outcome.value : skipped(`preview ${outcome.reason}`);
   };
 
-  /**
-   * With stripMetadata, an image written again without its metadata into `outPath` (in the same
-   * slots as previews); undefined when it is kept as sent. Unlike a preview, this must happen:
-   * an image it cannot strip is refused, never stored with what it carries.
-   */
-  const strip = async (
-    scope: RequestScope,
-    file: { path: string; bytes: number },
-    kind: Kind,
-    outPath: string,
-  ) => {
-    if (!deps.stripMetadata || kind.type !== 'image') return undefined;
-    const { path } = file;
-    // One that carries nothing is kept as sent: no second compression, the same bytes again.
-    const format = scannedFormatOf(kind.mimeType);
-    if (format && file.bytes <= SCAN_MAX_BYTES) {
-      if (metadataIn(await readFile(path), format).length === 0) return undefined;
-    }
-    const { stripImage, CannotStrip } = await import('../previews/strip.js');
-    const key = `${scope.tenant.id}/${scope.token.id}`;
-    const outcome = await schedule(key, () =>
-      stripImage(path, kind, outPath, deps.previewTimeoutMs),
-    ).catch((err: unknown) => {
-      if (!(err instanceof CannotStrip)) throw err;
-      const why = `this server strips metadata from every image (serve --strip-metadata), and ${err.message}`;
-      throw err.reason === 'format'
-        ? new AppError('unsupportedMediaType', why)
-        : new AppError(
-            'validation',
-            `the image could not be re-encoded to strip its metadata (serve --strip-metadata): ${err.message}`,
-          );
-    });
-    if (!outcome.ran) {
-      throw new AppError(
-        'serviceUnavailable',
-        `the image could not be stripped of its metadata now (${outcome.reason}: this token's images are queued); try the upload again shortly`,
-        undefined,
-        { 'Retry-After': '5' },
-      );
-    }
-    return outcome.value;
-  };
+  const strip = deps.stripMetadata
+    ? uploadStripper({ schedule, timeoutMs: deps.previewTimeoutMs })
+    : async () => undefined;
 
   const quotaOf = (scope: RequestScope) => scope.tenant.quotaBytes ?? deps.defaultQuotaBytes;
   const overQuota = (scope: RequestScope, used: number, quota: number, adding?: number) => {
@@ -193,7 +153,12 @@ export function mediaService(deps: MediaServiceDeps) {
       const { sniffType } = await previews();
       let kind = await sniffType(write.localPath);
       let file = { path: write.localPath, bytes: received.bytes, name: received.fileName };
-      const stripped = await strip(scope, file, kind, strippedTemp);
+      const stripped = await strip(
+        `${scope.tenant.id}/${scope.token.id}`,
+        file,
+        kind,
+        strippedTemp,
+      );
       if (stripped) {
         const name = renamedFor(received.fileName, kind.format, stripped.kind.format);
         kind = stripped.kind;
