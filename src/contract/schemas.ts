@@ -13,6 +13,7 @@ import {
   MAX_CUSTOM_VALUE,
 } from './limits.js';
 import { MEDIUM_TYPES } from './medium.js';
+import { isForbiddenKey, RESERVED_KEY_MESSAGE } from './safe-keys.js';
 import { LISTABLE_STATUSES, PROFILE_FIELDS, parseStatusList, ROLES, SORT_KEYS } from './user.js';
 
 export const MAX_TEXT = 256;
@@ -40,13 +41,17 @@ export const userNameSchema = z
   .max(128)
   .regex(/^[^\s\p{Cc}]+$/u, 'must not contain spaces or control characters');
 export const secretSchema = z.string().min(8, 'must be at least 8 characters').max(256);
-/** Custom profile field ids: letters, digits, `_` and `-`; never a named field's name. */
+/**
+ * Custom profile field ids: letters, digits, `_` and `-`; never a named field's name, nor a
+ * name that reaches a prototype (safe-keys.ts).
+ */
 export const customFieldIdSchema = z
   .string()
   .regex(
     new RegExp(`^[A-Za-z0-9_-]{1,${MAX_CUSTOM_KEY}}$`),
     'is not a valid custom profile field id',
-  );
+  )
+  .refine((id) => !isForbiddenKey(id), RESERVED_KEY_MESSAGE);
 
 const recoveryCodeSchema = z.strictObject({
   plain: z.string().min(4).max(256),

@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import type { FieldIssue } from './errors.js';
+import { isForbiddenKey, keyedRecord, RESERVED_KEY_MESSAGE, setOwn } from './safe-keys.js';
 import { fieldIssues, READ_ONLY_KEYS, userBodySchemas } from './schemas.js';
 import { PROFILE_FIELDS, type ProfileField, type UserInput } from './user.js';
 import { missingRequired } from './versions.js';
@@ -47,12 +48,12 @@ function fromNested(b: Nested): UserInput {
   );
   if (b.profile) {
     const profile: Partial<Record<ProfileField, string | null>> = {};
-    const custom: Record<string, string | null> = {};
+    const custom = keyedRecord<string | null>();
     for (const [k, v] of Object.entries(b.profile)) {
       if (k === 'avatar') input.avatar = v as UserInput['avatar'];
       else if ((PROFILE_FIELDS as readonly string[]).includes(k))
         profile[k as ProfileField] = v as string | null;
-      else custom[k] = v as string | null;
+      else setOwn(custom, k, v as string | null);
     }
     if (Object.keys(profile).length > 0) input.profile = profile;
     if (Object.keys(custom).length > 0) input.custom = custom;
@@ -84,6 +85,15 @@ function fromFlat(b: Flat): UserInput {
   return input;
 }
 
+/** The custom field ids of a nested body's profile that name a prototype, as field paths. */
+function reservedProfileKeys(body: object): string[] {
+  const profile = Object.hasOwn(body, 'profile') ? (body as { profile: unknown }).profile : null;
+  if (profile === null || typeof profile !== 'object') return [];
+  return Object.keys(profile)
+    .filter(isForbiddenKey)
+    .map((k) => `profile.${k}`);
+}
+
 function valueOfRole(role: NonNullable<Flat['role']>) {
   return typeof role === 'string' ? role : role.type;
 }
@@ -106,6 +116,15 @@ export function parseUserBody(
   );
   if (readOnly.length > 0) {
     return { ok: false, issues: readOnly.map((field) => ({ field, message: 'is read-only' })) };
+  }
+  // Before the schema: it leaves `__proto__` out of what it parses, and would refuse an object
+  // under `constructor` for its type, not its name.
+  const reserved = reservedProfileKeys(body);
+  if (reserved.length > 0) {
+    return {
+      ok: false,
+      issues: reserved.map((field) => ({ field, message: RESERVED_KEY_MESSAGE })),
+    };
   }
   const parsed = userBodySchemas[shape][operation].safeParse(body);
   if (!parsed.success) return { ok: false, issues: fieldIssues(parsed.error) };

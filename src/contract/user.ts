@@ -4,6 +4,7 @@
  * v3 (the current User of the spec). Every representation derives from `UserRecord` here.
  */
 import { splitList } from './list.js';
+import { setOwn } from './safe-keys.js';
 import { PROFILE_FIELDS, type ProfileField } from './user-fields.js';
 
 export const USER_STATUSES = ['activated', 'pending', 'deactivated', 'deleted', 'contact'] as const;
@@ -147,7 +148,8 @@ function profileOut(u: UserRecord): ProfileOut {
   const out: ProfileOut = {};
   for (const f of PROFILE_FIELDS) out[f] = u.profile[f] ?? null;
   out.avatar = u.avatar;
-  for (const [k, v] of Object.entries(u.custom)) out[k] = v;
+  // Custom ids are the user's keys: own properties, whatever a stored row holds (safe-keys.ts).
+  for (const [k, v] of Object.entries(u.custom)) setOwn(out, k, v);
   return out;
 }
 

@@ -11,6 +11,7 @@ import type { IncomingMessage } from 'node:http';
 // header value ourselves.
 import busboy from 'busboy';
 import type { Context } from 'koa';
+import { isForbiddenKey } from '../../contract/safe-keys.js';
 import { AppError } from '../errors.js';
 
 export const MAX_JSON_BYTES = 1024 * 1024;
@@ -110,9 +111,7 @@ export function dottedToObject(entries: Iterable<[string, string]>): Record<stri
   const root: Record<string, unknown> = {};
   for (const [key, raw] of entries) {
     const path = key.split('.');
-    if (
-      path.some((p) => p === '' || p === '__proto__' || p === 'constructor' || p === 'prototype')
-    ) {
+    if (path.some((p) => p === '' || isForbiddenKey(p))) {
       throw new AppError('validation', `invalid form field name '${key}'`, [
         { field: key, message: 'is not a valid field path' },
       ]);

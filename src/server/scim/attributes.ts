@@ -141,6 +141,45 @@ const MULTI_VALUED = [
 ];
 
 /**
+ * Values one multi-valued attribute may hold (an IdP sends one or two emails, a phone number):
+ * a request with more is 400 tooMany, so no list a write walks grows with the request.
+ */
+export const MAX_VALUES = 10;
+
+/** An attribute of the map as PATCH writes it: a plain value, an object of sub-attributes, a list. */
+export interface Attribute {
+  urn?: string;
+  /** Its name as the map spells it. */
+  attr: string;
+  kind: 'simple' | 'complex' | 'multi';
+}
+
+const ATTRIBUTES = new Map<string, Attribute>([['|active', { attr: 'active', kind: 'simple' }]]);
+for (const { path } of SCIM_FIELDS) {
+  const kind = path.type ? 'multi' : path.sub ? 'complex' : 'simple';
+  const attribute = { ...(path.urn ? { urn: path.urn } : {}), attr: path.attr, kind } as const;
+  ATTRIBUTES.set(`${path.urn ?? ''}|${path.attr.toLowerCase()}`, attribute);
+}
+
+/**
+ * The attribute `name` of a schema (`urn` absent: the core one) in the map, else undefined.
+ * The Roster extension's attributes are the custom fields: any name is one (the users service
+ * validates it as a custom field id).
+ */
+export function attributeOf(urn: string | undefined, name: string): Attribute | undefined {
+  if (urn === ROSTER_USER) return { urn, attr: name, kind: 'simple' };
+  return ATTRIBUTES.get(`${urn ?? ''}|${name.toLowerCase()}`);
+}
+
+/** The multi-valued attribute holding more than MAX_VALUES values, else undefined. */
+export function overfullAttribute(resource: unknown): string | undefined {
+  return MULTI_VALUED.find(({ urn, attr }) => {
+    const value = prop(urn ? prop(resource, urn) : resource, attr);
+    return Array.isArray(value) && value.length > MAX_VALUES;
+  })?.attr;
+}
+
+/**
  * What is wrong with the shape of a resource's values the map reads, else undefined: a value
  * of the wrong kind would otherwise read as absent, and be dropped (or cleared) without a word.
  */

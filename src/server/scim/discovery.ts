@@ -5,10 +5,12 @@
 import {
   CORE_USER,
   ENTERPRISE_USER,
+  MAX_VALUES,
   type MappedField,
   ROSTER_USER,
   SCIM_FIELDS,
 } from './attributes.js';
+import { MAX_OPERATIONS } from './patch.js';
 
 export const MAX_RESULTS = 1000;
 const SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
@@ -16,7 +18,9 @@ const SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
 export function serviceProviderConfig(base: string) {
   return {
     schemas: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'],
-    patch: { supported: true },
+    // RFC 7643 §5 gives patch `supported` only; the caps are said beside it, as bulk says its
+    // own (an IdP batching changes reads maxOperations; more is 400 tooMany).
+    patch: { supported: true, maxOperations: MAX_OPERATIONS, maxValues: MAX_VALUES },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_RESULTS },
     changePassword: { supported: false },

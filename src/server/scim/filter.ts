@@ -13,6 +13,7 @@ import {
   type Suffix,
   type ValuePath,
 } from 'scim2-parse-filter';
+import { forbiddenSegment } from '../../contract/safe-keys.js';
 import { activeValue, prop, SCIM_FIELDS } from './attributes.js';
 import { ScimError } from './errors.js';
 
@@ -55,6 +56,17 @@ export function parseFilter(text: string): ParsedFilter {
   return { ast, matches: (r) => test(ast, r) };
 }
 
+/**
+ * The filter of a PATCH path's value path (`emails[type eq "work"]`: attr `emails`, text
+ * `type eq "work"`) as a test of one of the attribute's values; 400 invalidFilter as a filter.
+ */
+export function valueFilter(attr: string, text: string) {
+  const { ast } = parseFilter(`${attr}[${text}]`);
+  if (ast.op !== '[]') throw invalid(`'${text}' is not one filter of the values of ${attr}`);
+  const { valFilter } = ast;
+  return { ast: valFilter, matches: (entry: unknown) => test(valFilter, entry, `${attr}.`) };
+}
+
 /** `attr[F].sub op v` arrives as `attr[F] and attr.sub op v`: one condition on one entry. */
 function normalise(f: Filter): Filter {
   if (f.op === 'and' || f.op === 'or') {
@@ -78,7 +90,18 @@ function normalise(f: Filter): Filter {
   return f;
 }
 
+/** An attribute path that names a prototype is refused as such, before it is looked up. */
+function checkName(attrPath: string): void {
+  const name = forbiddenSegment(attrPath);
+  if (name !== undefined) {
+    throw invalid(
+      `'${attrPath}' names '${name}', which is never an attribute: filter on attributes`,
+    );
+  }
+}
+
 function check(f: Filter, prefix: string): void {
+  if ('attrPath' in f) checkName(f.attrPath);
   if (f.op === 'and' || f.op === 'or') {
     for (const g of (f as LogExp).filters) check(g, prefix);
     return;

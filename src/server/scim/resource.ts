@@ -11,6 +11,8 @@ import {
   CORE_USER,
   ENTERPRISE_USER,
   fromScimLocale,
+  MAX_VALUES,
+  overfullAttribute,
   prop,
   ROSTER_USER,
   readPath,
@@ -62,6 +64,10 @@ export function toScim(user: UserRecord, location: string): Obj {
 function refuseMisshapen(resource: unknown) {
   const problem = shapeProblem(resource);
   if (problem) throw new ScimError('validation', 'invalidValue', problem);
+  const overfull = overfullAttribute(resource);
+  if (overfull) {
+    throw new ScimError('validation', 'tooMany', `${overfull} holds at most ${MAX_VALUES} values`);
+  }
 }
 
 /** What a SCIM write asks beyond the body: the `active` flag (absent: not said). */
@@ -120,8 +126,10 @@ export function scimChanges(before: Obj, after: Obj): ScimBody {
   }
   const wasCustom = (prop(before, ROSTER_USER) ?? {}) as Obj;
   const nowCustom = (prop(after, ROSTER_USER) ?? {}) as Obj;
+  // Compared as JSON: a value is a string, but a row may hold what no write of ours made (an
+  // object, under a key the guard refuses now), and that is no change the PATCH asked for.
   for (const id of new Set([...Object.keys(wasCustom), ...Object.keys(nowCustom)])) {
-    if (wasCustom[id] !== nowCustom[id])
+    if (JSON.stringify(wasCustom[id]) !== JSON.stringify(nowCustom[id]))
       body = withValueAt(body, `profile.${id}`, nowCustom[id] ?? null);
   }
   const was = activeValue(prop(before, 'active'));

@@ -9,7 +9,8 @@ import type { VersionCheck } from '../http/etag.js';
 import type { RequestScope } from '../http/state.js';
 import type { UsersService } from '../users/users.service.js';
 import { type Lookup, lookupOf, parseFilter } from './filter.js';
-import { applyPatch, patchOperations } from './patch.js';
+import { patchOperations } from './patch.js';
+import { applyPatch } from './patch-apply.js';
 import { type ScimBody, scimBody, scimChanges, toScim } from './resource.js';
 
 /** Users read per store call while a filter is tested on every user of the branch. */

@@ -2,6 +2,7 @@
 import { identityKey } from '../../contract/identity.js';
 import { customFieldsIssue } from '../../contract/limits.js';
 import type { Page } from '../../contract/medium.js';
+import { keyedRecord } from '../../contract/safe-keys.js';
 import { DEFAULT_LIMIT, type UserListQuery } from '../../contract/schemas.js';
 import type { ProfileField, UserInput, UserRecord } from '../../contract/user.js';
 import {
@@ -70,7 +71,7 @@ async function secretColumns(input: UserInput, cost?: number): Promise<Partial<U
 
 /** The custom fields after a change, as stored; 400 when the change grows them past the bounds. */
 function mergeCustom(current: Record<string, string>, change: UserInput['custom']): string {
-  const merged: Record<string, string> = { ...current };
+  const merged = Object.assign(keyedRecord<string>(), current);
   for (const [k, v] of Object.entries(change ?? {})) {
     if (v === null) delete merged[k];
     else merged[k] = v;

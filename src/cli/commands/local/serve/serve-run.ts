@@ -50,14 +50,15 @@ function localBaseUrl(host: string, port: number) {
  * that reaches the service through import() only, so no other command loads Koa or a database.
  */
 async function loadService() {
-  const [app, config, rateLimit, sweep, lock] = await Promise.all([
+  const [app, config, rateLimit, sweep, lock, harden] = await Promise.all([
     import('../../../../server/app.js'),
     import('../../../../server/config.js'),
     import('../../../../server/http/rate-limit.js'),
     import('../../../../server/media/sweep.js'),
     import('../../../../store/data-dir/lock.js'),
+    import('../../../../server/harden.js'),
   ]);
-  return { ...app, ...config, ...rateLimit, ...sweep, ...lock };
+  return { ...app, ...config, ...rateLimit, ...sweep, ...lock, ...harden };
 }
 type Service = Awaited<ReturnType<typeof loadService>>;
 
@@ -170,6 +171,9 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     return baseUrl;
   };
 
+  // Before the first request can arrive, and only once the start-up checks passed (a serve
+  // refused before here leaves the process, an in-process test's too, as it was).
+  service.deleteProtoAccessor();
   let running: Awaited<ReturnType<typeof app.listen>>;
   try {
     running = await app.listen(opts.port, opts.host);
