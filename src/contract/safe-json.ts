@@ -6,6 +6,10 @@
  */
 import { isForbiddenKey } from './safe-keys.js';
 
+/** What a refusal says about such a key, the same wherever it was given. */
+export const forbiddenKeyText = (key: string) =>
+  `the key '${key}' is not allowed (__proto__, constructor and prototype never become property names)`;
+
 /**
  * The path (`rows.3.changes.__proto__`) of the first forbidden key in `value`, if any. A loop,
  * not recursion: a hostile file nested 100,000 deep is refused, not a stack overflow.

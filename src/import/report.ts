@@ -211,17 +211,18 @@ export function readDone(path: string): Map<number, DoneRow> {
   let text = readFileSync(path, 'utf8');
   // A run killed mid-write may leave half a line: drop it, that row is simply not done.
   if (!text.endsWith('\n')) text = text.slice(0, text.lastIndexOf('\n') + 1);
-  let records: Record<string, string>[];
-  try {
-    records = parse(text, { columns: true, relax_column_count: true, skip_empty_lines: true });
-  } catch (err) {
-    throw new ImportError(`--resume ${path}: not a readable report (${(err as Error).message})`);
-  }
+  // The header first: rows become objects keyed by it, so only Roster's own columns may.
   const header = text.slice(0, text.indexOf('\n')).trim();
   if (header !== REPORT_COLUMNS.join(',') && header !== OLD_COLUMNS) {
     throw new ImportError(
       `--resume ${path}: not a roster import report (its header should be ${REPORT_COLUMNS.join(',')})`,
     );
+  }
+  let records: Record<string, string>[];
+  try {
+    records = parse(text, { columns: true, relax_column_count: true, skip_empty_lines: true });
+  } catch (err) {
+    throw new ImportError(`--resume ${path}: not a readable report (${(err as Error).message})`);
   }
   const done = new Map<number, DoneRow>();
   for (const r of records) {
