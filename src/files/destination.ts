@@ -57,6 +57,8 @@ function reasonOf(code: string | undefined, path: string): string | undefined {
       return 'it is a directory; give a file name';
     case 'ENAMETOOLONG':
       return 'the name is too long';
+    case 'ELOOP':
+      return 'it is a symbolic link, and it is not followed; name another file (or remove it)';
     default:
       return undefined;
   }

@@ -7,9 +7,11 @@
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
+  constants,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readFileSync,
   statSync,
   symlinkSync,
@@ -18,6 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { destinationError } from '../../src/files/destination.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { importViaCli } from './helpers.js';
 
@@ -97,5 +100,19 @@ describe('--report at a path that is not a regular file', () => {
     expect(through.code, through.err).toBe(1);
     expect(through.err).toContain('a symbolic link');
     expect(readFileSync(real, 'utf8')).toBe(before);
+  });
+
+  it('a link swapped in after the check (O_NOFOLLOW meets it): one line naming it, not a raw ELOOP', () => {
+    const link = join(dir, 'late.csv');
+    symlinkSync(victim, link);
+    let err: unknown;
+    try {
+      openSync(link, constants.O_RDWR | constants.O_APPEND | constants.O_NOFOLLOW);
+    } catch (e) {
+      err = destinationError(link, e);
+    }
+    expect(String(err)).toContain(
+      `cannot write ${link}: it is a symbolic link, and it is not followed`,
+    );
   });
 });
