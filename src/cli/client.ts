@@ -3,7 +3,8 @@
  *
  *   base URL: --base-url > --region de (the profile's German URL) > --profile's > ROSTER_BASE_URL
  *             > the profile (ROSTER_PROFILE, else the current one)
- *   token:    --profile's > ROSTER_TOKEN > the profile
+ *   token:    --profile's > ROSTER_TOKEN > the profile; a profile's token goes only to that
+ *             profile's origins unless a person at a terminal says yes (token-binding.ts)
  *   vendor:   ROSTER_VENDOR > the profile's > what the base URL answered to before > `service`
  *   role, locale of new users (where the service requires them): the profile's
  *   cdnAuth:  ROSTER_CDN_AUTH > the profile's, when the token is the profile's > off
@@ -21,6 +22,7 @@ import { CliError, EXIT, usageError } from './errors.js';
 import { clientMemoryMode } from './memory.js';
 import { paintErr } from './output/style.js';
 import { addressedProfile } from './profile-name.js';
+import { allowUnbound, type Unbound, unboundToken } from './token-binding.js';
 import { version } from './version.js';
 
 export interface ClientSettings {
@@ -37,6 +39,8 @@ export interface ClientSettings {
   sources: { baseUrl: string; token: string; cdnAuth?: string };
   /** Things the person should hear about (a config file others can read). */
   warnings?: string[];
+  /** The profile's token would go to an origin the profile was not made for (token-binding.ts). */
+  unbound?: Unbound;
 }
 
 type Source = { value: string; from: string };
@@ -124,6 +128,7 @@ export async function resolveSettings(
       EXIT.auth,
     );
   }
+  const unbound = unboundToken(token, baseUrl, profile && name ? { name, ...profile } : undefined);
   const usedProfile = [baseUrl.from, token.from].some((f) => f.startsWith('profile'))
     ? name
     : explicit;
@@ -145,6 +150,7 @@ export async function resolveSettings(
       token: token.from,
       ...(cdnAuth ? { cdnAuth: cdnAuth.from } : {}),
     },
+    ...(unbound ? { unbound } : {}),
     // As ssh does with a key others can read: the tokens in it may no longer be secret.
     warnings: config?.looseMode
       ? [
@@ -276,6 +282,8 @@ export async function apiSession(
   extra: ClientExtras = {},
 ): Promise<{ client: ApiClient; settings: ClientSettings }> {
   const settings = await resolveSettings(globals, deps.env);
+  // Before anything is sent: a profile's token goes only to its own service unless allowed.
+  if (settings.unbound) await allowUnbound(settings.unbound, deps);
   for (const w of settings.warnings ?? [])
     note(deps.io, paintErr(deps.io, 'yellow', `warning: ${w}`));
   if (globals.verbose) {

@@ -5,9 +5,11 @@
  */
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import type Conf from 'conf';
+import { forbiddenKeyIn, forbiddenKeyText } from '../contract/safe-json.js';
 import { DestinationError, destinationError } from '../files/destination.js';
-import { CliError } from './errors.js';
+import { CliError, usageError } from './errors.js';
 import { configDir, configPath } from './paths.js';
+import { checkProfileName } from './profile-name.js';
 
 export interface Profile {
   baseUrl: string;
@@ -61,6 +63,14 @@ function viewOf(path: string, data: ConfigShape): ConfigView {
   };
 }
 
+/** A config file holding `__proto__`, `constructor` or `prototype` as a key (edited by hand). */
+function refuseForbidden(path: string, data: unknown) {
+  const bad = forbiddenKeyIn(data);
+  if (bad !== undefined) {
+    throw usageError(`the config file ${path}: ${forbiddenKeyText(bad)}; remove it from the file`);
+  }
+}
+
 /** The config file as it is on disk; a missing file is an empty config. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigView {
   const path = configPath(env);
@@ -77,6 +87,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigView {
   } catch (err) {
     throw unreadable(path, (err as Error).message);
   }
+  refuseForbidden(path, data);
   const shape = data as Partial<ConfigShape> | null;
   if (typeof shape !== 'object' || shape === null || Array.isArray(shape)) {
     throw unreadable(path, 'not a JSON object');
@@ -125,6 +136,7 @@ export async function openConfig(env: NodeJS.ProcessEnv = process.env) {
   // Files written by older versions or by hand may be wider; tokens live here. A directory
   // made here is the owner's alone (one given through ROSTER_CONFIG_DIR is left as it is).
   if (existsSync(conf.path)) chmodSync(conf.path, 0o600);
+  refuseForbidden(conf.path, conf.store);
   if (newDir && existsSync(dir)) chmodSync(dir, 0o700);
   return {
     path: conf.path,
@@ -135,6 +147,7 @@ export async function openConfig(env: NodeJS.ProcessEnv = process.env) {
     },
     currentProfile: (): string => conf.get('currentProfile') ?? DEFAULT_PROFILE,
     setProfile(name: string, profile: Profile) {
+      checkProfileName(name);
       write(() => conf.set('profiles', { ...conf.get('profiles'), [name]: profile }));
     },
     removeProfile(name: string): boolean {
@@ -146,6 +159,7 @@ export async function openConfig(env: NodeJS.ProcessEnv = process.env) {
       return removed !== undefined;
     },
     useProfile(name: string) {
+      checkProfileName(name);
       write(() => conf.set('currentProfile', name));
     },
   };

@@ -6,7 +6,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createWriteStream,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -47,6 +57,8 @@ function reasonOf(code: string | undefined, path: string): string | undefined {
       return 'it is a directory; give a file name';
     case 'ENAMETOOLONG':
       return 'the name is too long';
+    case 'ELOOP':
+      return 'it is a symbolic link, and it is not followed; name another file (or remove it)';
     default:
       return undefined;
   }
@@ -135,6 +147,27 @@ async function writeInto<T>(path: string, write: (out: Writable) => Promise<T>):
     return result;
   } catch (err) {
     out.destroy();
+    throw destinationError(path, err);
+  }
+}
+
+/**
+ * A new file at `path` holding `head`, made beside it and renamed into place: whatever name was
+ * there (a symlink someone planted in a shared directory, an old file) is replaced, never
+ * written through. Returns the new file's descriptor, open for reading and appending more.
+ */
+export function openFresh(path: string, head: string, mode = 0o600): number {
+  const temp = tempBeside(path);
+  let fd: number | undefined;
+  try {
+    const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW, O_APPEND } = constants;
+    fd = openSync(temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_APPEND, mode);
+    writeSync(fd, head);
+    renameSync(temp, path);
+    return fd;
+  } catch (err) {
+    if (fd !== undefined) closeSync(fd);
+    rmSync(temp, { force: true });
     throw destinationError(path, err);
   }
 }

@@ -5,6 +5,8 @@
  */
 
 import { fromCsvCell } from '../contract/csv-cell.js';
+import { forbiddenKeyText } from '../contract/safe-json.js';
+import { isForbiddenKey } from '../contract/safe-keys.js';
 import { customFieldIdSchema } from '../contract/schemas.js';
 import { safeText } from '../contract/text-safe.js';
 import {
@@ -57,6 +59,9 @@ export function fieldOf(name: string): string | undefined {
   if (named) return named;
   if (trimmed.toLowerCase().startsWith(CUSTOM_PREFIX)) {
     const id = trimmed.slice(CUSTOM_PREFIX.length);
+    // Refused, not skipped as unknown (--ignore-unknown too): it could only be an attack.
+    if (isForbiddenKey(id))
+      throw importUsageError(`column '${safeText(trimmed)}': ${forbiddenKeyText(id)}`);
     if (customFieldIdSchema.safeParse(id).success) return `${CUSTOM_PREFIX}${id}`;
   }
   return undefined;

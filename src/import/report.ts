@@ -5,19 +5,26 @@
  */
 import {
   closeSync,
+  constants,
   existsSync,
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  lstatSync,
   openSync,
   readFileSync,
   readSync,
-  rmSync,
+  type Stats,
   writeSync,
 } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import { destinationError, writeWholeSync } from '../files/destination.js';
+import {
+  DestinationError,
+  destinationError,
+  openFresh,
+  writeWholeSync,
+} from '../files/destination.js';
 import { ImportError, noSuchReport } from './errors.js';
 import { changesText, type PlannedRow } from './planned.js';
 import type { Action } from './types.js';
@@ -77,6 +84,14 @@ function endOfLastLine(fd: number, size: number): number {
   return 0;
 }
 
+/** What a name that is not a regular file is, in words. */
+function kindOf(s: Stats): string {
+  if (s.isSymbolicLink()) return 'a symbolic link';
+  if (s.isFIFO()) return 'a named pipe';
+  if (s.isSocket()) return 'a socket';
+  return 'a device';
+}
+
 export class ReportWriter {
   private constructor(
     private readonly fd: number,
@@ -89,12 +104,30 @@ export class ReportWriter {
     private readonly continued: boolean,
   ) {}
 
-  /** Opens (append: continues an existing report) and writes the header when the file is new. */
+  /**
+   * Opens (append: continues the report of the run being resumed) and writes the header when
+   * the report is new. A new report is made beside and renamed into place (0600); a name that is
+   * not a regular file (a symlink planted in a shared directory, a directory, a pipe) is refused,
+   * the resumed report too, and that one is opened without following a link.
+   */
   static open(path: string, append = false, plan = false): ReportWriter {
-    const existed = existsSync(path);
+    const found = lstatSync(path, { throwIfNoEntry: false });
+    if (found && !found.isFile()) {
+      // A directory is refused as every destination refuses one; anything else by what it is.
+      throw new DestinationError(
+        path,
+        found.isDirectory()
+          ? 'it is a directory; give a file name'
+          : `it is ${kindOf(found)}, not a regular file, and a report is never written through one; name another file (or remove it)`,
+      );
+    }
+    const header = stringify([[...REPORT_COLUMNS, ...(plan ? ['changes'] : [])]]);
+    if (!append || !found)
+      return new ReportWriter(openFresh(path, header), path, false, plan, false);
     let fd: number | undefined;
     try {
-      fd = openSync(path, append ? 'a+' : 'w', 0o600);
+      const { O_RDWR, O_APPEND, O_NOFOLLOW } = constants;
+      fd = openSync(path, O_RDWR | O_APPEND | O_NOFOLLOW);
       // A line a kill cut short goes: its row is not done (readDone drops it too), and kept, it
       // would be a line of its own that names a row.
       let size = fstatSync(fd).size;
@@ -102,12 +135,10 @@ export class ReportWriter {
       if (whole < size) ftruncateSync(fd, whole);
       size = whole;
       const old = size > 0 && firstLine(fd) === OLD_COLUMNS;
-      if (size === 0) writeSync(fd, stringify([[...REPORT_COLUMNS, ...(plan ? ['changes'] : [])]]));
+      if (size === 0) writeSync(fd, header);
       return new ReportWriter(fd, path, old, plan, size > 0);
     } catch (err) {
-      // A report this run made and could not even head is removed: nothing half-written.
       if (fd !== undefined) closeSync(fd);
-      if (fd !== undefined && !existed) rmSync(path, { force: true });
       throw destinationError(path, err);
     }
   }
@@ -151,6 +182,8 @@ export class ReportWriter {
  */
 function compact(path: string) {
   try {
+    // Swapped for something else during the run (a link, a pipe): left alone, not read through.
+    if (!lstatSync(path).isFile()) return;
     const [header, ...lines] = parse(readFileSync(path, 'utf8'), {
       relax_column_count: true,
       skip_empty_lines: true,
@@ -178,17 +211,18 @@ export function readDone(path: string): Map<number, DoneRow> {
   let text = readFileSync(path, 'utf8');
   // A run killed mid-write may leave half a line: drop it, that row is simply not done.
   if (!text.endsWith('\n')) text = text.slice(0, text.lastIndexOf('\n') + 1);
-  let records: Record<string, string>[];
-  try {
-    records = parse(text, { columns: true, relax_column_count: true, skip_empty_lines: true });
-  } catch (err) {
-    throw new ImportError(`--resume ${path}: not a readable report (${(err as Error).message})`);
-  }
+  // The header first: rows become objects keyed by it, so only Roster's own columns may.
   const header = text.slice(0, text.indexOf('\n')).trim();
   if (header !== REPORT_COLUMNS.join(',') && header !== OLD_COLUMNS) {
     throw new ImportError(
       `--resume ${path}: not a roster import report (its header should be ${REPORT_COLUMNS.join(',')})`,
     );
+  }
+  let records: Record<string, string>[];
+  try {
+    records = parse(text, { columns: true, relax_column_count: true, skip_empty_lines: true });
+  } catch (err) {
+    throw new ImportError(`--resume ${path}: not a readable report (${(err as Error).message})`);
   }
   const done = new Map<number, DoneRow>();
   for (const r of records) {

@@ -7,10 +7,11 @@
  * It holds no secrets: no token, and the input only as its size and SHA-256.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { writeWholeSync } from '../files/destination.js';
-import { ImportError, importUsageError, noSuchReport } from './errors.js';
+import { importUsageError, noSuchReport } from './errors.js';
+import { readChecked, runRecordSchema } from './file-schemas.js';
 import type { PresetName } from './presets.js';
 import { checkFile } from './read.js';
 import type { DeactivateLimit } from './sync.js';
@@ -97,18 +98,12 @@ export function readRecord(report: string): RunRecord | undefined {
   if (!existsSync(report)) throw noSuchReport(report);
   const path = recordPath(report);
   if (!existsSync(path)) return undefined;
-  let record: RunRecord;
-  try {
-    record = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new ImportError(
-      `--resume ${report}: ${path} is not readable (${(err as Error).message})`,
-    );
-  }
-  if (record?.kind !== 'roster-import-run' || record.version !== 1 || !record.options) {
-    throw new ImportError(`--resume ${report}: ${path} is not a roster import run record`);
-  }
-  return record;
+  return readChecked(
+    path,
+    runRecordSchema,
+    `--resume ${report}: ${path}`,
+    'is not a roster import run record',
+  );
 }
 
 /** How each option is written on a command line, for messages and the resume hint. */

@@ -7,9 +7,9 @@
  *
  * It holds no secrets: `secret` and `recoveryCode` are `***` here and read from the file again.
  */
-import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { ImportError } from './errors.js';
+import { importUsageError } from './errors.js';
+import { readChecked, savedPlanSchema } from './file-schemas.js';
 import { changesText, type PlannedRow } from './planned.js';
 import { type RunRecord, writeJson } from './run-record.js';
 
@@ -25,19 +25,12 @@ export function writePlan(path: string, plan: SavedPlan) {
 }
 
 export function readPlan(path: string): SavedPlan {
-  let plan: SavedPlan;
-  try {
-    plan = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (err) {
-    throw new ImportError(`--plan ${path}: not readable (${(err as Error).message})`, 'usage');
-  }
-  if (plan?.kind !== 'roster-import-plan' || plan.version !== 1 || !Array.isArray(plan.rows)) {
-    throw new ImportError(
-      `--plan ${path}: not a roster import plan (make one with --dry-run --save-plan)`,
-      'usage',
-    );
-  }
-  return plan;
+  return readChecked(
+    path,
+    savedPlanSchema,
+    `--plan ${path}`,
+    'not a roster import plan (make one with --dry-run --save-plan)',
+  );
 }
 
 /** Where a row of the plan went, for the check against the plan made now. */
@@ -63,21 +56,32 @@ export class PlanCheck {
 
   /** Compares one row of the plan made now; false when it is not the saved one. */
   check(now: PlannedRow & { row?: number }): boolean {
-    if (now.action === 'skip') return true;
     const id = now.row ? `row ${now.row}` : `id ${now.id}`;
     const saved = this.saved.get(id);
     this.saved.delete(id);
+    if (now.action === 'skip') return true;
     if (saved && isDeepStrictEqual(strip(saved), strip(now))) return true;
     this.changed.push(`${where(saved ?? now)}: planned ${describe(saved)}, now ${describe(now)}`);
     if (now.row) this.held.add(now.row);
     return false;
   }
 
-  /** Planned deactivations that the plan made now no longer has. */
+  /**
+   * Planned deactivations that the plan made now no longer has. Rows of the file that the input
+   * does not have mean the plan is not this input's (it was edited): refused whole, --partial or
+   * not, as a plan for another input is.
+   */
   finish() {
+    const strange: string[] = [];
     for (const r of this.saved.values()) {
       if (r.row === undefined)
         this.changed.push(`${where(r)}: planned ${describe(r)}, now nothing`);
+      else strange.push(`row ${r.row}${r.line !== undefined ? ` (${where(r)})` : ''}`);
+    }
+    if (strange.length > 0) {
+      throw importUsageError(
+        `the plan holds ${strange.length === 1 ? 'a row' : `${strange.length} rows`} its input does not have (${strange.slice(0, 5).join(', ')}${strange.length > 5 ? ', …' : ''}), so it is not the plan of this input and nothing was applied; make a new one with --dry-run --save-plan`,
+      );
     }
   }
 }

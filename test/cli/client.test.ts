@@ -99,6 +99,38 @@ describe('resolveSettings: flags > env > profile', () => {
     expect(s.profile).toBeUndefined();
   });
 
+  it.each([
+    [
+      'ROSTER_BASE_URL elsewhere',
+      {},
+      { ROSTER_BASE_URL: 'http://env.test/api' },
+      'ROSTER_BASE_URL',
+    ],
+    ['--base-url elsewhere', { baseUrl: 'http://flag.test/api' }, {}, '--base-url'],
+    [
+      '--profile, --base-url elsewhere',
+      { profile: 'prod', baseUrl: 'http://flag.test/api' },
+      {},
+      '--base-url',
+    ],
+  ])(
+    "%s with the profile's token: marked unbound (token-binding.ts asks or refuses)",
+    async (_n, globals, env, from) => {
+      const s = await resolve(globals as Record<string, string>, env as Record<string, string>);
+      expect(s.unbound).toMatchObject({ from });
+    },
+  );
+
+  it.each([
+    ['the profile alone', {}, {}],
+    ['--region de (its German URL)', { profile: 'prod', region: 'de' }, {}],
+    ['the same origin, another path', { baseUrl: 'http://local.test/other' }, {}],
+    ['ROSTER_TOKEN with --base-url', { baseUrl: 'http://flag.test/api' }, { ROSTER_TOKEN: 'ENV' }],
+  ])('%s: bound', async (_n, globals, env) => {
+    const s = await resolve(globals as Record<string, string>, env as Record<string, string>);
+    expect(s.unbound).toBeUndefined();
+  });
+
   it('takes ROSTER_VENDOR over the profile vendor', async () => {
     const s = await resolve({ profile: 'prod' }, { ROSTER_VENDOR: 'other' });
     expect(s.vendor).toBe('other');

@@ -68,17 +68,21 @@ describe('configuration', () => {
     expect(r).toMatchObject({ exitCode: 0, stdout: '[]\n' });
   });
 
-  it('precedence: --base-url > ROSTER_BASE_URL > profile; --profile > ROSTER_TOKEN', async () => {
+  it('precedence: --base-url > ROSTER_BASE_URL > profile; --profile > ROSTER_TOKEN; a profile token stays on its origin', async () => {
     const other = await startServer((_req, res) => sendJson(res, 200, EMPTY_PAGE));
     try {
       const envUrl = `${other.baseUrl}`;
-      // env beats the profile
+      // env beats the profile's URL, but the profile's token is not sent to another origin
+      const bound = await srv.run(['users', 'list'], { env: { ROSTER_BASE_URL: envUrl } });
+      expect(bound.exitCode, bound.stderr).toBe(2);
+      expect(bound.stderr).toContain("the token of profile 'local'");
+      expect(other.seen.length).toBe(0);
       const env = await srv.run(['users', 'list', '--verbose'], {
-        env: { ROSTER_BASE_URL: envUrl },
+        env: { ROSTER_BASE_URL: envUrl, ROSTER_TOKEN: 'dA==' },
       });
       expect(env.exitCode).toBe(0);
       expect(other.seen.length).toBe(1);
-      expect(env.stderr).toContain(`using ${envUrl} (ROSTER_BASE_URL), token from profile 'local'`);
+      expect(env.stderr).toContain(`using ${envUrl} (ROSTER_BASE_URL), token from ROSTER_TOKEN`);
       // the flag beats env
       const flag = await srv.run(['users', 'list', '--verbose', '--base-url', srv.baseUrl], {
         env: { ROSTER_BASE_URL: envUrl },

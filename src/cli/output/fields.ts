@@ -5,6 +5,8 @@
  * a jq filter written for the full object still works.
  */
 import { splitList } from '../../contract/list.js';
+import { forbiddenKeyText } from '../../contract/safe-json.js';
+import { forbiddenSegment } from '../../contract/safe-keys.js';
 import { usageError } from '../errors.js';
 import type { Column } from './render.js';
 import { safeText } from './text-safe.js';
@@ -66,6 +68,8 @@ export function parseFields(
     if (parts.some((p) => p === '')) {
       throw usageError(`--fields: '${safeText(name)}' is not a field path`);
     }
+    const bad = forbiddenSegment(path);
+    if (bad !== undefined) throw usageError(`--fields ${safeText(name)}: ${forbiddenKeyText(bad)}`);
     if (!Object.hasOwn(names, name) && known && !known.includes(parts[0]!)) {
       const all = [...new Set([...Object.keys(names), ...known])];
       const guess = nearest(name, all) ?? nearest(parts[0]!, all);
@@ -90,13 +94,14 @@ export function getPath(value: unknown, path: string): unknown {
 
 /** A copy of `value` holding only `paths`, nested as in the original; absent paths are null. */
 export function pickPaths(value: unknown, paths: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // Built from the paths a person named: no prototype to reach (parseFields refuses the keys).
+  const out: Record<string, unknown> = Object.create(null);
   for (const path of paths) {
     const keys = path.split('.');
     let target = out;
     for (const key of keys.slice(0, -1)) {
       const next = target[key];
-      target[key] = next !== null && typeof next === 'object' ? next : {};
+      target[key] = next !== null && typeof next === 'object' ? next : Object.create(null);
       target = target[key] as Record<string, unknown>;
     }
     target[keys.at(-1)!] = getPath(value, path) ?? null;

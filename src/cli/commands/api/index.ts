@@ -5,6 +5,7 @@
  * and `//host` are refused (exit 2), so the token never leaves it.
  */
 import type { Command } from 'commander';
+import { forbiddenKeyIn, forbiddenKeyText } from '../../../contract/safe-json.js';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { collect, globalsOf } from '../shared/options.js';
@@ -83,7 +84,7 @@ export async function runApi(opts: ApiOptions, deps: Deps): Promise<void> {
     method: method as (typeof raw.RAW_METHODS)[number],
     path: opts.path,
     headers,
-    ...(body === undefined ? {} : typed ? { body } : jsonOrBytes(body)),
+    ...(body === undefined ? {} : typed ? { body } : jsonOrBytes(body, opts.input!)),
   });
   if (answer.data === undefined) return;
   const { renderOne } = await import('../../output/render.js');
@@ -91,12 +92,17 @@ export async function runApi(opts: ApiOptions, deps: Deps): Promise<void> {
 }
 
 /** A JSON body is sent as JSON (its media type negotiated); anything else as given. */
-function jsonOrBytes(body: Uint8Array): { json: unknown } | { body: Uint8Array } {
+function jsonOrBytes(body: Uint8Array, file: string): { json: unknown } | { body: Uint8Array } {
+  let json: unknown;
   try {
-    return { json: JSON.parse(Buffer.from(body).toString('utf8')) };
+    json = JSON.parse(Buffer.from(body).toString('utf8'));
   } catch {
     return { body };
   }
+  // Own keys after JSON.parse, but the service, or anything copying the body, may assign them.
+  const bad = forbiddenKeyIn(json);
+  if (bad !== undefined) throw usageError(`--input ${file}: ${forbiddenKeyText(bad)}`);
+  return { json };
 }
 
 async function readInput(file: string, deps: Deps): Promise<Uint8Array> {

@@ -7,6 +7,7 @@ import type { Profile } from '../../config.js';
 import { type Deps, type GlobalOptions, interactive, note } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
 import { withSpinner } from '../../output/progress.js';
+import { checkProfileName } from '../../profile-name.js';
 import { prompterOf } from '../../prompt.js';
 import { readSecretFromStdin } from '../../stdin.js';
 import { globalsOf } from '../shared/options.js';
@@ -94,7 +95,9 @@ async function checkedDefaults(opts: LoginOptions, existing: Profile | undefined
 export async function runLogin(opts: LoginOptions, deps: Deps): Promise<void> {
   const { openConfig } = await import('../../config.js');
   const config = await openConfig(deps.env);
-  const name = opts.globals.profile ?? deps.env.ROSTER_PROFILE ?? DEFAULT_LOGIN_PROFILE;
+  const name = checkProfileName(
+    opts.globals.profile ?? deps.env.ROSTER_PROFILE ?? DEFAULT_LOGIN_PROFILE,
+  );
   const existing = config.profile(name);
 
   let baseUrl = opts.globals.baseUrl ?? deps.env.ROSTER_BASE_URL ?? existing?.baseUrl;

@@ -214,6 +214,11 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
   const { progress } = await import('../../output/progress-line.js');
 
   const { client, settings } = await apiSession(opts.globals, deps);
+  // A record or a plan naming another service: refused before the first request.
+  resume.checkAddress(run, opts.resume, {
+    baseUrl: settings.baseUrl,
+    from: settings.sources.baseUrl,
+  });
   const report = opts.report ?? (opts.dryRun ? undefined : opts.resume);
   // A run with a report is recorded beside it, and a resumed one checked against its record.
   const recorded = report !== undefined && !opts.dryRun;

@@ -3,6 +3,8 @@
  * means `profile.firstName`, `locale` means `config.locale`: contract/user-fields.ts) or a dotted
  * path (`profile.costCenter=CC-1`). Values are strings; `--unset` sends null (clears the field).
  */
+import { forbiddenKeyText } from '../../../contract/safe-json.js';
+import { forbiddenSegment } from '../../../contract/safe-keys.js';
 import { userField } from '../../../contract/user-fields.js';
 import { usageError } from '../../errors.js';
 
@@ -13,17 +15,20 @@ export const resolveKey = (key: string): string => userField(key)?.body ?? key;
 function assign(body: Body, path: string, value: unknown, flag: string) {
   const keys = path.split('.');
   if (keys.some((k) => k === '')) throw usageError(`${flag}: '${path}' is not a field path`);
+  const bad = forbiddenSegment(path);
+  if (bad !== undefined) throw usageError(`${flag} ${path}: ${forbiddenKeyText(bad)}`);
   let target = body;
   for (const [i, key] of keys.slice(0, -1).entries()) {
-    const next = target[key];
-    if (next === undefined) target[key] = {};
+    const next = Object.hasOwn(target, key) ? target[key] : undefined;
+    // Objects made from a person's keys have no prototype to reach.
+    if (next === undefined) target[key] = Object.create(null);
     else if (next === null || typeof next !== 'object') {
       throw usageError(`${flag}: '${path}' conflicts with '${keys.slice(0, i + 1).join('.')}'`);
     }
     target = target[key] as Body;
   }
   const last = keys.at(-1)!;
-  if (target[last] !== null && typeof target[last] === 'object') {
+  if (Object.hasOwn(target, last) && target[last] !== null && typeof target[last] === 'object') {
     throw usageError(`${flag}: '${path}' conflicts with the fields under it`);
   }
   target[last] = value;

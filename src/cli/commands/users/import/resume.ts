@@ -14,6 +14,7 @@ import {
   type InputPrint,
   type RunRecord,
   readRecord,
+  recordPath,
   resumedOptions,
   type Shaping,
   writeRecord,
@@ -99,6 +100,16 @@ const explicitOf = (flags: RunFlags) =>
 const definedGlobals = (g: GlobalOptions) =>
   Object.fromEntries(Object.entries(g).filter(([, v]) => v !== undefined)) as GlobalOptions;
 
+/**
+ * The connection flags a record or a plan brings along: the profile and the region, which name
+ * entries of this person's own config. Never its base URL: these files travel, and an address
+ * taken from one would get the profile's token (checkAddress compares it instead).
+ */
+const recorded = ({ profile, region }: Connection): GlobalOptions => ({
+  ...(profile !== undefined ? { profile } : {}),
+  ...(region !== undefined ? { region } : {}),
+});
+
 /** `--plan FILE` (no resume): the plan's file, options and connection flags. */
 function planRun(given: string | undefined, flags: RunFlags, path: string): TheRun {
   const saved = readPlan(path);
@@ -115,7 +126,7 @@ function planRun(given: string | undefined, flags: RunFlags, path: string): TheR
   return {
     file: given ?? saved.input.path,
     options,
-    globals: { ...saved.connection, ...definedGlobals(flags.globals) },
+    globals: { ...recorded(saved.connection), ...definedGlobals(flags.globals) },
     plan: { path: resolve(path), saved },
   };
 }
@@ -146,7 +157,7 @@ export function whichRun(given: string | undefined, flags: RunFlags): TheRun {
   return {
     file: given ?? record.input.path,
     options: resumed,
-    globals: { ...record.connection, ...definedGlobals(flags.globals) },
+    globals: { ...recorded(record.connection), ...definedGlobals(flags.globals) },
     record,
     ...(plan ? { plan } : {}),
   };
@@ -160,6 +171,31 @@ export async function targetOf(client: ApiClient, baseUrl: string): Promise<RunR
     () => undefined,
   );
   return { baseUrl, tenant: new URL(baseUrl).host, ...(branch ? { branch } : {}) };
+}
+
+/**
+ * Refuses, before any request, a record or a plan that names another service than the one this
+ * command goes to (the command line's, the environment's or the profile's), naming both: sent
+ * on, the rows (and the token) would go where the file says, or the file is not this run's.
+ */
+export function checkAddress(
+  run: TheRun,
+  report: string | undefined,
+  now: { baseUrl: string; from: string },
+) {
+  const files = [
+    ...(run.record && report ? [{ path: recordPath(report), names: run.record }] : []),
+    ...(run.plan ? [{ path: run.plan.path, names: run.plan.saved }] : []),
+  ];
+  for (const { path, names } of files) {
+    const theirs = [names.connection.baseUrl, names.target.baseUrl].find(
+      (url) => url !== undefined && url !== now.baseUrl,
+    );
+    if (theirs === undefined) continue;
+    throw usageError(
+      `${path} names the service ${theirs}, and this command goes to ${now.baseUrl} (${now.from}): refused before sending anything. A run or a plan is applied only where the command line or the profile points: to apply it at ${theirs}, give --base-url ${theirs} (with a token for that service, or its profile)`,
+    );
+  }
 }
 
 /** Checks a resumed run, and a saved plan, against the input and the target of this run. */
@@ -244,7 +280,17 @@ export { fingerprint };
 export function continueHint(run: TheRun, report: string | undefined): string {
   const file = run.file ?? '-';
   if (report) {
-    const words = ['roster', 'users', 'import', ...(file === '-' ? ['-'] : []), '--resume', report];
+    // The address is never taken from the record: the hint gives the one given on this command.
+    const address = run.globals.baseUrl !== undefined ? ['--base-url', run.globals.baseUrl] : [];
+    const words = [
+      'roster',
+      'users',
+      'import',
+      ...(file === '-' ? ['-'] : []),
+      '--resume',
+      report,
+      ...address,
+    ];
     const pipe = file === '-' ? ' (with the same input on standard input)' : '';
     return `The report ${report} has every row done so far; continue with: ${words.map(shellWord).join(' ')}${pipe}`;
   }
