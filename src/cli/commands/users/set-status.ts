@@ -67,6 +67,12 @@ export async function runSetStatus(opts: SetStatusOptions, deps: Deps): Promise<
     opts.status,
     opts.globals,
     deps,
+    { one: 'user', many: 'users' },
+    // The service's rule: one who never signed up goes back to pending. Not one activated.
+    (row) =>
+      opts.status === 'activated' && row.status === 'pending'
+        ? 'still pending (never signed up)'
+        : undefined,
   );
 }
 
