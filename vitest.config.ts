@@ -47,6 +47,7 @@ const POSTGRES_TESTS = [
   'test/e2e/import-resume.test.ts',
   'test/e2e/postgres-copy.test.ts',
   'test/e2e/postgres-replicas.test.ts',
+  'test/cli/commands/local/copy-moved.test.ts',
 ];
 
 /** The media suites, run again with media in an S3 bucket (and the data in PostgreSQL). */
@@ -66,6 +67,7 @@ const S3_TESTS = [
 /** Tests of PostgreSQL alone: they need a database, so they run in that project only. */
 const POSTGRES_ONLY = [
   'test/store/postgres.test.ts',
+  'test/cli/commands/local/copy-moved.test.ts',
   'test/e2e/postgres-*.test.ts',
   'test/e2e/s3-*.test.ts',
   'test/store/s3-*.test.ts',

@@ -2,6 +2,8 @@
  * Local admin commands act on the store directly (a data dir's SQLite, or the PostgreSQL that
  * `--database` / ROSTER_DATABASE_URL names): open it, run, close.
  */
+import { join } from 'node:path';
+import { MOVED_FILE, movedTo } from '../store/data-dir/moved.js';
 import type { OpenOptions } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { type Deps, note } from './context.js';
@@ -41,6 +43,7 @@ export async function openLocalStore(
   tuning: Pick<OpenOptions, 'poolSize' | 'statementTimeoutMs'> = {},
 ): Promise<Store> {
   const { dataDir, target } = await targetOf(opts, deps);
+  if (target.engine === 'sqlite') refuseMoved(target.dir);
   const { openStore } = await import('../store/open.js');
   const blobs = opts.blobs ?? (deps.env.ROSTER_BLOBS_URL || undefined);
   return openStore({ dataDir, target, blobs, env: deps.env, ...tuning }).catch((err: Error) => {
@@ -48,6 +51,19 @@ export async function openLocalStore(
     if (err.name === 'DatabaseSetupError') throw new CliError(err.message);
     throw err;
   });
+}
+
+/**
+ * A data dir served from the database it was copied into (store/data-dir/moved.ts) is not
+ * opened as SQLite: its file holds the data as it was at the move. The URL is shown without its
+ * password; the mark's removal is the way back.
+ */
+function refuseMoved(dir: string) {
+  const database = movedTo(dir);
+  if (database === undefined) return;
+  throw new CliError(
+    `this data dir moved to ${database}: its SQLite is no longer the deployment's data; pass --database <that URL> (or set ROSTER_DATABASE_URL). To use the SQLite anyway (its data as it was at the move), remove ${join(dir, MOVED_FILE)}`,
+  );
 }
 
 /**

@@ -143,7 +143,10 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
     }
     const changes = diff(values, current!);
     if (opts.sync && known.status === 'deactivated') {
-      changes.push({ field: 'status', from: 'deactivated', to: 'activated' });
+      // One who never signed up goes back to pending (the service's rule), not to activated,
+      // unless the row gives them a one-time password.
+      const to = known.neverSignedUp && !values.secret ? 'pending' : 'activated';
+      changes.push({ field: 'status', from: 'deactivated', to });
     }
     if (changes.length === 0) return { ...at, action: 'unchanged', id: known.id };
     return { ...at, action: 'update', id: known.id, values, changes };

@@ -191,5 +191,7 @@ export function updateBody(changes: Change[]): Record<string, unknown> {
   const values = Object.fromEntries(
     changes.filter((c) => c.field !== 'status').map((c) => [c.field, c.to]),
   );
-  return { ...toBody(values), ...(status ? { status: status.to } : {}) };
+  // A return to pending is asked of the service as an activation: it decides where they go.
+  const to = status?.to === 'pending' ? 'activated' : status?.to;
+  return { ...toBody(values), ...(status ? { status: to } : {}) };
 }

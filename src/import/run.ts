@@ -321,12 +321,27 @@ async function planAndApply(
       deactivate: 'deactivated',
     } as const;
     const sends = plan.counts.create + plan.counts.update + plan.counts.deactivate;
+    // What the plan settled without a request, counted as each row is reached, and the rows
+    // (and --sync deactivations) done: an interrupted run reports only what it got to.
+    const reached = { walked: false, unchanged: 0, errors: 0, leavers: 0, skipped: 0 };
+    const settled = { rows: 0, absent: 0 };
 
     /** Rows to send; the others only go to the report. */
     async function* toSend(): AsyncGenerator<Entry> {
       if (sends === 0 && !report) return;
+      reached.walked = true;
       for await (const e of await replay()) {
-        if (check?.held.has(e.row) && e.action !== 'error') {
+        const sent = e.action === 'create' || e.action === 'update' || e.action === 'deactivate';
+        const held = check?.held.has(e.row) && e.action !== 'error';
+        if (!sent || held) settled.rows++;
+        // A held row is a failure of its own (counted below), whatever the plan held for it.
+        if (!held) {
+          if (e.action === 'unchanged') reached.unchanged++;
+          else if (e.action === 'error') reached.errors++;
+          else if (e.action === 'leaver') reached.leavers++;
+          else if (e.action === 'skip') reached.skipped++;
+        }
+        if (held) {
           const outcome: Outcome = {
             ...planned(e),
             status: 'failed',
@@ -362,6 +377,11 @@ async function planAndApply(
         onOutcome: (o) => {
           report?.write(o);
           bar?.tick();
+          if (o.row === undefined) settled.absent++;
+          else {
+            settled.rows++;
+            if (o.action === 'deactivate') reached.leavers++;
+          }
           if (o.status === 'failed') {
             summary.failed++;
             failures.push(o);
@@ -373,7 +393,17 @@ async function planAndApply(
       bar?.end();
     }
     failures.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
-    return { plan, summary, failures, interrupted: opts.signal?.aborted };
+    const interrupted = opts.signal?.aborted;
+    if (interrupted && reached.walked) {
+      // The plan's counts of rows never reached are not results: only what was applied, and
+      // what remains (a --resume of the report, or the same import again, does the rest).
+      summary.unchanged = reached.unchanged;
+      summary.failed += reached.errors - plan.counts.error;
+      if (summary.leavers !== undefined) summary.leavers = reached.leavers;
+      if (summary.skipped !== undefined) summary.skipped = reached.skipped;
+      summary.remaining = plan.rows - settled.rows + deactivate.length - settled.absent;
+    }
+    return { plan, summary, failures, interrupted };
   } finally {
     report?.close();
   }

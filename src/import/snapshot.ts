@@ -18,6 +18,11 @@ import type { ImportClient } from './types.js';
 export interface KnownUser {
   id: string;
   status: UserStatus;
+  /**
+   * Never activated (no `activatedAt`): invited, never signed up. Deactivated, such a user goes
+   * back to pending when activated again (the service's rule), so the plan says so.
+   */
+  neverSignedUp?: true;
   /** The user's values, packed (see `valuesOf`). */
   packed: string;
 }
@@ -46,9 +51,13 @@ export class Snapshot {
     return this.#active;
   }
 
-  add(user: Pick<KnownUser, 'id' | 'status'>, values: Values): void {
+  add(
+    user: Pick<KnownUser, 'id' | 'status' | 'neverSignedUp'> & { activatedAt?: string | null },
+    values: Values,
+  ): void {
     if (user.status !== 'deactivated') this.#active++;
-    const n = this.#records.append(record(user.id, user.status, pack(values)));
+    const never = user.neverSignedUp ?? ('activatedAt' in user && user.activatedAt === null);
+    const n = this.#records.append(record(user.id, user.status, never, pack(values)));
     for (const field of IDENTITY_FIELDS) {
       const value = values[field];
       if (value) this.#by[field].add(hashKey(identityKey(field, value)), n);
@@ -84,11 +93,16 @@ export class Snapshot {
   }
 }
 
-/** A record: the status and the id, each after its length, then the packed values. */
-const record = (id: string, status: string, packed: string) =>
-  `${status.length}:${status}${id.length}:${id}${packed}`;
+/**
+ * A record: `!` for a user who never signed up, the status and the id, each after its length,
+ * then the packed values.
+ */
+const record = (id: string, status: string, neverSignedUp: boolean, packed: string) =>
+  `${neverSignedUp ? '!' : ''}${status.length}:${status}${id.length}:${id}${packed}`;
 
-function parseRecord(text: string): KnownUser {
+function parseRecord(record: string): KnownUser {
+  const never = record.startsWith('!');
+  const text = never ? record.slice(1) : record;
   const colon = text.indexOf(':');
   const statusEnd = colon + 1 + Number(text.slice(0, colon));
   const idColon = text.indexOf(':', statusEnd);
@@ -96,6 +110,7 @@ function parseRecord(text: string): KnownUser {
   return {
     id: text.slice(idColon + 1, idEnd),
     status: text.slice(colon + 1, statusEnd) as UserStatus,
+    ...(never ? { neverSignedUp: true as const } : {}),
     packed: text.slice(idEnd),
   };
 }

@@ -27,6 +27,11 @@ export interface Summary {
   rows: number;
   /** Rows the status column marks as leavers (present only when the file has one). */
   leavers?: number;
+  /**
+   * An interrupted run only: the rows (and --sync deactivations) not applied. The other counts
+   * are then what was applied, not what the plan held for rows never reached.
+   */
+  remaining?: number;
   /** Rows a `--resume` report marked done (present only with --resume). */
   skipped?: number;
   /**

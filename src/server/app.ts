@@ -56,7 +56,9 @@ export interface RunningApp {
   server: Server;
 }
 
-export const SIGNING_SECRET_KEY = 'cdn.signing-secret';
+import { SIGNING_SECRET_KEY } from '../store/common/meta-keys.js';
+
+export { SIGNING_SECRET_KEY };
 
 export async function createApp({ store, config, log = () => {}, previewScheduler }: AppDeps) {
   const app = new Koa<AppState>();

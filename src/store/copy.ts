@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
 import type { BlobStore } from './blobs/blob-store.js';
+import { SIGNING_SECRET_KEY } from './common/meta-keys.js';
 import type { Pool } from './postgres/db.js';
 import { postgresHandle } from './postgres/handle.js';
 import type { Db } from './sqlite/db.js';
@@ -82,7 +83,8 @@ const BATCH = 500;
  * Copies every row of a SQLite store into a PostgreSQL store, keeping ids. A row already there
  * (by key) is brought up to date, and rows the source has deleted since an earlier run go, so
  * running it again resumes an interrupted copy or catches up with what changed. The target must
- * be empty or an earlier copy of this same source: other data there is refused, not merged.
+ * be empty or an earlier copy of this same source that nothing else wrote to since: other data
+ * there, or writes served from it, are refused before anything is written, not merged.
  */
 export async function copySqliteToPostgres(
   source: Store,
@@ -91,7 +93,10 @@ export async function copySqliteToPostgres(
 ): Promise<Record<string, number>> {
   const db = sqliteHandle(source);
   const pool = postgresHandle(target);
-  await checkTargetIsOurs(db, pool);
+  if (!(await checkTargetIsOurs(db, pool))) await checkNoWritesSince(pool);
+  // Marked before the first row: an interrupted copy is resumed, never taken for a database
+  // that wrote on its own since.
+  await setMark(pool, { state: 'copying' });
   const counts: Record<string, number> = {};
   for (const table of TABLES) {
     const columns = (
@@ -139,22 +144,78 @@ export async function copySqliteToPostgres(
                        coalesce((SELECT max(${table.key}) FROM ${table.name}), 0) + 1, false)`,
       );
     }
-    const { rows } = await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${table.name}`);
+    // The copy's own mark (meta) is the database's, not a row of the data dir's.
+    const own = table.name === 'meta' ? ` WHERE key <> '${MARK_KEY}'` : '';
+    const { rows } = await pool.query<{ n: number }>(
+      `SELECT count(*) AS n FROM ${table.name}${own}`,
+    );
     if (rows[0]!.n !== total) {
       throw new CopyError(
-        `${table.name}: ${total} rows in the data dir but ${rows[0]!.n} in the database after the copy; something wrote meanwhile (stop serve on both sides and run the copy again)`,
+        `${table.name}: ${total} rows in the data dir but ${rows[0]!.n} in the database after the copy; something wrote meanwhile: stop serve on the data dir and run the copy again (never while serve runs on the database: the copy would overwrite what it wrote)`,
       );
     }
     counts[table.name] = total;
   }
+  await setMark(pool, { state: 'copied', writes: await writesMark(pool) });
   return counts;
 }
 
-/** The target is empty, or holds this source's signing secret (an earlier copy of it). */
-async function checkTargetIsOurs(db: Db, pool: Pool) {
+/**
+ * Where the last copy stands, in the database's meta table (the data dir's meta has no such
+ * key, so copying meta never overwrites it): `copying` from the first row written until the
+ * counts are verified, then `copied` with the database's write mark at that moment.
+ */
+const MARK_KEY = 'copy.mark';
+type Mark = { state: 'copying' } | { state: 'copied'; writes: string };
+
+async function setMark(pool: Pool, mark: Mark) {
+  await pool.query(
+    'INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value',
+    [MARK_KEY, JSON.stringify(mark)],
+  );
+}
+
+/**
+ * What any write to the database's data moves: tenants, branches and tokens move the
+ * credentials epoch (a trigger), each write to a user its version, and a new user, medium or
+ * invitation its table's count and last row; a removed medium the count, a delivered invitation
+ * its attempts or its row. A serve that only reads moves none of them.
+ */
+async function writesMark(pool: Pool): Promise<string> {
+  const { rows } = await pool.query(
+    `SELECT (SELECT value FROM credentials_epoch) AS credentials,
+            (SELECT concat_ws(':', count(*), sum(version), max(rowid), max(updated_at)) FROM users) AS users,
+            (SELECT concat_ws(':', count(*), max(rowid)) FROM media) AS media,
+            (SELECT concat_ws(':', count(*), max(id), sum(attempts)) FROM outbox) AS outbox`,
+  );
+  return JSON.stringify(rows[0]);
+}
+
+/**
+ * A database copied before may be copied into again only while nothing but the copy wrote to
+ * it: a copy overwrites every row it has, so writes served from the database since (a changed
+ * department, a removed user, a new one) would be reverted. Checked before anything is written.
+ */
+async function checkNoWritesSince(pool: Pool) {
+  const value = (
+    await pool.query<{ value: string }>('SELECT value FROM meta WHERE key = $1', [MARK_KEY])
+  ).rows[0]?.value;
+  // No mark: copied by a Roster before marks; `copying`: a copy that did not finish. Both resume.
+  const mark = value === undefined ? undefined : (JSON.parse(value) as Mark);
+  if (mark?.state !== 'copied' || mark.writes === (await writesMark(pool))) return;
+  throw new CopyError(
+    'the database has writes the data dir does not have (serve ran on it since the last copy): a copy would revert them, so nothing was copied. Serve from the database from now on; to start over from the data dir, copy into an empty database',
+  );
+}
+
+/**
+ * The target is empty (true), or holds this source's signing secret (false: an earlier copy of
+ * it); anything else is refused.
+ */
+async function checkTargetIsOurs(db: Db, pool: Pool): Promise<boolean> {
   const { rows } = await pool.query<{ n: number }>('SELECT count(*) AS n FROM tenants');
-  if (rows[0]!.n === 0) return;
-  const read = "SELECT value FROM meta WHERE key = 'cdn.signing-secret'";
+  if (rows[0]!.n === 0) return true;
+  const read = `SELECT value FROM meta WHERE key = '${SIGNING_SECRET_KEY}'`;
   const mine = (db.prepare(read).get() as { value: string } | undefined)?.value;
   const theirs = (await pool.query<{ value: string }>(read)).rows[0]?.value;
   if (!mine || mine !== theirs) {
@@ -162,6 +223,7 @@ async function checkTargetIsOurs(db: Db, pool: Pool) {
       'the database already holds other Roster data (it was not copied from this data dir); copy into an empty database',
     );
   }
+  return false;
 }
 
 /**

@@ -56,6 +56,27 @@ test('activate of a never-activated user says it became pending, and how to fini
   );
 });
 
+test('activate counts those who never signed up as still pending, not as activated', async () => {
+  const ids = [
+    await invitePending('rough-count1@example.com'),
+    await invitePending('rough-count2@example.com'),
+  ];
+  const signed = await srv.run([
+    ...['users', 'invite', '--email', 'rough-count3@example.com', '--no-send-mail'],
+    ...['--secret', 'long-enough-1', '-o', 'json'],
+  ]);
+  const all = [...ids, JSON.parse(signed.stdout).id as string];
+  expect((await srv.run(['users', 'deactivate', ...all])).exitCode).toBe(0);
+  const r = await srv.run(['users', 'activate', ...all, '-o', 'csv']);
+  expect(r.exitCode, r.stderr).toBe(0);
+  expect(r.stderr).toContain('1 activated, 2 still pending (never signed up), 0 failed');
+  expect(r.stdout).toContain(`${ids[0]},still pending (never signed up),pending,`);
+  const none = await srv.run(['users', 'deactivate', ids[1]!]);
+  expect(none.exitCode).toBe(0);
+  const again = await srv.run(['users', 'activate', ids[1]!]);
+  expect(again.stderr).toContain('0 activated, 1 still pending (never signed up), 0 failed');
+});
+
 test('users update --secret - reads the secret from stdin and activates a pending user', async () => {
   const id = await invitePending('rough-secret@example.com');
   const r = await srv.run(['users', 'update', id, '--secret', '-', '-o', 'json'], {

@@ -140,6 +140,13 @@ describe('users import', () => {
       'json',
     ]);
     expect(JSON.parse(cut.stdout)).toMatchObject({ deactivated: 2 });
+    // The plan says where they go back to: pending, as the run then finds them.
+    const plan = await run(['users', 'import', full, '--sync', '--dry-run', '-o', 'json']);
+    const back1 = JSON.parse(plan.stdout).rows.find((r: { key: string }) => r.key === 'ST-19');
+    expect(back1, plan.stderr).toMatchObject({
+      action: 'update',
+      changes: { status: { from: 'deactivated', to: 'pending' } },
+    });
     const back = await run(['users', 'import', full, '--sync', '-o', 'json']);
     expect(back.code, back.stderr).toBe(0);
     const statuses = new Set((await users()).map((u) => u.status));

@@ -500,6 +500,45 @@ describe('export', () => {
   });
 });
 
+describe('an interrupted import', () => {
+  it('counts what was applied and what remains, never a row it did not reach as unchanged', async () => {
+    const rows = Array.from({ length: 10 }, (_, i) => `E-${i},p${i}@example.com,P${i},Sales`);
+    const csv = (changed: number[]) =>
+      `externalId,email,firstName,department\n${rows
+        .map((r, i) => (changed.includes(i) ? r.replace('Sales', 'IT') : r))
+        .join('\n')}\n`;
+    await run({}, csv([]));
+    // Rows 2 and 6 change; Ctrl-C as the first update completes: row 6 is never sent.
+    const controller = new AbortController();
+    const interrupting = new Proxy(client, {
+      get(target, key, receiver) {
+        if (key !== 'updateUser') return Reflect.get(target, key, receiver);
+        return async (...args: Parameters<ApiClient['updateUser']>) => {
+          const user = await target.updateUser(...args);
+          controller.abort(new Error('interrupted'));
+          return user;
+        };
+      },
+    });
+    const result = await importCsv(interrupting, {
+      file: tempCsv(csv([2, 6])),
+      sendMail: false,
+      concurrency: 1,
+      signal: controller.signal,
+    });
+    expect(result.interrupted).toBe(true);
+    // Rows 0 and 1 were reached unchanged, row 2 updated; rows 3–9 were never reached.
+    expect(result.summary).toMatchObject({
+      created: 0,
+      updated: 1,
+      unchanged: 2,
+      failed: 0,
+      rows: 10,
+      remaining: 7,
+    });
+  });
+});
+
 describe('an interrupted export', () => {
   it('stops with the reason it was given and leaves no sort runs behind', async () => {
     const temp = mkdtempSync(join(tmpdir(), 'export-interrupted-'));

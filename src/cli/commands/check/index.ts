@@ -56,7 +56,8 @@ export function register(
 Exit codes: 0 no step failed (skipped, "not offered" and "not permitted" steps do not fail),
 3 the token was rejected (401/403) or lacks an expected scope, 1 any other failure. "Not
 permitted (needs media:read)": the token works but may not run that step; with
---expect-scopes naming that scope (or --write, for users:write and media:write) it fails. "Not offered": the service does not have it (no
+--expect-scopes naming that scope it fails (check --write --expect-scopes users:write,media:write
+for a job that needs the writes). "Not offered": the service does not have it (no
 GET /api, a version it does not serve, such as the deprecated user.v2 on the real platform);
 the media types this client itself sends must be offered. The report goes to stdout: lines of text by default, or
 -o json|ndjson|csv|table. The media steps run only when the service answers GET /media.

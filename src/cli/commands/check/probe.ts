@@ -39,7 +39,7 @@ export interface Probe {
   /** Set after an auth failure or a lost service: later steps are skipped. */
   stopped?: string;
   /**
-   * Scopes the token must have (--expect-scopes, and the write scopes with --write): a step
+   * Scopes the token must have (--expect-scopes): a step
    * that needs one of them and is not permitted fails; any other is "not permitted".
    */
   expected?: ReadonlySet<string>;

@@ -1,7 +1,8 @@
 /**
  * `media upload --skip-existing`: which files are already there. A medium is a candidate for a
  * file when its name (as the service stores names: contract safeFileName) and size match; only
- * candidates are downloaded and hashed, and a file is there when its SHA-256 equals one's.
+ * candidates are downloaded and hashed, and a file is there when its SHA-256 equals one's. Files
+ * of one run are compared with each other the same way: the same file twice uploads once.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -20,11 +21,19 @@ async function sha256(stream: Readable | NodeJS.ReadableStream): Promise<string>
   return hash.digest('hex');
 }
 
-/** The medium already holding each task's file, by task name (absent: upload it). */
+/**
+ * Why a file is skipped: a medium holds it already, or an earlier file of this run is the same
+ * (name, size and SHA-256, as a medium is compared), which the run uploads instead.
+ */
+export type Existing =
+  | { medium: Medium; sameAs?: undefined }
+  | { sameAs: string; medium?: undefined };
+
+/** Each task's reason to be skipped, by task name (absent: upload it). */
 export async function findExisting(
   client: ApiClient,
   tasks: UploadTask[],
-): Promise<Map<string, Medium>> {
+): Promise<Map<string, Existing>> {
   const wanted = new Map<string, UploadTask[]>();
   for (const task of tasks) {
     const name = uploadFileName(task.name);
@@ -50,16 +59,25 @@ export async function findExisting(
     }
     return contentHash.get(medium.id);
   };
-  const existing = new Map<string, Medium>();
-  for (const [key, media] of candidates) {
-    for (const task of wanted.get(key)!) {
+  const existing = new Map<string, Existing>();
+  for (const [key, group] of wanted) {
+    const media = candidates.get(key) ?? [];
+    // Hashed only where a medium or another file of the run could hold the same bytes.
+    if (media.length === 0 && group.length < 2) continue;
+    const firstWith = new Map<string, string>();
+    for (const task of group) {
       const local = await sha256(createReadStream(task.name));
+      let there: Medium | undefined;
       for (const medium of media) {
         if ((await hashOf(medium)) === local) {
-          existing.set(task.name, medium);
+          there = medium;
           break;
         }
       }
+      const earlier = firstWith.get(local);
+      if (there) existing.set(task.name, { medium: there });
+      else if (earlier !== undefined) existing.set(task.name, { sameAs: earlier });
+      else firstWith.set(local, task.name);
     }
   }
   return existing;

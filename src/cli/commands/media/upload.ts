@@ -99,8 +99,9 @@ export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> 
   const existing = opts.skipExisting
     ? await (await import('./skip-existing.js')).findExisting(client, readable)
     : new Map();
-  for (const [name, medium] of existing) {
-    bars.log(`${paintErr(io, 'yellow', 'skipped')} ${name}: already there as ${medium.id}`);
+  for (const [name, { medium, sameAs }] of existing) {
+    const why = medium ? `already there as ${medium.id}` : `the same file as ${sameAs} in this run`;
+    bars.log(`${paintErr(io, 'yellow', 'skipped')} ${name}: ${why}`);
   }
   const tasks = readable.filter((t) => !existing.has(t.name));
   let finished = 0;

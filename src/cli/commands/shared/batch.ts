@@ -92,13 +92,37 @@ export async function tryEach<V>(
   return out;
 }
 
+/**
+ * What a row done says in the result column and the count: `verb`, unless the verb's own rule
+ * says otherwise (an activation that left a user pending is not one activated).
+ */
+export type ResultOf = (row: BatchRow) => string | undefined;
+
+/** `2 activated, 1 still pending (never signed up), 0 failed`: the rows done, by result. */
+function tally(rows: BatchRow[], verb: string, resultOf?: ResultOf): string {
+  const counts = new Map<string, number>([[verb, 0]]);
+  for (const r of rows) {
+    if (!r.ok) continue;
+    const result = resultOf?.(r) ?? verb;
+    counts.set(result, (counts.get(result) ?? 0) + 1);
+  }
+  const failed = rows.filter((r) => !r.ok).length;
+  return [...[...counts].map(([result, n]) => `${n} ${result}`), `${failed} failed`].join(', ');
+}
+
 /** After the output: the stopping error, else the exit the rows call for (see the top). */
-export function finishBatch(outcome: Outcome<unknown>, verb: string, noun: Noun, deps: Deps) {
+export function finishBatch(
+  outcome: Outcome<unknown>,
+  verb: string,
+  noun: Noun,
+  deps: Deps,
+  resultOf?: ResultOf,
+) {
   const { rows, notFound, stop } = outcome;
   if (stop) throw stop;
   const done = rows.filter((r) => r.ok).length;
   const failed = rows.length - done;
-  note(deps.io, `${done} ${verb}, ${failed} failed`);
+  note(deps.io, tally(rows, verb, resultOf));
   if (failed === 0) return;
   if (done > 0) throw new CliError(`${failed} of ${rows.length} failed`, EXIT.partial);
   if (notFound.length === rows.length) {
@@ -114,6 +138,7 @@ export async function runBatch(
   globals: GlobalOptions,
   deps: Deps,
   noun: Noun = { one: 'user', many: 'users' },
+  resultOf?: ResultOf,
 ): Promise<void> {
   const format = resolveFormat(globals.output, deps.io);
   const outcome = await tryEach(ids, action, (s) => s, deps, format !== 'table');
@@ -123,13 +148,13 @@ export async function runBatch(
     outcome.rows,
     [
       { header: 'id', value: (r) => r.id },
-      { header: 'result', value: (r) => (r.ok ? verb : 'failed') },
+      { header: 'result', value: (r) => (r.ok ? (resultOf?.(r) ?? verb) : 'failed') },
       { header: 'status', value: (r) => r.status },
       { header: 'error', value: (r) => r.error },
     ],
     (r) => ({ id: r.id, ok: r.ok, status: r.status ?? null, error: r.error ?? null }),
   );
-  finishBatch(outcome, verb, noun, deps);
+  finishBatch(outcome, verb, noun, deps, resultOf);
 }
 
 /**

@@ -9,13 +9,29 @@ import { sameIdentity } from '../../../contract/identity.js';
 import { LISTABLE_STATUSES, type UserV3 } from '../../../contract/user.js';
 
 export async function findUser(client: ApiClient, key: string): Promise<UserV3> {
-  if (!key.includes('@')) return client.getUser(key);
+  return (await byEmail(client, key)) ?? client.getUser(key);
+}
+
+/**
+ * The id a verb sends for `key` (remove, activate, deactivate, update): the id of the user with
+ * that email, else `key` itself, which the service resolves as an id or externalId, or answers
+ * 404 naming it. An id or externalId without an @ costs no request.
+ */
+export async function userIdOf(client: ApiClient, key: string): Promise<string> {
+  return (await byEmail(client, key))?.id ?? key;
+}
+
+/**
+ * The user whose email `key` is, if any. An externalId may hold an @ too (an identity
+ * provider's login), so none found is not an error: the caller asks the service for `key`, whose
+ * 404 a batch (`show -`) counts as that id's failure, not a reason to stop.
+ */
+async function byEmail(client: ApiClient, key: string): Promise<UserV3 | undefined> {
+  if (!key.includes('@')) return undefined;
   const query = { query: key, status: [...LISTABLE_STATUSES] };
   for await (const user of client.iterateUsers(query)) {
     const email = user.email?.value;
     if (email !== undefined && sameIdentity('email', email, key)) return user;
   }
-  // An externalId may hold an @ too (an identity provider's login). Nobody: the service's 404,
-  // which a batch (`show -`) counts as that id's failure, not a reason to stop.
-  return client.getUser(key);
+  return undefined;
 }

@@ -4,6 +4,7 @@ import type { Deps, GlobalOptions } from '../../context.js';
 import { BATCH_EXIT_HELP, runConfirmedBatch } from '../shared/batch.js';
 import { STDIN_IDS_HELP } from '../shared/ids.js';
 import { globalsOf } from '../shared/options.js';
+import { findUser, userIdOf } from './lookup.js';
 
 export interface RemoveOptions {
   ids: string[];
@@ -15,8 +16,8 @@ export function register(users: Command, deps: Deps, runFn = runRemove) {
   users
     .command('remove')
     .aliases(['delete', 'rm'])
-    .description('remove users by id or externalId (they become deleted: 404 from then on)')
-    .argument('<ids...>', `user ids or externalIds; ${STDIN_IDS_HELP}`)
+    .description('remove users by id, externalId or email (they become deleted: 404 from then on)')
+    .argument('<ids...>', `user ids, externalIds or emails; ${STDIN_IDS_HELP}`)
     .option('--dry-run', 'show which users would be removed; remove nothing')
     .addHelpText(
       'after',
@@ -34,11 +35,11 @@ export const runRemove = (opts: RemoveOptions, deps: Deps) =>
     done: 'removed',
     noun: { one: 'user', many: 'users' },
     action: async (client, id) => {
-      await client.deleteUser(id);
+      await client.deleteUser(await userIdOf(client, id));
       return 'deleted';
     },
     preview: async (client, id) => {
-      await client.getUser(id);
+      await findUser(client, id);
       return { action: 'remove' };
     },
   });

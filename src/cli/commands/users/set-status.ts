@@ -5,6 +5,7 @@ import { BATCH_EXIT_HELP, runBatch } from '../shared/batch.js';
 import { change, runDryRun } from '../shared/dry-run.js';
 import { expandIds, STDIN_IDS_HELP } from '../shared/ids.js';
 import { globalsOf } from '../shared/options.js';
+import { findUser, userIdOf } from './lookup.js';
 
 export interface SetStatusOptions {
   ids: string[];
@@ -25,10 +26,10 @@ export function registerStatusVerb(
     .command(verb)
     .description(
       verb === 'activate'
-        ? 'activate users (deactivated or pending) by id or externalId'
-        : 'deactivate users by id or externalId (they can no longer sign in)',
+        ? 'activate users (deactivated or pending) by id, externalId or email'
+        : 'deactivate users by id, externalId or email (they can no longer sign in)',
     )
-    .argument('<ids...>', `user ids or externalIds; ${STDIN_IDS_HELP}`)
+    .argument('<ids...>', `user ids, externalIds or emails; ${STDIN_IDS_HELP}`)
     .option('--dry-run', 'show whose status would change; change nothing')
     .addHelpText('after', BATCH_EXIT_HELP)
     .action((ids: string[], opts: { dryRun?: boolean }, cmd: Command) =>
@@ -42,7 +43,7 @@ export async function runSetStatus(opts: SetStatusOptions, deps: Deps): Promise<
     await runDryRun(
       opts.ids,
       async (client, id) => {
-        const changes = change('status', (await client.getUser(id)).status, opts.status);
+        const changes = change('status', (await findUser(client, id)).status, opts.status);
         return { action: Object.keys(changes).length ? verb : 'unchanged', changes };
       },
       opts.globals,
@@ -57,13 +58,21 @@ export async function runSetStatus(opts: SetStatusOptions, deps: Deps): Promise<
   await runBatch(
     ids,
     async (id) => {
-      const { status } = await client.updateUser(id, { status: opts.status });
+      const { status } = await client.updateUser(await userIdOf(client, id), {
+        status: opts.status,
+      });
       if (opts.status === 'activated' && status === 'pending') note(deps.io, stillPending(id));
       return status;
     },
     opts.status,
     opts.globals,
     deps,
+    { one: 'user', many: 'users' },
+    // The service's rule: one who never signed up goes back to pending. Not one activated.
+    (row) =>
+      opts.status === 'activated' && row.status === 'pending'
+        ? 'still pending (never signed up)'
+        : undefined,
   );
 }
 

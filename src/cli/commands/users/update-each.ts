@@ -9,6 +9,7 @@ import { getPath, leaves } from '../../output/fields.js';
 import { runBatch } from '../shared/batch.js';
 import { type Changes, change, runDryRun } from '../shared/dry-run.js';
 import { expandIds } from '../shared/ids.js';
+import { findUser, userIdOf } from './lookup.js';
 import type { Body } from './patch.js';
 import type { UpdateOptions } from './update.js';
 
@@ -31,7 +32,7 @@ export async function updateEach(opts: UpdateOptions, patch: Body, deps: Deps): 
     await runDryRun(
       [opts.id],
       async (client, id) => {
-        const changes = updateChanges(await client.getUser(id), patch);
+        const changes = updateChanges(await findUser(client, id), patch);
         return { action: Object.keys(changes).length ? 'update' : 'unchanged', changes };
       },
       opts.globals,
@@ -45,7 +46,7 @@ export async function updateEach(opts: UpdateOptions, patch: Body, deps: Deps): 
   const client = await apiClient(opts.globals, deps);
   await runBatch(
     ids,
-    async (id) => (await client.updateUser(id, patch)).status,
+    async (id) => (await client.updateUser(await userIdOf(client, id), patch)).status,
     'updated',
     opts.globals,
     deps,

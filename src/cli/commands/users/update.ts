@@ -29,7 +29,7 @@ export function register(users: Command, deps: Deps, runFn = runUpdate) {
       .description('change fields of a user (JSON: the updated v3 user)')
       .argument(
         '<id>',
-        `the user id, or an externalId; ${STDIN_IDS_HELP} (then one result row each)`,
+        `the user id, an externalId or an email; ${STDIN_IDS_HELP} (then one result row each)`,
       )
       .option('--set <key=value>', 'set a field, e.g. profile.position=CTO (repeatable)', collect)
       .option(
@@ -67,7 +67,8 @@ export async function runUpdate(opts: UpdateOptions, deps: Deps): Promise<void> 
     return (await import('./update-each.js')).updateEach(opts, patch, deps);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
-  const user = await client.updateUser(opts.id, patch);
+  const { userIdOf } = await import('./lookup.js');
+  const user = await client.updateUser(await userIdOf(client, opts.id), patch);
   note(deps.io, `updated ${describeUser(user)} (${user.id})`);
   await renderRecord(deps.io, view, user);
 }

@@ -36,12 +36,12 @@ const close = async (d: Deps) => {
   for (const fn of d.cleanups ?? []) await fn();
 };
 
-async function check(opts: { write?: boolean; json?: boolean; output?: string }, d: Deps) {
+async function check(
+  opts: { write?: boolean; json?: boolean; output?: string; expectScopes?: string },
+  d: Deps,
+) {
   try {
-    return await runCheck(
-      { write: opts.write, json: opts.json, globals: { output: opts.output } },
-      d,
-    );
+    return await runCheck({ ...opts, globals: { output: opts.output } }, d);
   } finally {
     await close(d);
   }
@@ -107,10 +107,16 @@ describe('roster check against a real service', () => {
     expect(steps.slice(2).every((s: any) => s.result === 'skip')).toBe(true);
   });
 
-  it('a read-only token fails --write with exit 3', async () => {
+  it('a read-only token passes --write, its writes not permitted; --expect-scopes fails it, exit 3', async () => {
+    const readOnly = await server.token({ scopes: ['users:read', 'media:read'] });
+    const report = await check({ write: true }, deps(fakeIO(), readOnly));
+    expect(report.ok).toBe(true);
+    expect(report.steps.find((s) => s.name.startsWith('POST /users'))).toMatchObject({
+      result: 'not permitted',
+    });
     const err = await check(
-      { write: true },
-      deps(fakeIO(), await server.token({ scopes: ['users:read', 'media:read'] })),
+      { write: true, expectScopes: 'users:write,media:write' },
+      deps(fakeIO(), readOnly),
     ).catch((e) => e);
     expect(err.exitCode).toBe(3);
     expect(err.message).toMatch(/check failed: .*POST \/users/);

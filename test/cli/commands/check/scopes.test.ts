@@ -56,3 +56,22 @@ it('--expect-scopes with an unknown scope is a usage error', async () => {
   expect(r.exitCode).toBe(2);
   expect(r.stderr).toContain('unknown scope media:rad');
 });
+
+it('--write with a read-only token: the writes are "not permitted" (⊘), exit 0, as the README says', async () => {
+  const readOnly = (await srv.newToken('users:read,media:read')).token;
+  const r = await srv.run(['check', '--write'], { env: { ROSTER_TOKEN: readOnly } });
+  expect(r.exitCode, r.stdout).toBe(0);
+  expect(r.stdout).toMatch(/⊘ .*not permitted \(needs users:write\)/);
+  expect(r.stdout).not.toContain('✗');
+  const json = await srv.run(['check', '--write', '--json'], { env: { ROSTER_TOKEN: readOnly } });
+  expect(json.exitCode, json.stdout).toBe(0);
+  const steps = JSON.parse(json.stdout).steps as { result: string }[];
+  expect(steps.some((s) => s.result === 'not permitted')).toBe(true);
+  expect(steps.filter((s) => s.result === 'fail')).toEqual([]);
+  // A job that needs the writes says so: then the missing scope fails.
+  const demanded = await srv.run(['check', '--write', '--expect-scopes', 'users:write'], {
+    env: { ROSTER_TOKEN: readOnly },
+  });
+  expect(demanded.exitCode).toBe(3);
+  expect(demanded.stdout).toContain('the token lacks users:write');
+});

@@ -3,7 +3,7 @@
  * whose SHA-256 matches that medium's content is skipped and reported, so re-running the same
  * upload is a no-op. In-process against a real server.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliServed, startCliServed } from '../../../helpers/cli-run.js';
@@ -68,6 +68,25 @@ describe('media upload --skip-existing', () => {
     expect(JSON.parse(r.stdout)).toHaveLength(1);
     // Every other medium differs in name or size: only the one candidate is fetched and hashed.
     expect(r.stderr.match(/→ GET \S*\/cdn\//g)).toHaveLength(1);
+  });
+
+  it('two identical files in one run (same name, size and bytes) upload once', async () => {
+    const dirA = mkdtempSync(join(srv.dataDir, 'dup-a-'));
+    const dirB = mkdtempSync(join(srv.dataDir, 'dup-b-'));
+    const dirC = mkdtempSync(join(srv.dataDir, 'dup-c-'));
+    const a = join(dirA, 'dup.txt');
+    const b = join(dirB, 'dup.txt');
+    const c = join(dirC, 'dup.txt');
+    writeFileSync(a, 'the same\n');
+    writeFileSync(b, 'the same\n');
+    writeFileSync(c, 'othersame\n'); // same name and size, other bytes: its own medium
+    const before = await total();
+    const r = await srv.run(['media', 'upload', '--skip-existing', a, b, c]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveLength(2);
+    expect(r.stderr).toContain(`skipped ${b}: the same file as ${a} in this run`);
+    expect(r.stderr).toMatch(/2 uploaded, 1 skipped, 0 failed/);
+    expect(await total()).toBe(before + 2);
   });
 
   it('new files upload beside the skipped ones', async () => {

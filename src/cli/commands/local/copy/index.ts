@@ -28,7 +28,7 @@ export function register(program: Command, deps: Deps, runFn = runCopy) {
     .option('--json', 'print the rows copied per table')
     .addHelpText(
       'after',
-      '\nIds are kept, so tokens, user ids and media URLs stay valid. Run it again to resume an\ninterrupted copy or to catch up with changes since; the database must be empty or an earlier\ncopy of this data dir. Counts are verified at the end. Stop serve on the data dir for the\nfinal run, then start it with --database <url> on the same --data (media files stay there),\nor, after a copy with --blobs, with --database <url> --blobs <bucket URL> anywhere.\nA media file already in the bucket with the same size is not sent again.',
+      '\nIds are kept, so tokens, user ids and media URLs stay valid. Run it again to resume an\ninterrupted copy or to catch up with changes since; the database must be empty or an earlier\ncopy of this data dir that has had no writes of its own since (serve on it): a copy would\nrevert them, so it refuses (exit 1, nothing written). Counts are verified at the end. Stop serve on the data dir for the\nfinal run, then start it with --database <url> on the same --data (media files stay there),\nor, after a copy with --blobs, with --database <url> --blobs <bucket URL> anywhere.\nA media file already in the bucket with the same size is not sent again.',
     )
     .action((opts: CopyOptions) => runFn(opts, deps));
 }

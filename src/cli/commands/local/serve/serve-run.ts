@@ -185,6 +185,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     if (code === 'EADDRINUSE') throw portInUse(opts.port, opts.host);
     throw err;
   }
+  await markMoved(io, dataDir, store);
   // Only once the start-up checks passed and the port is ours: a serve that stops there leaves
   // no admin token behind that nobody was shown. Until then no token exists, so nothing answers
   // but 401; replicas starting at once on an empty database still make one admin (the store's).
@@ -227,6 +228,25 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     // The first SIGINT/SIGTERM drains; a second one ends the process at once (signals.ts).
     onInterrupt(stop);
   });
+}
+
+/**
+ * Served from a database copied from this data dir: the data dir is marked as moved, so that
+ * its stale SQLite is not served or administered again without a word (local-store.ts). A mark
+ * that cannot be written is a warning: the service itself is fine.
+ */
+async function markMoved(io: Deps['io'], dataDir: string, store: Store) {
+  const { markIfMoved, MOVED_FILE } = await import('../../../../store/data-dir/moved.js');
+  try {
+    if (await markIfMoved(dataDir, store)) {
+      note(io, `this data dir's SQLite was copied here: marked as moved (${MOVED_FILE})`);
+    }
+  } catch (err) {
+    note(
+      io,
+      `warning: could not mark ${dataDir} as moved to the database: ${(err as Error).message}`,
+    );
+  }
 }
 
 /** What serve did with the CLI profiles, on stderr. */

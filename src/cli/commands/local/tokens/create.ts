@@ -53,13 +53,18 @@ export function register(tokens: Command, deps: Deps, runFn = runCreate) {
   ).action((opts: CreateTokenOptions) => runFn(opts, deps));
 }
 
+/**
+ * The scopes `--scopes` lists. An empty list is refused, never read as "not given": a script
+ * passing `--scopes "$SCOPES"` with the variable unset would otherwise get an admin token.
+ */
 export function parseScopes(list: string): Scope[] {
   const scopes = splitList(list);
+  if (scopes.length === 0) {
+    throw usageError(`--scopes: empty list; name at least one of ${SCOPES.join(', ')}`);
+  }
   const bad = scopes.filter((s) => !isScope(s));
-  if (bad.length > 0 || scopes.length === 0) {
-    throw usageError(
-      `--scopes: unknown scope ${bad.join(', ') || '(none given)'}; use users:read, users:write, media:read, media:write`,
-    );
+  if (bad.length > 0) {
+    throw usageError(`--scopes: unknown scope ${bad.join(', ')}; use ${SCOPES.join(', ')}`);
   }
   return scopes as Scope[];
 }
@@ -71,7 +76,8 @@ export async function runCreate(opts: CreateTokenOptions, deps: Deps): Promise<v
   const scim = opts.for === 'scim';
   if (opts.url !== undefined && !scim) throw usageError('--url goes with --for scim');
   const url = opts.url === undefined ? undefined : parsePublicUrl(opts.url, '--url');
-  const scopes = opts.scopes ? parseScopes(opts.scopes) : scim ? SCIM_SCOPES : [...SCOPES];
+  const scopes =
+    opts.scopes !== undefined ? parseScopes(opts.scopes) : scim ? SCIM_SCOPES : [...SCOPES];
   const created = await withStore(opts, deps, async (store) => {
     const branch = await findBranch(store, opts.tenant, opts.branch);
     let scimUrl: string | undefined;

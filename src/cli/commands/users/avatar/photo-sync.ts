@@ -70,7 +70,10 @@ export interface PhotoSyncResult {
   unmatched: string[];
   /** Photos that share a name, by name: which one is meant cannot be told, so none is used. */
   ambiguous: string[][];
+  /** Users with no photo in the folder and no avatar. */
   withoutPhoto: Who[];
+  /** Users with no photo in the folder who have an avatar: they keep it. */
+  keeping: Who[];
   /** Matched photos not started (Ctrl-C, or a stop). */
   notStarted: number;
   /** What ended the run early (a stop, Ctrl-C): to throw once the results are out. */
@@ -96,13 +99,14 @@ export async function syncPhotos(
 
   const tasks: { user: UserV3; photo: string }[] = [];
   const withoutPhoto: Who[] = [];
+  const keeping: Who[] = [];
   const matched = new Set<string>();
   for await (const user of users) {
     const photo = photoFor(user, photos.patterns, photos.folder);
     if (photo) {
       tasks.push({ user, photo });
       matched.add(photo);
-    } else withoutPhoto.push(who(user));
+    } else (user.profile.avatar ? keeping : withoutPhoto).push(who(user));
   }
   const unmatched = [...photos.folder.byName.values()].filter((p) => !matched.has(p)).sort();
 
@@ -164,6 +168,7 @@ export async function syncPhotos(
     unmatched,
     ambiguous: photos.folder.ambiguous,
     withoutPhoto,
+    keeping,
     notStarted: tasks.length - rows.length,
     stoppedBy: stop ?? (controller.signal.aborted ? controller.signal.reason : undefined),
   };
@@ -180,13 +185,17 @@ export function notePhotosUnused(r: PhotoSyncResult, say: (line: string) => void
   }
 }
 
-/** The JSON report: every result, the photos that matched nobody, the users without a photo. */
+/**
+ * The JSON report: every result, the photos that matched nobody, the users without a photo (no
+ * avatar either), and those with no photo here who keep the avatar they have.
+ */
 export async function writePhotoReport(path: string, r: PhotoSyncResult): Promise<void> {
   const report = {
     results: r.rows,
     unmatchedPhotos: r.unmatched,
     ambiguousPhotos: r.ambiguous,
     usersWithoutPhoto: r.withoutPhoto,
+    usersKeepingPhoto: r.keeping,
   };
   await writeFile(path, `${JSON.stringify(report, null, 2)}\n`);
 }
@@ -202,6 +211,10 @@ export function photoSummary(r: PhotoSyncResult, dryRun: boolean | undefined): s
     `${r.unmatched.length} photos matched nobody`,
     ...(r.ambiguous.length > 0 ? [`${r.ambiguous.length} names with more than one photo`] : []),
     `${r.withoutPhoto.length} users without a photo`,
+    // Not "without a photo": they have one, and this folder leaves it as it is.
+    ...(r.keeping.length > 0
+      ? [`${r.keeping.length} users with no photo in this folder (they keep their current one)`]
+      : []),
     ...(r.notStarted > 0 ? [`${r.notStarted} not done`] : []),
   ].join(', ');
 }

@@ -21,7 +21,8 @@ email before the @); given more than once, the first that names a photo wins.
 
 A photo the user's avatar was already made from is neither processed nor uploaded again, so a
 re-run changes nothing. Photos that matched nobody are named at the end; --report FILE also
-lists the users still without a photo. A photo that cannot be read is reported by name and the
+lists the users still without a photo, and those with no photo here who keep their avatar.
+A photo that cannot be read is reported by name and the
 others go on (exit 5 at the end; exit 1 when none could be set). Ctrl-C lets the photos in
 flight finish or cancel, starts no more, and exits 130.
 
@@ -43,7 +44,7 @@ export function register(avatar: Command, deps: Deps, runFn = runSync) {
     .option('--dry-run', 'say which avatars would change; upload and change nothing')
     .option(
       '--report <file>',
-      'write a JSON report: results, unmatched photos, users without a photo',
+      'write a JSON report: results, unmatched photos, users without a photo, users keeping theirs',
     )
     .addHelpText('after', SYNC_HELP)
     .action((dir: string, o: Omit<SyncOptions, 'dir' | 'globals'>, cmd: Command) =>

@@ -23,6 +23,7 @@ const SUMMARY_KEYS = [
   'deactivated',
   'failed',
   'rows',
+  'remaining',
   'leavers',
   'skipped',
   'invitations',

@@ -8,6 +8,7 @@ import {
   register,
   runCreate,
 } from '../../../../../src/cli/commands/local/tokens/create.js';
+import { run } from '../../../../../src/cli/main.js';
 import { databaseTarget, openStore } from '../../../../../src/store/open.js';
 import { fakeIO, parseWith, testDeps } from '../../../helpers.js';
 
@@ -87,4 +88,22 @@ test('--for something else and --url without --for scim are usage errors', async
   await expect(
     runCreate({ name: 'x', branch: 'main', tenant: '*', data, url: 'https://a.example' }, deps),
   ).rejects.toThrow(/--url goes with --for scim/);
+});
+
+test("--scopes '' or ' , ' (an unset variable in a script) is exit 2 'empty list', and no token made", async () => {
+  const before = (await tokens()).length;
+  for (const scopes of ['', ' , ']) {
+    const fake = fakeIO();
+    const code = await run(
+      ['node', 'roster', 'tokens', 'create', '--data', data, '--scopes', scopes],
+      {
+        io: fake.io,
+        env: { ROSTER_CONFIG_DIR: data, HOME: data },
+      },
+    );
+    expect(code, fake.err()).toBe(2);
+    expect(fake.err()).toContain('--scopes: empty list');
+    expect(fake.out()).toBe('');
+  }
+  expect((await tokens()).length).toBe(before);
 });

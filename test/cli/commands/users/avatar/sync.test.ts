@@ -120,6 +120,25 @@ describe('users avatar sync', () => {
     expect(byUser(r.stdout)).toEqual({ [ids.cat!]: 'set' });
   });
 
+  it('users with an avatar but no photo in the folder keep theirs: not counted as without a photo', async () => {
+    // ann, bob and cat have avatars now; dan has none (his photo was broken).
+    const other = join(dir, 'by-localpart');
+    const report = join(srv.dataDir, 'report-keep.json');
+    const r = await srv.run([
+      ...['users', 'avatar', 'sync', other, '--photo-name', '#localpart#'],
+      ...['--report', report],
+    ]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      '1 users without a photo, 2 users with no photo in this folder (they keep their current one)',
+    );
+    const written = JSON.parse(readFileSync(report, 'utf8'));
+    expect(written.usersWithoutPhoto.map((u: { user: string }) => u.user)).toEqual([ids.dan]);
+    expect(written.usersKeepingPhoto.map((u: { user: string }) => u.user).sort()).toEqual(
+      [ids.ann, ids.bob].sort(),
+    );
+  });
+
   it('an unknown placeholder is a usage error (exit 2)', async () => {
     const r = await srv.run(['users', 'avatar', 'sync', dir, '--photo-name', '#name#']);
     expect(r.exitCode).toBe(2);
