@@ -47,6 +47,8 @@ const POSTGRES_TESTS = [
   'test/e2e/import-resume.test.ts',
   'test/e2e/postgres-copy.test.ts',
   'test/e2e/postgres-replicas.test.ts',
+  // A Patroni cluster of its own (scripts/failover-test-server.sh), not ROSTER_TEST_DATABASE.
+  'test/e2e/postgres-failover.test.ts',
 ];
 
 /** The media suites, run again with media in an S3 bucket (and the data in PostgreSQL). */

@@ -122,10 +122,12 @@ ${ports.map((p, i) => `  server r${i} 127.0.0.1:${p} check`).join('\n')}
       .filter((l) => l.startsWith('replicas,r'))
       .map((l) => l.split(',')[17]);
   };
-  const allUp = async () =>
-    (await states().catch(() => [])).every(
-      (s, _, all) => all.length === ports.length && s === 'UP',
-    );
+  // Not `every` over what it read alone: before haproxy listens the read fails, and every
+  // replica of an empty list is UP.
+  const allUp = async () => {
+    const all = await states().catch(() => []);
+    return all.length === ports.length && all.every((s) => s === 'UP');
+  };
   await eventually(allUp, 10_000);
   return { url: `http://127.0.0.1:${front}`, allUp };
 }
