@@ -76,7 +76,8 @@ export function translate(err: unknown): unknown {
   }
   if (
     (e?.code && (UNAVAILABLE(e.code) || NETWORK.has(e.code))) ||
-    /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection is closed/i.test(
+    // pg's own words for a connection that is gone, or was lost before this statement.
+    /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection is closed|not queryable/i.test(
       e?.message ?? '',
     )
   ) {
@@ -105,8 +106,16 @@ export function createPool(url: string, opts: PoolOptions, onError: (err: Error)
   // An idle connection's server going away is reported here; without a listener it would end
   // the process. The pool drops that connection and opens another on the next request.
   pool.on('error', onError);
-  // Client-side too: a server that stops answering mid-statement must not hang a request.
-  pool.on('connect', (client) => readTimeouts.set(client, statementTimeout + 2_000));
+  pool.on('connect', (client) => {
+    // The pool listens to a connection only while it is idle. One checked out (a statement, a
+    // transaction, the sweep lock) whose server goes away — a crash, a failover — emits 'error'
+    // with nobody listening, which ends the process. So each has a listener of its own for its
+    // whole life: the statement in flight, or the next one, fails with the error instead (a
+    // 503), and the pool drops the connection when it is released (it is no longer queryable).
+    client.on('error', onError);
+    // Client-side too: a server that stops answering mid-statement must not hang a request.
+    readTimeouts.set(client, statementTimeout + 2_000);
+  });
   return pool;
 }
 
@@ -146,7 +155,7 @@ function send<R extends pg.QueryResultRow>(
 }
 
 /** A connection from the pool; failing to get one is always "unavailable", whatever the cause. */
-async function connect(pool: Pool): Promise<Client> {
+export async function connect(pool: Pool): Promise<Client> {
   try {
     return await pool.connect();
   } catch (err) {
