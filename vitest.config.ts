@@ -25,6 +25,7 @@ const s3 = process.env.ROSTER_TEST_BLOBS;
 const POSTGRES_TESTS = [
   'test/store/store-contract.test.ts',
   'test/store/postgres.test.ts',
+  'test/store/postgres-failover.test.ts',
   'test/store/upgrade.test.ts',
   'test/server/users/**/*.test.ts',
   'test/server/scim/**/*.test.ts',
@@ -75,6 +76,7 @@ const OWN_POSTGRES_TESTS = ['test/e2e/postgres-crash.test.ts'];
 /** Tests of PostgreSQL alone: they need a database, so they run in that project only. */
 const POSTGRES_ONLY = [
   'test/store/postgres.test.ts',
+  'test/store/postgres-failover.test.ts',
   'test/e2e/postgres-*.test.ts',
   'test/e2e/s3-*.test.ts',
   'test/store/s3-*.test.ts',

@@ -55,7 +55,8 @@ const UNAVAILABLE = (code: string) =>
   code === '57P03' || // cannot_connect_now (starting up)
   code === '53300' || // too_many_connections
   code === '40001' || // serialization_failure
-  code === '40P01'; // deadlock_detected
+  code === '40P01' || // deadlock_detected
+  code === '25006'; // read_only_sql_transaction: a standby, or a primary demoted in a failover
 
 const NETWORK = new Set([
   'ECONNREFUSED',
@@ -223,7 +224,11 @@ export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise
     await send(client, { text: 'ROLLBACK' }).catch((rollbackErr: Error) => {
       broken = rollbackErr; // the connection is unusable: the pool must not hand it out again
     });
-    throw translate(err);
+    const translated = translate(err);
+    // Nor one that failed that way, as in query(): one on a server turned read-only (25006)
+    // would fail every write it is given; a new one goes where the database now is.
+    if (translated instanceof StoreUnavailableError) broken ??= translated;
+    throw translated;
   } finally {
     client.release(broken);
   }
