@@ -49,8 +49,6 @@ const POSTGRES_TESTS = [
   'test/e2e/import-resume.test.ts',
   'test/e2e/postgres-copy.test.ts',
   'test/e2e/postgres-replicas.test.ts',
-  // A Patroni cluster of its own (scripts/failover-test-server.sh), not ROSTER_TEST_DATABASE.
-  'test/e2e/postgres-failover.test.ts',
 ];
 
 /** The media suites, run again with media in an S3 bucket (and the data in PostgreSQL). */
@@ -71,7 +69,11 @@ const S3_TESTS = [
  * not; required under CI=true); not again on `.ci/run`'s Node 20 line, which runs the sqlite
  * project: what they test is the service's handling of the database server, not Node.
  */
-const OWN_POSTGRES_TESTS = ['test/e2e/postgres-crash.test.ts'];
+const OWN_POSTGRES_TESTS = [
+  'test/e2e/postgres-crash.test.ts',
+  // A Patroni cluster of its own (scripts/failover-test-server.sh).
+  'test/e2e/postgres-failover.test.ts',
+];
 
 /** Tests of PostgreSQL alone: they need a database, so they run in that project only. */
 const POSTGRES_ONLY = [

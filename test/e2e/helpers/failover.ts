@@ -61,6 +61,7 @@ export async function startCluster(dir: string, base: number, timing: Timing) {
     }
   };
   const node = (name: string) => Number(name.replace('pg', ''));
+  const postmasterFile = (name: string) => join(dir, name, 'data', 'postmaster.pid');
 
   /** The members as any live Patroni sees them. */
   const members = async (): Promise<Member[]> => {
@@ -87,11 +88,19 @@ export async function startCluster(dir: string, base: number, timing: Timing) {
     /** The node lost: its Patroni and its postmaster, both SIGKILL. */
     killNode(name: string) {
       kill(join(dir, 'run', `patroni-${name}.pid`));
-      kill(join(dir, name, 'data', 'postmaster.pid'));
+      kill(postmasterFile(name));
     },
     /** Only the postmaster: Patroni sees it and restarts PostgreSQL on the same node. */
     killPostmaster(name: string) {
-      kill(join(dir, name, 'data', 'postmaster.pid'));
+      kill(postmasterFile(name));
+    },
+    /** The node's running postmaster, from its pid file (undefined while there is none). */
+    postmasterPid(name: string): number | undefined {
+      try {
+        return pid(postmasterFile(name));
+      } catch {
+        return undefined;
+      }
     },
     /** Only Patroni: PostgreSQL keeps running, believing itself primary. */
     killPatroni(name: string) {

@@ -78,17 +78,33 @@ export async function replicas(
   return { list, start, stop, kill, token };
 }
 
+/** docs/serving.md's haproxy errorfile for 503, byte for byte. */
+const UNAVAILABLE = [
+  'HTTP/1.1 503 Service Unavailable',
+  'Content-Type: application/json',
+  'Retry-After: 1',
+  'Cache-Control: no-store',
+  'Connection: close',
+  '',
+  '{"identifier":50300,"statusCode":503,"message":"no replica is ready to answer (the database may be switching over); retry in a moment","type":"ServiceUnavailableException"}',
+].join('\r\n');
+
 /** haproxy in front of `ports`, checking /readyz every 200 ms; answers its URL and a probe. */
 export async function balancer({ temp, defer }: Scratch, ports: number[]) {
   const front = await freePort();
   const statsPort = await freePort();
-  const cfg = join(temp('roster-haproxy-'), 'haproxy.cfg');
+  const dir = temp('roster-haproxy-');
+  const cfg = join(dir, 'haproxy.cfg');
+  // What haproxy answers while no replica is ready (the database switching over): the service's
+  // own 503, envelope and Retry-After, as docs/serving.md configures it.
+  writeFileSync(join(dir, '503.http'), UNAVAILABLE);
   writeFileSync(
     cfg,
     `global
   maxconn 512
 defaults
   mode http
+  errorfile 503 ${join(dir, '503.http')}
   timeout connect 1s
   timeout client 30s
   timeout server 30s
