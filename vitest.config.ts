@@ -6,7 +6,8 @@ import { defineConfig } from 'vitest/config';
  * PostgreSQL when ROSTER_TEST_DATABASE names one (a user that may create databases; each test
  * server gets a database of its own, test/helpers/database.ts); the media suites again with
  * media in S3 and the data in PostgreSQL. `.ci/run` starts both; without them those runs are
- * skipped with one line, and under CI=true that is a failure.
+ * skipped with one line, and under CI=true that is a failure. A fourth, postgres-server, holds
+ * the tests that crash a PostgreSQL cluster of their own (OWN_POSTGRES_TESTS).
  *
  * Each store and blob store runs the media suites once: SQLite with files on disk, PostgreSQL
  * with S3. The media service sees both only through the Store and BlobStore interfaces, so
@@ -24,6 +25,7 @@ const s3 = process.env.ROSTER_TEST_BLOBS;
 const POSTGRES_TESTS = [
   'test/store/store-contract.test.ts',
   'test/store/postgres.test.ts',
+  'test/store/postgres-failover.test.ts',
   'test/store/upgrade.test.ts',
   'test/server/users/**/*.test.ts',
   'test/server/scim/**/*.test.ts',
@@ -64,10 +66,23 @@ const S3_TESTS = [
   'test/e2e/postgres-haproxy.test.ts',
 ];
 
+/**
+ * Tests that run a PostgreSQL server of their own (its binaries, not ROSTER_TEST_DATABASE), to
+ * crash and restart it: once per run, wherever the binaries are (skipped with one line where
+ * not; required under CI=true); not again on `.ci/run`'s Node 20 line, which runs the sqlite
+ * project: what they test is the service's handling of the database server, not Node.
+ */
+const OWN_POSTGRES_TESTS = [
+  'test/e2e/postgres-crash.test.ts',
+  // A Patroni cluster of its own (scripts/failover-test-server.sh).
+  'test/e2e/postgres-failover.test.ts',
+];
+
 /** Tests of PostgreSQL alone: they need a database, so they run in that project only. */
 const POSTGRES_ONLY = [
   'test/store/postgres.test.ts',
   'test/cli/commands/local/copy-moved.test.ts',
+  'test/store/postgres-failover.test.ts',
   'test/e2e/postgres-*.test.ts',
   'test/e2e/s3-*.test.ts',
   'test/store/s3-*.test.ts',
@@ -101,7 +116,15 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['test/**/*.test.ts'],
-          exclude: POSTGRES_ONLY,
+          exclude: [...POSTGRES_ONLY, ...OWN_POSTGRES_TESTS],
+          env: { ROSTER_TEST_DATABASE: '', ROSTER_TEST_BLOBS: '' },
+          ...shared,
+        },
+      },
+      {
+        test: {
+          name: 'postgres-server',
+          include: OWN_POSTGRES_TESTS,
           env: { ROSTER_TEST_DATABASE: '', ROSTER_TEST_BLOBS: '' },
           ...shared,
         },

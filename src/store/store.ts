@@ -216,7 +216,10 @@ export interface Store {
   trySweepLock(): Promise<(() => Promise<void>) | undefined>;
   /** Connections of the pool by state, for /metrics (PostgreSQL; SQLite has no pool). */
   poolStats?(): { total: number; idle: number; waiting: number };
-  /** Resolves when the database answers now; rejects (StoreUnavailableError) when it does not. */
+  /**
+   * Resolves when the database answers now and takes writes; rejects (StoreUnavailableError)
+   * when it does not (unreachable, or a read-only standby).
+   */
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -4,7 +4,6 @@
  * restart). Runs in the PostgreSQL project only (ROSTER_TEST_DATABASE).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { type AddressInfo, createServer, type Socket, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -18,6 +17,7 @@ import { MIGRATIONS } from '../../src/store/postgres/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { freshDatabase, sql, TEST_DATABASE } from '../helpers/database.js';
 import { captureState, restoreState } from '../helpers/database-state.js';
+import { pgRelay } from '../helpers/pg-relay.js';
 import { requester, startServer, type TestServer, USERS_V2, V3 } from '../helpers/server.js';
 import { userRow } from '../helpers/user-row.js';
 import { fixtures, uploadBody } from '../server/media/media-helpers.js';
@@ -379,44 +379,24 @@ test('a search the planner takes for rare but that is not: read, found many, the
 });
 
 test('a database that stops answering mid-statement: the statement fails after the read timeout, the next reconnects', async () => {
-  // A TCP relay to PostgreSQL that can stop passing the server's bytes on, as a partition does.
-  const server = new URL(TEST_DATABASE!);
-  let holding = false;
-  const sockets: Socket[] = [];
-  const relay = createServer((inbound) => {
-    const outbound = tcpConnect(Number(server.port || 5432), server.hostname);
-    sockets.push(inbound, outbound);
-    inbound.on('data', (chunk) => outbound.write(chunk));
-    outbound.on('data', (chunk) => holding || inbound.write(chunk));
-    for (const socket of [inbound, outbound])
-      socket
-        .on('error', () => {})
-        .on('close', () => {
-          inbound.destroy();
-          outbound.destroy();
-        });
-  });
-  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
   const db = await freshDatabase();
   drops.push(db.drop);
-  const url = new URL(db.url);
-  url.host = `127.0.0.1:${(relay.address() as AddressInfo).port}`;
+  const relay = await pgRelay(db.url);
   const store = await openStore({
     dataDir: dataDir(),
-    target: databaseTarget(url.toString(), '/unused'),
+    target: databaseTarget(relay.url, '/unused'),
     statementTimeoutMs: 200,
   });
   try {
     await store.ping();
-    holding = true;
+    relay.state.holding = true;
     const err = (await store.ping().catch((e: Error) => e)) as Error;
     expect(err).toBeInstanceOf(StoreUnavailableError);
     expect(err.message).toBe('database unavailable: Query read timeout: no answer within 2200 ms');
-    holding = false;
+    relay.state.holding = false;
     await store.ping();
   } finally {
     await store.close();
-    for (const socket of sockets) socket.destroy();
     relay.close();
   }
 });

@@ -223,7 +223,7 @@ export const FIXED_OPERATIONS: FixedOperation[] = [
         ...errors(),
         '200': answer('Ready', object({ status: { const: 'ready' } })),
         '503': answer(
-          'Draining, or the database does not answer',
+          'Draining, or the database does not answer or takes no writes (a standby)',
           object({ status: { enum: ['draining', 'database unavailable'] } }),
         ),
       },

@@ -55,7 +55,8 @@ const UNAVAILABLE = (code: string) =>
   code === '57P03' || // cannot_connect_now (starting up)
   code === '53300' || // too_many_connections
   code === '40001' || // serialization_failure
-  code === '40P01'; // deadlock_detected
+  code === '40P01' || // deadlock_detected
+  code === '25006'; // read_only_sql_transaction: a standby, or a primary demoted in a failover
 
 const NETWORK = new Set([
   'ECONNREFUSED',
@@ -76,7 +77,8 @@ export function translate(err: unknown): unknown {
   }
   if (
     (e?.code && (UNAVAILABLE(e.code) || NETWORK.has(e.code))) ||
-    /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection is closed/i.test(
+    // pg's own words for a connection that is gone, or was lost before this statement.
+    /Connection terminated|timeout exceeded when trying to connect|Query read timeout|connection is closed|not queryable/i.test(
       e?.message ?? '',
     )
   ) {
@@ -105,8 +107,16 @@ export function createPool(url: string, opts: PoolOptions, onError: (err: Error)
   // An idle connection's server going away is reported here; without a listener it would end
   // the process. The pool drops that connection and opens another on the next request.
   pool.on('error', onError);
-  // Client-side too: a server that stops answering mid-statement must not hang a request.
-  pool.on('connect', (client) => readTimeouts.set(client, statementTimeout + 2_000));
+  pool.on('connect', (client) => {
+    // The pool listens to a connection only while it is idle. One checked out (a statement, a
+    // transaction, the sweep lock) whose server goes away — a crash, a failover — emits 'error'
+    // with nobody listening, which ends the process. So each has a listener of its own for its
+    // whole life: the statement in flight, or the next one, fails with the error instead (a
+    // 503), and the pool drops the connection when it is released (it is no longer queryable).
+    client.on('error', onError);
+    // Client-side too: a server that stops answering mid-statement must not hang a request.
+    readTimeouts.set(client, statementTimeout + 2_000);
+  });
   return pool;
 }
 
@@ -146,7 +156,7 @@ function send<R extends pg.QueryResultRow>(
 }
 
 /** A connection from the pool; failing to get one is always "unavailable", whatever the cause. */
-async function connect(pool: Pool): Promise<Client> {
+export async function connect(pool: Pool): Promise<Client> {
   try {
     return await pool.connect();
   } catch (err) {
@@ -214,7 +224,11 @@ export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise
     await send(client, { text: 'ROLLBACK' }).catch((rollbackErr: Error) => {
       broken = rollbackErr; // the connection is unusable: the pool must not hand it out again
     });
-    throw translate(err);
+    const translated = translate(err);
+    // Nor one that failed that way, as in query(): one on a server turned read-only (25006)
+    // would fail every write it is given; a new one goes where the database now is.
+    if (translated instanceof StoreUnavailableError) broken ??= translated;
+    throw translated;
   } finally {
     client.release(broken);
   }

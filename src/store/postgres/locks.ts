@@ -5,7 +5,7 @@
 import { SCOPES } from '../../contract/scopes.js';
 import type { Store } from '../store.js';
 import { DEFAULT_TENANT, ROOT_BRANCH } from '../types.js';
-import { type Pool, query, transaction } from './db.js';
+import { connect, type Pool, query, transaction } from './db.js';
 import { addTenant } from './tenants.repo.js';
 import { createToken } from './tokens.repo.js';
 
@@ -35,18 +35,23 @@ export function bootstrap(pool: Pool): Store['bootstrap'] {
 
 export function sweepLock(pool: Pool): Store['trySweepLock'] {
   return async () => {
-    // Session-level, on a connection of its own, held until released.
-    const client = await pool.connect();
-    const { rows } = await client.query<{ locked: boolean }>(
-      'SELECT pg_try_advisory_lock($1) AS locked',
-      [SWEEP_LOCK],
-    );
-    if (!rows[0]?.locked) {
-      client.release();
-      return undefined;
+    // Session-level, on a connection of its own, held until released. (Should that connection
+    // die meanwhile, the lock goes with its session; the pool drops the connection on release.)
+    const client = await connect(pool);
+    let locked: boolean | undefined;
+    try {
+      const { rows } = await query<{ locked: boolean }>(
+        client,
+        'SELECT pg_try_advisory_lock($1) AS locked',
+        [SWEEP_LOCK],
+      );
+      locked = rows[0]?.locked;
+    } finally {
+      if (!locked) client.release();
     }
+    if (!locked) return undefined;
     return async () => {
-      await client.query('SELECT pg_advisory_unlock($1)', [SWEEP_LOCK]).catch(() => {});
+      await query(client, 'SELECT pg_advisory_unlock($1)', [SWEEP_LOCK]).catch(() => {});
       client.release();
     };
   };

@@ -8,6 +8,7 @@ import { localBlobStore } from '../blobs/local.js';
 import { redactUrl } from '../common/redact.js';
 import { secureDataDir } from '../data-dir/permissions.js';
 import { diskReserve } from '../data-dir/reserve.js';
+import { StoreUnavailableError } from '../errors.js';
 import type { Store } from '../store.js';
 import { credentialsRepo } from './credentials.repo.js';
 import { createPool, type PoolOptions, prepareDatabase, query } from './db.js';
@@ -64,7 +65,14 @@ export async function openPostgresStore(
       waiting: pool.waitingCount,
     }),
     async ping() {
-      await query(pool, 'SELECT 1');
+      // A standby, or a primary demoted in a failover, answers but takes no writes: not ready.
+      const { rows } = await query<{ readOnly: string }>(
+        pool,
+        `SELECT current_setting('transaction_read_only') AS "readOnly"`,
+      );
+      if (rows[0]?.readOnly !== 'off') {
+        throw new StoreUnavailableError('database unavailable: it is read-only (a standby?)');
+      }
     },
     async close() {
       await blobs.close();

@@ -78,17 +78,33 @@ export async function replicas(
   return { list, start, stop, kill, token };
 }
 
+/** docs/serving.md's haproxy errorfile for 503, byte for byte. */
+const UNAVAILABLE = [
+  'HTTP/1.1 503 Service Unavailable',
+  'Content-Type: application/json',
+  'Retry-After: 1',
+  'Cache-Control: no-store',
+  'Connection: close',
+  '',
+  '{"identifier":50300,"statusCode":503,"message":"no replica is ready to answer (the database may be switching over); retry in a moment","type":"ServiceUnavailableException"}',
+].join('\r\n');
+
 /** haproxy in front of `ports`, checking /readyz every 200 ms; answers its URL and a probe. */
 export async function balancer({ temp, defer }: Scratch, ports: number[]) {
   const front = await freePort();
   const statsPort = await freePort();
-  const cfg = join(temp('roster-haproxy-'), 'haproxy.cfg');
+  const dir = temp('roster-haproxy-');
+  const cfg = join(dir, 'haproxy.cfg');
+  // What haproxy answers while no replica is ready (the database switching over): the service's
+  // own 503, envelope and Retry-After, as docs/serving.md configures it.
+  writeFileSync(join(dir, '503.http'), UNAVAILABLE);
   writeFileSync(
     cfg,
     `global
   maxconn 512
 defaults
   mode http
+  errorfile 503 ${join(dir, '503.http')}
   timeout connect 1s
   timeout client 30s
   timeout server 30s
@@ -122,10 +138,12 @@ ${ports.map((p, i) => `  server r${i} 127.0.0.1:${p} check`).join('\n')}
       .filter((l) => l.startsWith('replicas,r'))
       .map((l) => l.split(',')[17]);
   };
-  const allUp = async () =>
-    (await states().catch(() => [])).every(
-      (s, _, all) => all.length === ports.length && s === 'UP',
-    );
+  // Not `every` over what it read alone: before haproxy listens the read fails, and every
+  // replica of an empty list is UP.
+  const allUp = async () => {
+    const all = await states().catch(() => []);
+    return all.length === ports.length && all.every((s) => s === 'UP');
+  };
   await eventually(allUp, 10_000);
   return { url: `http://127.0.0.1:${front}`, allUp };
 }

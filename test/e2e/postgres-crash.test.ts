@@ -1,0 +1,182 @@
+/**
+ * The database server itself crashing under a running service, on a throw-away PostgreSQL cluster
+ * of this file's own (test/helpers/pg-cluster.ts; never the shared one): its postmaster
+ * SIGKILLed (a crash, an OOM kill) with writes in flight, a transaction checked out between
+ * statements and the sweep lock held. `roster serve` (spawned: the process surviving is the
+ * point) and a store in this process both live on, answer 503 with Retry-After while it is
+ * down or refusing connections (57P03), and take writes again once it is back, with no restart.
+ * Needs PostgreSQL's binaries, not ROSTER_TEST_DATABASE: its own vitest project, run once.
+ */
+import pg from 'pg';
+import { afterAll, expect, test } from 'vitest';
+import { StoreUnavailableError } from '../../src/store/errors.js';
+import { databaseTarget, openStore } from '../../src/store/open.js';
+import { query, transaction } from '../../src/store/postgres/db.js';
+import { postgresHandle } from '../../src/store/postgres/handle.js';
+import { sql } from '../helpers/database.js';
+import { profileToken, spawnServe } from '../helpers/e2e.js';
+import { engineAvailable } from '../helpers/engine.js';
+import { eventually } from '../helpers/eventually.js';
+import { createCluster, postgresBin } from '../helpers/pg-cluster.js';
+import { scratch } from '../helpers/scratch.js';
+import { requester, V3 } from '../helpers/server.js';
+
+const bin = postgresBin();
+const enabled = engineAvailable(
+  'the PostgreSQL crash tests',
+  bin !== undefined,
+  'install PostgreSQL (apt-get install postgresql postgresql-contrib)',
+);
+const scope = scratch();
+afterAll(scope.cleanup);
+
+test.runIf(enabled)(
+  'the postmaster SIGKILLed under load: serve lives on, answers 503 with Retry-After, and takes writes again once PostgreSQL is back, without a restart',
+  async () => {
+    const cluster = await createCluster(bin!, scope.temp('roster-pg-cluster-'));
+    scope.defer(cluster.destroy);
+
+    const config = scope.temp('roster-crash-config-');
+    const served = await spawnServe(scope.temp('roster-crash-data-'), config, [
+      '--database',
+      cluster.url,
+    ]);
+    scope.defer(async () => {
+      served.child.kill('SIGKILL');
+      await served.child;
+    });
+    const req = requester(served.url, profileToken(config)!);
+    const create = (email: string) =>
+      req('POST', '/api/users', {
+        headers: { 'content-type': V3, accept: V3 },
+        body: JSON.stringify({ email, sendMail: false }),
+      });
+    expect((await create('before@example.com')).status).toBe(201);
+
+    // A replica in this process too, whose unhandled 'error' events would be thrown here.
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    scope.defer(() => process.off('uncaughtException', onUncaught));
+    const dataDir = scope.temp('roster-crash-store-');
+    const store = await openStore({ dataDir, target: databaseTarget(cluster.url, dataDir) });
+    scope.defer(() => store.close());
+    // The sweep lock, on a connection held outside the pool's idle list…
+    const sweepLock = await store.trySweepLock();
+    expect(sweepLock).toBeDefined();
+    let releaseSweep = sweepLock!;
+    scope.defer(() => releaseSweep());
+    // …and a transaction checked out between two statements.
+    let resume!: () => void;
+    const paused = new Promise<void>((r) => {
+      resume = r;
+    });
+    // Whatever fails, nothing is left waiting on the test when the store closes.
+    let running = true;
+    scope.defer(() => {
+      running = false;
+      resume();
+    });
+    const held = transaction(postgresHandle(store), async (client) => {
+      await query(client, 'SELECT 1');
+      await paused;
+      await query(
+        client,
+        "INSERT INTO tenants (host, created_at) VALUES ('never.example.com', '')",
+      );
+    }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+
+    // A steady load of writes from two writers until the end…
+    const answers: { status: number; retryAfter?: string; identifier?: unknown }[] = [];
+    let n = 0;
+    const writer = async () => {
+      while (running) {
+        const r = await create(`load-${n++}@example.com`).catch((err: Error) => ({
+          status: 0,
+          headers: {} as Record<string, string>,
+          json: err.message,
+        }));
+        answers.push({
+          status: r.status,
+          retryAfter: r.headers['retry-after'],
+          identifier: (r.json as { identifier?: unknown } | undefined)?.identifier,
+        });
+      }
+    };
+    const load = Promise.all([writer(), writer()]);
+    await eventually(() => answers.some((a) => a.status === 201));
+
+    // …and writes in flight in serve at the moment of the crash: held behind a lock until then.
+    const locker = new pg.Client({ connectionString: cluster.url });
+    locker.on('error', () => {}); // its session dies with the postmaster too
+    await locker.connect();
+    scope.defer(() => locker.end().catch(() => {}));
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE users IN SHARE MODE');
+    const stuck = create('in-flight@example.com');
+    const waiting = async () =>
+      (
+        await locker.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted',
+        )
+      ).rows[0]!.n;
+    // The held write and both writers' next ones.
+    await eventually(async () => (await waiting()) >= 3);
+
+    await cluster.killPostmaster();
+    resume();
+
+    const lost = await stuck;
+    expect(lost.status).toBe(503);
+    expect(lost.headers['retry-after']).toBe('2');
+    expect(lost.json).toMatchObject({ identifier: 50300, type: 'ServiceUnavailableException' });
+    expect(await held).toBeInstanceOf(StoreUnavailableError);
+    await releaseSweep();
+    releaseSweep = async () => {};
+    // Down: nothing listens on the port.
+    const refused = await create('refused@example.com');
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('2');
+    expect((await req('GET', '/readyz', { token: null })).status).toBe(503);
+    await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+
+    // Back, but refusing connections while it waits to be a replica (57P03).
+    await cluster.start({ standby: true });
+    expect((await create('starting@example.com')).status).toBe(503);
+    const starting = await req('GET', '/readyz', { token: null });
+    expect(starting.status).toBe(503);
+    expect(starting.json).toEqual({ status: 'database unavailable' });
+    await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
+    await cluster.stop();
+
+    // Back as the primary: the first write succeeds, on the pools of before.
+    await cluster.start();
+    expect((await create('after@example.com')).status).toBe(201);
+    expect((await req('GET', '/readyz', { token: null })).status).toBe(200);
+    await store.ping();
+    const since = answers.length;
+    await eventually(() => answers.slice(since).some((a) => a.status === 201));
+    running = false;
+    await load;
+
+    expect(served.child.exitCode).toBeNull();
+    expect(uncaught).toEqual([]);
+    // Every write the crash failed was a 503 with Retry-After and the envelope: no 500s.
+    const failed = answers.filter((a) => a.status !== 201);
+    expect(failed.length).toBeGreaterThan(0);
+    for (const a of failed) expect(a).toEqual({ status: 503, retryAfter: '2', identifier: 50300 });
+    // What the crash cut short did not happen; what came after did.
+    expect(await sql(store, "SELECT host FROM tenants WHERE host = 'never.example.com'")).toEqual(
+      [],
+    );
+    const emails = await sql<{ email: string }>(
+      store,
+      "SELECT email FROM users WHERE email IN ('in-flight@example.com', 'after@example.com')",
+    );
+    expect(emails).toEqual([{ email: 'after@example.com' }]);
+  },
+  30_000,
+);
