@@ -3,7 +3,6 @@
  * `--database` / ROSTER_DATABASE_URL names): open it, run, close.
  */
 import { join } from 'node:path';
-import { MOVED_FILE, movedTo } from '../store/data-dir/moved.js';
 import type { OpenOptions } from '../store/open.js';
 import type { Store } from '../store/store.js';
 import { type Deps, note } from './context.js';
@@ -43,7 +42,7 @@ export async function openLocalStore(
   tuning: Pick<OpenOptions, 'poolSize' | 'statementTimeoutMs'> = {},
 ): Promise<Store> {
   const { dataDir, target } = await targetOf(opts, deps);
-  if (target.engine === 'sqlite') refuseMoved(target.dir);
+  if (target.engine === 'sqlite') await refuseMoved(target.dir);
   const { openStore } = await import('../store/open.js');
   const blobs = opts.blobs ?? (deps.env.ROSTER_BLOBS_URL || undefined);
   return openStore({ dataDir, target, blobs, env: deps.env, ...tuning }).catch((err: Error) => {
@@ -58,7 +57,8 @@ export async function openLocalStore(
  * opened as SQLite: its file holds the data as it was at the move. The URL is shown without its
  * password; the mark's removal is the way back.
  */
-function refuseMoved(dir: string) {
+async function refuseMoved(dir: string) {
+  const { MOVED_FILE, movedTo } = await import('../store/data-dir/moved.js');
   const database = movedTo(dir);
   if (database === undefined) return;
   throw new CliError(
