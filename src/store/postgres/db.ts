@@ -70,6 +70,8 @@ const NETWORK = new Set([
 
 /** The store's error for a `pg` error: unique violations and unavailability; else unchanged. */
 export function translate(err: unknown): unknown {
+  // Translated already (a statement's error, rethrown by its transaction): as it is.
+  if (err instanceof StoreUnavailableError || err instanceof UniqueViolationError) return err;
   const e = err as { code?: string; constraint?: string; message?: string };
   if (e?.code === '23505') {
     const field = e.constraint && CONSTRAINT_FIELDS[e.constraint];
