@@ -2,7 +2,7 @@
  * What a request meets while PostgreSQL switches primaries, each kind of failure produced for
  * real on the test database: a read-only server (a standby, a demoted primary: 25006), a session
  * terminated mid-statement (57P01, as a shutdown or a failover ends it), a connection reset
- * (ECONNRESET). Each is a 503 with Retry-After (or the store's StoreUnavailableError), the
+ * (ECONNRESET), and a commit sent whose answer never came (its outcome unknown). Each is a 503 with Retry-After (or the store's StoreUnavailableError), the
  * connection it happened on is not handed out again, and the next request works. Runs in the
  * PostgreSQL project only; the database server's own crash is test/e2e/postgres-crash.test.ts.
  */
@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, expect, test } from 'vitest';
+import { createApp } from '../../src/server/app.js';
+import { DEFAULT_MAX_UPLOAD_BYTES } from '../../src/server/config.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
 import { query } from '../../src/store/postgres/db.js';
@@ -18,7 +20,7 @@ import { postgresHandle } from '../../src/store/postgres/handle.js';
 import { freshDatabase, TEST_DATABASE } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { pgRelay } from '../helpers/pg-relay.js';
-import { startServer, type TestServer, V3 } from '../helpers/server.js';
+import { requester, startServer, type TestServer, V3 } from '../helpers/server.js';
 
 const dirs: string[] = [];
 const drops: (() => Promise<void>)[] = [];
@@ -165,6 +167,50 @@ test('a connection reset mid-statement (ECONNRESET) is the store being unavailab
     expect(err.message).toBe('database unavailable: read ECONNRESET');
     await store.ping();
   } finally {
+    await store.close();
+    relay.close();
+  }
+});
+
+test('a write whose commit was sent but never answered (the connection reset, via a relay) is a 503 saying its outcome is unknown', async () => {
+  const db = await freshDatabase();
+  drops.push(db.drop);
+  const relay = await pgRelay(db.url);
+  const dataDir = mkdtempSync(join(tmpdir(), 'roster-pg-'));
+  dirs.push(dataDir);
+  const store = await openStore({ dataDir, target: databaseTarget(relay.url, '/unused') });
+  const { adminToken } = (await store.bootstrap())!;
+  const logs: string[] = [];
+  const app = await createApp({
+    store,
+    config: { dataDir, vendor: 'service', maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES },
+    log: (l) => logs.push(l),
+  });
+  const { url } = await app.listen(0);
+  const req = requester(url, adminToken);
+  const invite = () =>
+    req('POST', '/api/users', {
+      headers: { 'content-type': V3, accept: V3 },
+      body: JSON.stringify({ email: 'maybe@example.com', sendMail: false }),
+    });
+  try {
+    relay.state.loseAnswerTo = 'COMMIT';
+    const r = await invite();
+    expect(r.status).toBe(503);
+    expect(r.headers['retry-after']).toBe('2');
+    expect(r.json).toMatchObject({ identifier: 50300, type: 'ServiceUnavailableException' });
+    expect(r.json.message).toMatch(
+      /^the connection to the database was lost while the change was being committed: it may have been made/,
+    );
+    expect(logs.join('\n')).toContain('commit outcome unknown');
+    // It was: the database got the COMMIT. Repeated blindly, the create meets itself.
+    const { rows } = await postgresHandle(store).query(
+      "SELECT status FROM users WHERE email = 'maybe@example.com'",
+    );
+    expect(rows).toHaveLength(1);
+    expect((await invite()).status).toBe(409);
+  } finally {
+    await app.close(1000);
     await store.close();
     relay.close();
   }

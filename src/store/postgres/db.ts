@@ -7,7 +7,11 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { migrationFailed } from '../common/migration.js';
 import { redactUrl } from '../common/redact.js';
-import { StoreUnavailableError, UniqueViolationError } from '../errors.js';
+import {
+  CommitOutcomeUnknownError,
+  StoreUnavailableError,
+  UniqueViolationError,
+} from '../errors.js';
 import { MIGRATIONS } from './schema.js';
 
 export type Pool = pg.Pool;
@@ -217,9 +221,11 @@ export async function query<R extends pg.QueryResultRow>(
 export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise<T>): Promise<T> {
   const client = await connect(pool);
   let broken: Error | undefined;
+  let committing = false;
   try {
     await send(client, { text: 'BEGIN' });
     const result = await fn(client);
+    committing = true;
     await send(client, { text: 'COMMIT' });
     return result;
   } catch (err) {
@@ -230,6 +236,15 @@ export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise
     // Nor one that failed that way, as in query(): one on a server turned read-only (25006)
     // would fail every write it is given; a new one goes where the database now is.
     if (translated instanceof StoreUnavailableError) broken ??= translated;
+    // A COMMIT the server refused with an ERROR (a serialization failure, a deferred
+    // constraint) was rolled back. One whose connection went first may have been made.
+    const refused = (err as { severity?: string })?.severity === 'ERROR';
+    if (committing && translated instanceof StoreUnavailableError && !refused) {
+      throw new CommitOutcomeUnknownError(
+        `commit outcome unknown: ${translated.message.replace(/^database unavailable: /, '')}`,
+        { cause: err },
+      );
+    }
     throw translated;
   } finally {
     client.release(broken);
