@@ -1,14 +1,19 @@
 /**
  * A TCP relay to PostgreSQL that can misbehave as a network does in a partition or a failover:
  * stop passing the server's bytes on (`holding`), reset every connection through it (`reset`:
- * a real RST, so the client reads ECONNRESET), or lose the answer to a message (`loseAnswerTo`:
- * the server gets it and acts on it; the client's connection is reset instead of answered).
+ * a real RST, so the client reads ECONNRESET), lose the answer to a message (`loseAnswerTo`:
+ * the server gets it and acts on it; the client's connection is reset instead of answered), or
+ * the message itself (`loseMessage`: the client's connection is reset as it is sent).
  */
 import { type AddressInfo, createServer, type Socket, connect as tcpConnect } from 'node:net';
 
 export async function pgRelay(databaseUrl: string) {
   const server = new URL(databaseUrl);
-  const state = { holding: false, loseAnswerTo: undefined as string | undefined };
+  const state = {
+    holding: false,
+    loseAnswerTo: undefined as string | undefined,
+    loseMessage: undefined as string | undefined,
+  };
   const inbound: Socket[] = [];
   const sockets: Socket[] = [];
   const relay = createServer((client) => {
@@ -17,6 +22,11 @@ export async function pgRelay(databaseUrl: string) {
     sockets.push(client, outbound);
     let losing = false;
     client.on('data', (chunk: Buffer) => {
+      if (state.loseMessage && chunk.includes(state.loseMessage)) {
+        state.loseMessage = undefined; // once
+        client.resetAndDestroy();
+        return;
+      }
       if (state.loseAnswerTo && chunk.includes(state.loseAnswerTo)) {
         state.loseAnswerTo = undefined; // once
         losing = true;

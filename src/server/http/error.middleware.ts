@@ -4,7 +4,7 @@
  * token) and answered 500 with no stack trace.
  */
 import type { Middleware } from 'koa';
-import { errorEnvelope } from '../../contract/errors.js';
+import { errorEnvelope, OUTCOME_HEADER } from '../../contract/errors.js';
 import { CommitOutcomeUnknownError, StoreUnavailableError } from '../../store/errors.js';
 import { AppError } from '../errors.js';
 import { discardRest } from './body.js';
@@ -97,7 +97,7 @@ function asAppError(err: unknown): AppError {
       'serviceUnavailable',
       'the connection to the database was lost while the change was being committed: it may have been made; look before repeating the request (a repeated create may answer 409)',
       undefined,
-      { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
+      { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS), [OUTCOME_HEADER]: 'unknown' },
     );
   }
   // The database is away or too slow: worth retrying shortly, and logged for the operator.
