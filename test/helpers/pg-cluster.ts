@@ -151,7 +151,15 @@ export async function createCluster(bin: string, dir: string): Promise<Cluster> 
       },
     );
     postmaster = child;
-    exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    // Should a test's clean-up never come (a hung hook), the server goes with this process.
+    const orphaned = () => child.kill('SIGQUIT');
+    process.once('exit', orphaned);
+    exited = new Promise((resolve) =>
+      child.once('exit', () => {
+        process.off('exit', orphaned);
+        resolve();
+      }),
+    );
     const log: string[] = [];
     let buffered = '';
     child.stderr!.on('data', (chunk: Buffer) => {
