@@ -2,15 +2,15 @@
  * The database server itself crashing under a running service, on a throw-away PostgreSQL cluster
  * of this file's own (test/helpers/pg-cluster.ts; never the shared one): one backend SIGKILLed
  * (PostgreSQL then ends every session and restarts itself), then the postmaster (a crash, an OOM
- * kill of the server) with writes in flight, a transaction checked out between
- * statements and the sweep lock held. `roster serve` (spawned: the process surviving is the
+ * kill of the server) with writes in flight, a transaction checked out between its write and
+ * its COMMIT, and the sweep lock held. `roster serve` (spawned: the process surviving is the
  * point) and a store in this process both live on, answer 503 with Retry-After while it is
  * down or refusing connections (57P03), and take writes again once it is back, with no restart.
  * Needs PostgreSQL's binaries, not ROSTER_TEST_DATABASE: its own vitest project, run once.
  */
 import pg from 'pg';
 import { afterAll, expect, test } from 'vitest';
-import { StoreUnavailableError } from '../../src/store/errors.js';
+import { CommitOutcomeUnknownError, StoreUnavailableError } from '../../src/store/errors.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
 import { query, transaction } from '../../src/store/postgres/db.js';
 import { postgresHandle } from '../../src/store/postgres/handle.js';
@@ -103,7 +103,7 @@ test.runIf(enabled)(
     expect(sweepLock).toBeDefined();
     let releaseSweep = sweepLock!;
     scope.defer(() => releaseSweep());
-    // …and a transaction checked out between two statements.
+    // …and a transaction checked out between its write and its COMMIT.
     let resume!: () => void;
     const paused = new Promise<void>((r) => {
       resume = r;
@@ -115,12 +115,11 @@ test.runIf(enabled)(
       resume();
     });
     const held = transaction(postgresHandle(store), async (client) => {
-      await query(client, 'SELECT 1');
-      await paused;
       await query(
         client,
         "INSERT INTO tenants (host, created_at) VALUES ('never.example.com', '')",
       );
+      await paused; // the crash comes here: its COMMIT is never sent
     }).then(
       () => undefined,
       (err: unknown) => err,
@@ -156,7 +155,10 @@ test.runIf(enabled)(
     resume();
 
     expectUnavailable(await stuck);
-    expect(await held).toBeInstanceOf(StoreUnavailableError);
+    // Not made, and known not to be: the connection was gone before the COMMIT.
+    const heldErr = await held;
+    expect(heldErr).toBeInstanceOf(StoreUnavailableError);
+    expect(heldErr).not.toBeInstanceOf(CommitOutcomeUnknownError);
     await releaseSweep();
     releaseSweep = async () => {};
     // Down: nothing listens on the port.

@@ -237,9 +237,11 @@ export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise
     // would fail every write it is given; a new one goes where the database now is.
     if (translated instanceof StoreUnavailableError) broken ??= translated;
     // A COMMIT the server refused with an ERROR (a serialization failure, a deferred
-    // constraint) was rolled back. One whose connection went first may have been made.
-    const refused = (err as { severity?: string })?.severity === 'ERROR';
-    if (committing && translated instanceof StoreUnavailableError && !refused) {
+    // constraint) was rolled back, and one on a connection lost before it was never sent
+    // (pg: 'not queryable'). One whose connection went after it was sent may have been made.
+    const e = err as { severity?: string; message?: string };
+    const notMade = e?.severity === 'ERROR' || /not queryable/.test(e?.message ?? '');
+    if (committing && translated instanceof StoreUnavailableError && !notMade) {
       throw new CommitOutcomeUnknownError(
         `commit outcome unknown: ${translated.message.replace(/^database unavailable: /, '')}`,
         { cause: err },
