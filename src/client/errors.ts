@@ -45,6 +45,8 @@ export class ApiError extends ClientError {
   readonly retryAfterMs: number | undefined;
   /** The error envelope as it came, if the body was one. */
   readonly envelope: ErrorEnvelope | undefined;
+  /** The service said the write may have been made all the same (Roster-Outcome: unknown). */
+  readonly outcomeUnknown: boolean;
 
   constructor(init: {
     status: number;
@@ -52,6 +54,7 @@ export class ApiError extends ClientError {
     url: string;
     envelope?: ErrorEnvelope;
     retryAfterMs?: number;
+    outcomeUnknown?: boolean;
   }) {
     const { status, method, url, envelope } = init;
     const serverMessage = envelope?.message ?? STATUS_CODES[status] ?? 'Error';
@@ -69,6 +72,7 @@ export class ApiError extends ClientError {
     this.details = details;
     this.retryAfterMs = init.retryAfterMs;
     this.envelope = envelope;
+    this.outcomeUnknown = init.outcomeUnknown ?? false;
   }
 }
 

@@ -1,7 +1,7 @@
 /** Reading answers: JSON bodies, and error answers mapped to ApiError / ResponseFormatError. */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { isErrorEnvelope } from '../contract/errors.js';
+import { isErrorEnvelope, OUTCOME_HEADER } from '../contract/errors.js';
 import { ApiError, ResponseFormatError } from './errors.js';
 import { parseRetryAfter } from './retry.js';
 
@@ -68,7 +68,8 @@ export async function errorFromAnswer(
   const contentType = header(answer.headers, 'content-type');
   const text = await readText(answer.body, ERROR_BODY_LIMIT, true).catch(() => '');
   const retryAfterMs = parseRetryAfter(header(answer.headers, 'retry-after'));
-  const base = { status: answer.status, method, url, retryAfterMs };
+  const outcomeUnknown = header(answer.headers, OUTCOME_HEADER) === 'unknown';
+  const base = { status: answer.status, method, url, retryAfterMs, outcomeUnknown };
   if (isJsonType(contentType)) {
     try {
       const parsed: unknown = JSON.parse(text);

@@ -5,11 +5,12 @@
 import type { z } from 'zod';
 import type { Page } from '../contract/medium.js';
 import type { userBodySchemas } from '../contract/schemas.js';
-import type { ListableStatus, UserV3 } from '../contract/user.js';
+import { LISTABLE_STATUSES, type ListableStatus, type UserV3 } from '../contract/user.js';
 import { fieldAt, withValueAt } from '../contract/user-fields.js';
 import { mediaTypeOf, missingRequired, type VersionEntry } from '../contract/versions.js';
-import { RequiredFieldsError } from './errors.js';
+import { ApiError, RequiredFieldsError } from './errors.js';
 import type { HttpClient } from './http.js';
+import { findMadeUser } from './made-user.js';
 import { header } from './response.js';
 
 export { type PageRequest, paginate } from './paginate.js';
@@ -100,9 +101,30 @@ export async function getUser(http: HttpClient, idOrExternalId: string): Promise
 
 /**
  * POST /users: invites (with `email`, unless `sendMail: false`) or creates a user. Not retried
- * after the request may have reached the service; a 409 then means it did.
+ * after the request may have reached the service; a 409 then means it did. Except where the
+ * service says it may have made the user (a 503 with Roster-Outcome: unknown): the user is
+ * looked for by the body's identity, and created again only when not there.
  */
 export async function createUser(
+  http: HttpClient,
+  body: UserCreateBody,
+  defaults?: UserDefaults,
+): Promise<CreatedUser> {
+  try {
+    return await postUser(http, body, defaults);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.outcomeUnknown)) throw err;
+    const made = await findMadeUser(body as Record<string, unknown>, {
+      get: (key) => getUser(http, key),
+      search: async (query) =>
+        (await listUsers(http, { query, status: [...LISTABLE_STATUSES], limit: 1000 })).data,
+    });
+    if (made) return { user: made, location: `${http.baseUrl}/users/${made.id}` };
+    return postUser(http, body, defaults);
+  }
+}
+
+async function postUser(
   http: HttpClient,
   body: UserCreateBody,
   defaults?: UserDefaults,

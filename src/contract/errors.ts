@@ -45,6 +45,14 @@ export const ERRORS = {
 
 export type ErrorKind = keyof typeof ERRORS;
 
+/**
+ * A Roster extension on a 503: `Roster-Outcome: unknown` when the write may have been made (the
+ * connection to the database went after the commit was sent). Without it, a create or update
+ * answered 503 by Roster was not made. A client looks before it repeats a write that is not
+ * idempotent (client/made-user.ts).
+ */
+export const OUTCOME_HEADER = 'Roster-Outcome';
+
 /** One problem with one input field, as listed in a 400's `details`. */
 export interface FieldIssue {
   field: string;

@@ -18,3 +18,12 @@ export class StoreUnavailableError extends Error {
     super(message, options);
   }
 }
+
+/**
+ * The connection was lost after COMMIT was sent and before its answer came: the change may or
+ * may not have been made. Unavailable as its parent (503), but a client must look before it
+ * repeats a write that is not idempotent (a create would meet itself: 409).
+ */
+export class CommitOutcomeUnknownError extends StoreUnavailableError {
+  override name = 'CommitOutcomeUnknownError';
+}

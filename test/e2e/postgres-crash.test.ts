@@ -1,15 +1,16 @@
 /**
  * The database server itself crashing under a running service, on a throw-away PostgreSQL cluster
- * of this file's own (test/helpers/pg-cluster.ts; never the shared one): its postmaster
- * SIGKILLed (a crash, an OOM kill) with writes in flight, a transaction checked out between
- * statements and the sweep lock held. `roster serve` (spawned: the process surviving is the
+ * of this file's own (test/helpers/pg-cluster.ts; never the shared one): one backend SIGKILLed
+ * (PostgreSQL then ends every session and restarts itself), then the postmaster (a crash, an OOM
+ * kill of the server) with writes in flight, a transaction checked out between its write and
+ * its COMMIT, and the sweep lock held. `roster serve` (spawned: the process surviving is the
  * point) and a store in this process both live on, answer 503 with Retry-After while it is
  * down or refusing connections (57P03), and take writes again once it is back, with no restart.
  * Needs PostgreSQL's binaries, not ROSTER_TEST_DATABASE: its own vitest project, run once.
  */
 import pg from 'pg';
 import { afterAll, expect, test } from 'vitest';
-import { StoreUnavailableError } from '../../src/store/errors.js';
+import { CommitOutcomeUnknownError, StoreUnavailableError } from '../../src/store/errors.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
 import { query, transaction } from '../../src/store/postgres/db.js';
 import { postgresHandle } from '../../src/store/postgres/handle.js';
@@ -31,7 +32,7 @@ const scope = scratch();
 afterAll(scope.cleanup);
 
 test.runIf(enabled)(
-  'the postmaster SIGKILLed under load: serve lives on, answers 503 with Retry-After, and takes writes again once PostgreSQL is back, without a restart',
+  'a backend, then the postmaster SIGKILLed under load: serve lives on, answers 503 with Retry-After, and takes writes again once PostgreSQL is back, without a restart',
   async () => {
     const cluster = await createCluster(bin!, scope.temp('roster-pg-cluster-'));
     scope.defer(cluster.destroy);
@@ -52,6 +53,42 @@ test.runIf(enabled)(
         body: JSON.stringify({ email, sendMail: false }),
       });
     expect((await create('before@example.com')).status).toBe(201);
+    const expectUnavailable = (r: Awaited<ReturnType<typeof create>>) => {
+      expect(r.status).toBe(503);
+      expect(r.headers['retry-after']).toBe('2');
+      expect(r.json).toMatchObject({ identifier: 50300, type: 'ServiceUnavailableException' });
+    };
+
+    /** Writes to users wait behind this session's lock until it ends; `waiting` counts them. */
+    const lockUsers = async () => {
+      const locker = new pg.Client({ connectionString: cluster.url });
+      locker.on('error', () => {}); // its session dies in the crash too
+      await locker.connect();
+      scope.defer(() => locker.end().catch(() => {}));
+      const { rows } = await locker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE users IN SHARE MODE');
+      const waiting = async () =>
+        (
+          await locker.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted',
+          )
+        ).rows[0]!.n;
+      return { pid: rows[0]!.pid, waiting };
+    };
+
+    // One backend killed (an OOM kill): PostgreSQL ends every other session (since 14 with a
+    // 57P02 warning, then the connection closes) and restarts itself. A write in flight on one
+    // of them is a 503 (logged once, as what it is); the next one succeeds.
+    const victim = await lockUsers();
+    const crashed = create('crashed@example.com');
+    await eventually(async () => (await victim.waiting()) > 0);
+    await cluster.killBackend(victim.pid);
+    expectUnavailable(await crashed);
+    expect(served.logs.join('\n')).toMatch(
+      /error: POST \/api\/users \[\S+\]: database unavailable: Connection terminated unexpectedly$/m,
+    );
+    expect((await create('recovered@example.com')).status).toBe(201);
 
     // A replica in this process too, whose unhandled 'error' events would be thrown here.
     const uncaught: unknown[] = [];
@@ -66,7 +103,7 @@ test.runIf(enabled)(
     expect(sweepLock).toBeDefined();
     let releaseSweep = sweepLock!;
     scope.defer(() => releaseSweep());
-    // …and a transaction checked out between two statements.
+    // …and a transaction checked out between its write and its COMMIT.
     let resume!: () => void;
     const paused = new Promise<void>((r) => {
       resume = r;
@@ -78,12 +115,11 @@ test.runIf(enabled)(
       resume();
     });
     const held = transaction(postgresHandle(store), async (client) => {
-      await query(client, 'SELECT 1');
-      await paused;
       await query(
         client,
         "INSERT INTO tenants (host, created_at) VALUES ('never.example.com', '')",
       );
+      await paused; // the crash comes here: its COMMIT is never sent
     }).then(
       () => undefined,
       (err: unknown) => err,
@@ -109,43 +145,30 @@ test.runIf(enabled)(
     const load = Promise.all([writer(), writer()]);
     await eventually(() => answers.some((a) => a.status === 201));
 
-    // …and writes in flight in serve at the moment of the crash: held behind a lock until then.
-    const locker = new pg.Client({ connectionString: cluster.url });
-    locker.on('error', () => {}); // its session dies with the postmaster too
-    await locker.connect();
-    scope.defer(() => locker.end().catch(() => {}));
-    await locker.query('BEGIN');
-    await locker.query('LOCK TABLE users IN SHARE MODE');
+    // …and writes in flight in serve at the moment of the crash: held behind a lock until then
+    // (the one sent here, and both writers' next ones).
+    const { waiting } = await lockUsers();
     const stuck = create('in-flight@example.com');
-    const waiting = async () =>
-      (
-        await locker.query<{ n: number }>(
-          'SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted',
-        )
-      ).rows[0]!.n;
-    // The held write and both writers' next ones.
     await eventually(async () => (await waiting()) >= 3);
 
     await cluster.killPostmaster();
     resume();
 
-    const lost = await stuck;
-    expect(lost.status).toBe(503);
-    expect(lost.headers['retry-after']).toBe('2');
-    expect(lost.json).toMatchObject({ identifier: 50300, type: 'ServiceUnavailableException' });
-    expect(await held).toBeInstanceOf(StoreUnavailableError);
+    expectUnavailable(await stuck);
+    // Not made, and known not to be: the connection was gone before the COMMIT.
+    const heldErr = await held;
+    expect(heldErr).toBeInstanceOf(StoreUnavailableError);
+    expect(heldErr).not.toBeInstanceOf(CommitOutcomeUnknownError);
     await releaseSweep();
     releaseSweep = async () => {};
     // Down: nothing listens on the port.
-    const refused = await create('refused@example.com');
-    expect(refused.status).toBe(503);
-    expect(refused.headers['retry-after']).toBe('2');
+    expectUnavailable(await create('refused@example.com'));
     expect((await req('GET', '/readyz', { token: null })).status).toBe(503);
     await expect(store.ping()).rejects.toBeInstanceOf(StoreUnavailableError);
 
     // Back, but refusing connections while it waits to be a replica (57P03).
     await cluster.start({ standby: true });
-    expect((await create('starting@example.com')).status).toBe(503);
+    expectUnavailable(await create('starting@example.com'));
     const starting = await req('GET', '/readyz', { token: null });
     expect(starting.status).toBe(503);
     expect(starting.json).toEqual({ status: 'database unavailable' });
@@ -174,9 +197,11 @@ test.runIf(enabled)(
     );
     const emails = await sql<{ email: string }>(
       store,
-      "SELECT email FROM users WHERE email IN ('in-flight@example.com', 'after@example.com')",
+      `SELECT email FROM users WHERE email IN
+         ('crashed@example.com', 'recovered@example.com', 'in-flight@example.com', 'after@example.com')
+       ORDER BY email`,
     );
-    expect(emails).toEqual([{ email: 'after@example.com' }]);
+    expect(emails.map((e) => e.email)).toEqual(['after@example.com', 'recovered@example.com']);
   },
   30_000,
 );

@@ -57,12 +57,19 @@ function gone(pid: number): boolean {
   }
 }
 
+const READY = /database system is ready to accept connections/;
+
 export interface Cluster {
   /** A superuser's URL for the `postgres` database. */
   url: string;
   port: number;
   /** Starts the postmaster (again, on the same data dir and port); resolves once it accepts connections. */
   start(opts?: { standby?: boolean }): Promise<void>;
+  /**
+   * SIGKILLs one backend (as the OOM killer does): the postmaster ends every other session
+   * (57P02, crash_shutdown), recovers and accepts connections again, which this awaits.
+   */
+  killBackend(pid: number): Promise<void>;
   /** SIGKILLs the postmaster alone, then waits until every process it had is gone. */
   killPostmaster(): Promise<void>;
   /** A fast shutdown (SIGINT); resolves when the postmaster has exited. */
@@ -144,27 +151,48 @@ export async function createCluster(bin: string, dir: string): Promise<Cluster> 
       },
     );
     postmaster = child;
-    exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    // Should a test's clean-up never come (a hung hook), the server goes with this process.
+    const orphaned = () => child.kill('SIGQUIT');
+    process.once('exit', orphaned);
+    exited = new Promise((resolve) =>
+      child.once('exit', () => {
+        process.off('exit', orphaned);
+        resolve();
+      }),
+    );
     const log: string[] = [];
-    await new Promise<void>((resolve, reject) => {
-      let buffered = '';
-      const ready = standby
-        ? /entering standby mode|consistent recovery state reached|waiting for WAL/
-        : /database system is ready to accept connections/;
-      child.stderr!.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString();
-        const lines = buffered.split('\n');
-        buffered = lines.pop()!;
-        for (const line of lines) {
-          log.push(line);
-          if (ready.test(line)) resolve();
-        }
-      });
-      child.once('exit', (code) =>
-        reject(new Error(`postgres exited (${code}) before it was ready:\n${log.join('\n')}`)),
-      );
+    let buffered = '';
+    child.stderr!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        log.push(line);
+        for (const w of [...watchers]) w(line);
+      }
     });
+    const ready = logged(
+      standby ? /entering standby mode|consistent recovery state reached|waiting for WAL/ : READY,
+    );
+    await Promise.race([
+      ready,
+      exited.then(() => {
+        throw new Error(`postgres exited before it was ready:\n${log.join('\n')}`);
+      }),
+    ]);
   };
+
+  /** Resolves on the postmaster's next log line that matches. */
+  const watchers = new Set<(line: string) => void>();
+  const logged = (pattern: RegExp) =>
+    new Promise<void>((resolve) => {
+      const watch = (line: string) => {
+        if (!pattern.test(line)) return;
+        watchers.delete(watch);
+        resolve();
+      };
+      watchers.add(watch);
+    });
 
   const stopWith = async (signal: NodeJS.Signals) => {
     const child = postmaster;
@@ -184,6 +212,11 @@ export async function createCluster(bin: string, dir: string): Promise<Cluster> 
     port,
     start,
     killPostmaster: () => stopWith('SIGKILL'),
+    async killBackend(pid) {
+      const restarted = logged(READY);
+      process.kill(pid, 'SIGKILL');
+      await restarted;
+    },
     stop: () => stopWith('SIGINT'),
     async destroy() {
       await stopWith('SIGQUIT');

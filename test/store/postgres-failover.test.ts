@@ -2,7 +2,7 @@
  * What a request meets while PostgreSQL switches primaries, each kind of failure produced for
  * real on the test database: a read-only server (a standby, a demoted primary: 25006), a session
  * terminated mid-statement (57P01, as a shutdown or a failover ends it), a connection reset
- * (ECONNRESET). Each is a 503 with Retry-After (or the store's StoreUnavailableError), the
+ * (ECONNRESET), and a commit sent whose answer never came (its outcome unknown). Each is a 503 with Retry-After (or the store's StoreUnavailableError), the
  * connection it happened on is not handed out again, and the next request works. Runs in the
  * PostgreSQL project only; the database server's own crash is test/e2e/postgres-crash.test.ts.
  */
@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, expect, test } from 'vitest';
+import { createApiClient } from '../../src/client/index.js';
+import { createApp } from '../../src/server/app.js';
+import { DEFAULT_MAX_UPLOAD_BYTES } from '../../src/server/config.js';
 import { StoreUnavailableError } from '../../src/store/errors.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
 import { query } from '../../src/store/postgres/db.js';
@@ -18,7 +21,7 @@ import { postgresHandle } from '../../src/store/postgres/handle.js';
 import { freshDatabase, TEST_DATABASE } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { pgRelay } from '../helpers/pg-relay.js';
-import { startServer, type TestServer, V3 } from '../helpers/server.js';
+import { requester, startServer, type TestServer, V3 } from '../helpers/server.js';
 
 const dirs: string[] = [];
 const drops: (() => Promise<void>)[] = [];
@@ -167,5 +170,84 @@ test('a connection reset mid-statement (ECONNRESET) is the store being unavailab
   } finally {
     await store.close();
     relay.close();
+  }
+});
+
+/** An app whose store reaches the database through a relay (test/helpers/pg-relay.ts). */
+async function serverThroughRelay() {
+  const db = await freshDatabase();
+  drops.push(db.drop);
+  const relay = await pgRelay(db.url);
+  const dataDir = mkdtempSync(join(tmpdir(), 'roster-pg-'));
+  dirs.push(dataDir);
+  const store = await openStore({ dataDir, target: databaseTarget(relay.url, '/unused') });
+  const { adminToken } = (await store.bootstrap())!;
+  const logs: string[] = [];
+  const app = await createApp({
+    store,
+    config: { dataDir, vendor: 'service', maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES },
+    log: (l) => logs.push(l),
+  });
+  const { url } = await app.listen(0);
+  return {
+    url,
+    adminToken,
+    relay,
+    logs,
+    req: requester(url, adminToken),
+    emails: async (email: string) =>
+      (await postgresHandle(store).query('SELECT id FROM users WHERE email = $1', [email])).rows,
+    async close() {
+      await app.close(1000);
+      await store.close();
+      relay.close();
+    },
+  };
+}
+
+test('a write whose commit was sent but never answered (the connection reset, via a relay) is a 503 saying its outcome is unknown', async () => {
+  const s = await serverThroughRelay();
+  const invite = () =>
+    s.req('POST', '/api/users', {
+      headers: { 'content-type': V3, accept: V3 },
+      body: JSON.stringify({ email: 'maybe@example.com', sendMail: false }),
+    });
+  try {
+    s.relay.state.loseAnswerTo = 'COMMIT';
+    const r = await invite();
+    expect(r.status).toBe(503);
+    expect(r.headers['retry-after']).toBe('2');
+    expect(r.headers['roster-outcome']).toBe('unknown');
+    expect(r.json).toMatchObject({ identifier: 50300, type: 'ServiceUnavailableException' });
+    expect(r.json.message).toMatch(
+      /^the connection to the database was lost while the change was being committed: it may have been made/,
+    );
+    expect(s.logs.join('\n')).toContain('commit outcome unknown');
+    // It was: the database got the COMMIT. Repeated blindly, the create meets itself.
+    expect(await s.emails('maybe@example.com')).toHaveLength(1);
+    expect((await invite()).status).toBe(409);
+  } finally {
+    await s.close();
+  }
+});
+
+test("the client, told a create's outcome is unknown, finds the user the service made (by email) or creates it once: never a 409, never two", async () => {
+  const s = await serverThroughRelay();
+  const client = createApiClient({ baseUrl: `${s.url}/api`, token: s.adminToken });
+  try {
+    // Made: the COMMIT arrived, its answer did not.
+    s.relay.state.loseAnswerTo = 'COMMIT';
+    const made = await client.createUser({ email: 'made@example.com', sendMail: false });
+    expect(s.relay.state.loseAnswerTo).toBeUndefined(); // it did lose one
+    expect(made.user.email?.value).toBe('made@example.com');
+    expect(await s.emails('made@example.com')).toEqual([{ id: made.user.id }]);
+    // Not made: the COMMIT itself was lost, and the session with it (rolled back).
+    s.relay.state.loseMessage = 'COMMIT';
+    const once = await client.createUser({ email: 'lost@example.com', sendMail: false });
+    expect(s.relay.state.loseMessage).toBeUndefined();
+    expect(await s.emails('lost@example.com')).toEqual([{ id: once.user.id }]);
+  } finally {
+    await client.close();
+    await s.close();
   }
 });

@@ -3,7 +3,7 @@
  * response schemas, one response per error kind, the headers and the security scheme.
  */
 import { z } from 'zod';
-import { ERRORS, type ErrorKind } from '../../contract/errors.js';
+import { ERRORS, type ErrorKind, OUTCOME_HEADER } from '../../contract/errors.js';
 import { MAX_CUSTOM_KEY } from '../../contract/limits.js';
 import {
   cursorPageSchema,
@@ -114,6 +114,7 @@ function errorResponse(kind: ErrorKind): Json {
     headers: {
       'X-Request-Id': ref('headers', 'X-Request-Id'),
       ...(retry && { 'Retry-After': ref('headers', 'Retry-After') }),
+      ...(kind === 'serviceUnavailable' && { [OUTCOME_HEADER]: ref('headers', OUTCOME_HEADER) }),
       ...(kind === 'methodNotAllowed' && { Allow: ref('headers', 'Allow') }),
     },
     content: {
@@ -190,6 +191,11 @@ export function components(): Json {
         type: 'string',
         pattern: '^\\d+$',
       }),
+      [OUTCOME_HEADER]: header(
+        '`unknown` when the write may have been made all the same (the connection to the database went after its commit was sent): look before repeating it. Without it, a create or update answered 503 was not made',
+        { type: 'string', const: 'unknown' },
+        false,
+      ),
     },
   };
 }

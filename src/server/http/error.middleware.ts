@@ -4,8 +4,8 @@
  * token) and answered 500 with no stack trace.
  */
 import type { Middleware } from 'koa';
-import { errorEnvelope } from '../../contract/errors.js';
-import { StoreUnavailableError } from '../../store/errors.js';
+import { errorEnvelope, OUTCOME_HEADER } from '../../contract/errors.js';
+import { CommitOutcomeUnknownError, StoreUnavailableError } from '../../store/errors.js';
 import { AppError } from '../errors.js';
 import { discardRest } from './body.js';
 
@@ -88,6 +88,16 @@ function asAppError(err: unknown): AppError {
     return new AppError(
       'insufficientStorage',
       "the server's storage is full; delete media you no longer need, or ask the operator to free space (deletes keep working)",
+    );
+  }
+  // The connection went between COMMIT and its answer: a client repeating the request blindly
+  // may make the change twice, so it is told to look first.
+  if (err instanceof CommitOutcomeUnknownError) {
+    return new AppError(
+      'serviceUnavailable',
+      'the connection to the database was lost while the change was being committed: it may have been made; look before repeating the request (a repeated create may answer 409)',
+      undefined,
+      { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS), [OUTCOME_HEADER]: 'unknown' },
     );
   }
   // The database is away or too slow: worth retrying shortly, and logged for the operator.

@@ -7,7 +7,11 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { migrationFailed } from '../common/migration.js';
 import { redactUrl } from '../common/redact.js';
-import { StoreUnavailableError, UniqueViolationError } from '../errors.js';
+import {
+  CommitOutcomeUnknownError,
+  StoreUnavailableError,
+  UniqueViolationError,
+} from '../errors.js';
 import { MIGRATIONS } from './schema.js';
 
 export type Pool = pg.Pool;
@@ -70,6 +74,8 @@ const NETWORK = new Set([
 
 /** The store's error for a `pg` error: unique violations and unavailability; else unchanged. */
 export function translate(err: unknown): unknown {
+  // Translated already (a statement's error, rethrown by its transaction): as it is.
+  if (err instanceof StoreUnavailableError || err instanceof UniqueViolationError) return err;
   const e = err as { code?: string; constraint?: string; message?: string };
   if (e?.code === '23505') {
     const field = e.constraint && CONSTRAINT_FIELDS[e.constraint];
@@ -215,9 +221,11 @@ export async function query<R extends pg.QueryResultRow>(
 export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise<T>): Promise<T> {
   const client = await connect(pool);
   let broken: Error | undefined;
+  let committing = false;
   try {
     await send(client, { text: 'BEGIN' });
     const result = await fn(client);
+    committing = true;
     await send(client, { text: 'COMMIT' });
     return result;
   } catch (err) {
@@ -228,6 +236,17 @@ export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise
     // Nor one that failed that way, as in query(): one on a server turned read-only (25006)
     // would fail every write it is given; a new one goes where the database now is.
     if (translated instanceof StoreUnavailableError) broken ??= translated;
+    // A COMMIT the server refused with an ERROR (a serialization failure, a deferred
+    // constraint) was rolled back, and one on a connection lost before it was never sent
+    // (pg: 'not queryable'). One whose connection went after it was sent may have been made.
+    const e = err as { severity?: string; message?: string };
+    const notMade = e?.severity === 'ERROR' || /not queryable/.test(e?.message ?? '');
+    if (committing && translated instanceof StoreUnavailableError && !notMade) {
+      throw new CommitOutcomeUnknownError(
+        `commit outcome unknown: ${translated.message.replace(/^database unavailable: /, '')}`,
+        { cause: err },
+      );
+    }
     throw translated;
   } finally {
     client.release(broken);
