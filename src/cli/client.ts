@@ -209,7 +209,11 @@ export function proxyFromEnv(env: NodeJS.ProcessEnv): ProxySettings | undefined 
 
 export function retryNotice(info: RetryInfo): string {
   const seconds = (info.delayMs / 1000).toFixed(1);
-  return `retrying ${info.method} ${info.url} in ${seconds} s (${info.reason}; retry ${info.retry} of ${info.maxRetries})`;
+  const count =
+    info.untilMs === undefined
+      ? `retry ${info.retry} of ${info.maxRetries}`
+      : `retry ${info.retry}, for up to ${Math.round(info.untilMs / 1000)} s`;
+  return `retrying ${info.method} ${info.url} in ${seconds} s (${info.reason}; ${count})`;
 }
 
 /** Builds the client for explicit settings (login checks a token before saving it). */

@@ -48,6 +48,21 @@ export function isRetryableStatus(status: number, method: string): boolean {
   return status >= 500 && status !== 501 && status !== 505 && isIdempotent(method);
 }
 
+/**
+ * A 503 with Retry-After: the service says it could not handle the request now and when to come
+ * back (its database switching over, no replica ready behind a balancer). It did not act, so
+ * any method may be sent again — unless it says the outcome is unknown (`Roster-Outcome:
+ * unknown`: a commit whose answer was lost), which only the caller can resolve. Such a wait is
+ * bounded by time, not by a count of retries: a failover lasts seconds, whatever the attempts.
+ */
+export function isUnavailable(
+  status: number,
+  retryAfterMs: number | undefined,
+  outcomeUnknown: boolean,
+): boolean {
+  return status === 503 && retryAfterMs !== undefined && !outcomeUnknown;
+}
+
 /** A failure of the network or the peer (errno, undici), not of this process (ERR_STRING_TOO_LONG…). */
 const isNetworkCode = (code: string) =>
   (/^E[A-Z0-9_]+$/.test(code) && !code.startsWith('ERR_')) || code.startsWith('UND_ERR_');

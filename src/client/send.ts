@@ -15,6 +15,7 @@ import {
   errorCode,
   isRetryableNetworkError,
   isRetryableStatus,
+  isUnavailable,
   parseRetryAfter,
   type RetryOptions,
   sleep,
@@ -48,6 +49,8 @@ interface Failure {
   reason: string;
   retryable: boolean;
   afterMs?: number;
+  /** The service said it is unavailable for now (isUnavailable): retried for time, not count. */
+  unavailable?: boolean;
 }
 
 export type Send = <T>(
@@ -114,11 +117,18 @@ export function createSend(ctx: SendContext): Send {
             continue;
           }
         }
+        const afterMs = parseRetryAfter(header(res.headers, 'retry-after'));
+        const unavailable = isUnavailable(
+          res.statusCode,
+          afterMs,
+          error instanceof ApiError && error.outcomeUnknown,
+        );
         failure = {
           error,
           reason: `${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''}`.trim(),
-          retryable: isRetryableStatus(res.statusCode, spec.method),
-          afterMs: parseRetryAfter(header(res.headers, 'retry-after')),
+          retryable: unavailable || isRetryableStatus(res.statusCode, spec.method),
+          afterMs,
+          unavailable,
         };
       } catch (err) {
         if (err instanceof ClientError) throw err;
@@ -141,15 +151,19 @@ export function createSend(ctx: SendContext): Send {
         };
       }
       const delayMs = failure.afterMs ?? backoffDelay(attempt - 1, retry);
-      if (!failure.retryable || !replayable() || attempt > retry.maxRetries || spec.once) {
-        throw failure.error;
-      }
-      if (waited + delayMs > retry.maxTotalWaitMs) throw failure.error;
+      const counted = !failure.unavailable && attempt > retry.maxRetries;
+      if (!failure.retryable || !replayable() || counted || spec.once) throw failure.error;
+      // An unavailable service is waited for as long as the command's --timeout allows.
+      const budget = failure.unavailable
+        ? Math.max(retry.maxTotalWaitMs, timeoutMs)
+        : retry.maxTotalWaitMs;
+      if (waited + delayMs > budget) throw failure.error;
       ctx.onRetry?.({
         method: spec.method,
         url: redactUrl(href),
         retry: attempt,
         maxRetries: retry.maxRetries,
+        ...(failure.unavailable ? { untilMs: budget } : {}),
         delayMs,
         reason: failure.reason,
       });

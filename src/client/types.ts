@@ -18,6 +18,8 @@ export interface RetryInfo {
   /** 1 for the first retry. */
   retry: number;
   maxRetries: number;
+  /** Set while the service says it is unavailable: retried until this many ms have been waited. */
+  untilMs?: number;
   delayMs: number;
   /** `429 Too Many Requests`, `ECONNREFUSED`, … */
   reason: string;

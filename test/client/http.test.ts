@@ -148,6 +148,67 @@ describe('retries', () => {
     expect(server.seen.map((s) => s.body)).toEqual(['{"email":"a@b.c"}', '{"email":"a@b.c"}']);
   });
 
+  it('waits out a 503 with Retry-After for a POST too, for time not a count of retries (a failover)', async () => {
+    // Eight answers "unavailable, come back in 1 s": more than maxRetries (3), well within the
+    // timeout; the service did not act on any of them, so the create is sent again.
+    const server = await serve((_req, res, n) =>
+      n <= 8
+        ? sendJson(res, 503, { message: 'database unavailable' }, { 'retry-after': '1' })
+        : sendJson(res, 201, { id: 'u1' }),
+    );
+    const slept: number[] = [];
+    const notices: RetryInfo[] = [];
+    const http = client(server.baseUrl, {
+      timeoutMs: 30_000,
+      onRetry: (i) => notices.push(i),
+      sleep: async (ms) => void slept.push(ms),
+    });
+    const res = await http.json({ method: 'POST', endpoint: '/users', json: { email: 'a@b.c' } });
+    expect(res.status).toBe(201);
+    expect(slept).toEqual(Array(8).fill(1000));
+    expect(server.seen).toHaveLength(9);
+    expect(notices[7]).toMatchObject({ retry: 8, untilMs: 30_000 });
+  });
+
+  it('stops waiting for an unavailable service once --timeout has been waited', async () => {
+    const server = await serve((_req, res) =>
+      sendJson(res, 503, { message: 'database unavailable' }, { 'retry-after': '2' }),
+    );
+    const slept: number[] = [];
+    const http = client(server.baseUrl, {
+      timeoutMs: 9_000,
+      sleep: async (ms) => void slept.push(ms),
+    });
+    const err = await rejection(getUser(http, 'x'));
+    expect(err).toMatchObject({ status: 503 });
+    // Past maxRetries (3) and the 5 s total of other retries: 8 s waited, a 10th would exceed 9.
+    expect(slept).toEqual([2000, 2000, 2000, 2000]);
+  });
+
+  it('does not send a create again when the service says its outcome is unknown', async () => {
+    const server = await serve((_req, res) =>
+      sendJson(
+        res,
+        503,
+        { message: 'outcome unknown' },
+        { 'retry-after': '1', 'roster-outcome': 'unknown' },
+      ),
+    );
+    const http = client(server.baseUrl, { sleep: async () => {} });
+    const err = await rejection(
+      http.json({ method: 'POST', endpoint: '/users', json: { email: 'a@b.c' } }),
+    );
+    expect(err).toMatchObject({ status: 503, outcomeUnknown: true });
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('does not retry a POST on a 503 without Retry-After', async () => {
+    const server = await serve((_req, res) => sendJson(res, 503, {}));
+    const http = client(server.baseUrl, { sleep: async () => {} });
+    await rejection(http.json({ method: 'POST', endpoint: '/users', json: {} }));
+    expect(server.seen).toHaveLength(1);
+  });
+
   it('gives up at once when Retry-After exceeds the total wait cap', async () => {
     const server = await serve((_req, res) => sendJson(res, 429, {}, { 'retry-after': '60' }));
     const slept: number[] = [];
