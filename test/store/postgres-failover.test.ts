@@ -195,6 +195,10 @@ async function serverThroughRelay() {
     relay,
     logs,
     req: requester(url, adminToken),
+    count: () =>
+      postgresHandle(store).query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM users WHERE status <> 'deleted'",
+      ),
     emails: async (email: string) =>
       (await postgresHandle(store).query('SELECT id FROM users WHERE email = $1', [email])).rows,
     async close() {
@@ -231,7 +235,7 @@ test('a write whose commit was sent but never answered (the connection reset, vi
   }
 });
 
-test("the client, told a create's outcome is unknown, finds the user the service made (by email) or creates it once: never a 409, never two", async () => {
+test("the client, told a create's outcome is unknown, finds the user the service made (by externalId, email or userName) or creates it once: never a 409, never two", async () => {
   const s = await serverThroughRelay();
   const client = createApiClient({ baseUrl: `${s.url}/api`, token: s.adminToken });
   try {
@@ -246,6 +250,17 @@ test("the client, told a create's outcome is unknown, finds the user the service
     const once = await client.createUser({ email: 'lost@example.com', sendMail: false });
     expect(s.relay.state.loseMessage).toBeUndefined();
     expect(await s.emails('lost@example.com')).toEqual([{ id: once.user.id }]);
+    // By externalId when the body has one (an email may be another user's, or absent), and
+    // by userName when it has neither.
+    s.relay.state.loseAnswerTo = 'COMMIT';
+    const byKey = await client.createUser({ externalId: 'E-1', email: 'e1@example.com' });
+    expect(byKey.user.externalId).toBe('E-1');
+    s.relay.state.loseAnswerTo = 'COMMIT';
+    const byName = await client.createUser({ userName: 'Only.Name', sendMail: false });
+    expect(byName.user.userName?.value).toBe('Only.Name');
+    expect(s.relay.state.loseAnswerTo).toBeUndefined();
+    const { rows } = await s.count();
+    expect(rows).toEqual([{ n: 4 }]);
   } finally {
     await client.close();
     await s.close();
