@@ -2,7 +2,7 @@
 // `roster serve` on the Patroni cluster of scripts/failover-test-server.sh (three nodes,
 // synchronous replication, haproxy routing to the primary). A paced writer (one POST /users
 // every PACE_MS) runs throughout; each figure is the time from the fault to the first write
-// sent after it that succeeded, the median of ROUNDS faults:
+// that follows the last refused one (0 when none was refused), the median of ROUNDS faults:
 // - the leader's node lost (Patroni and postmaster, SIGKILL), with the documented settings
 //   (ttl 10, loop_wait 2, retry_timeout 5) and with Patroni's defaults (30, 10, 10);
 // - the leader's postmaster alone killed (Patroni restarts it in place);
@@ -70,6 +70,13 @@ function cluster(dir, s) {
       kill(join(dir, n, 'data', 'postmaster.pid'));
     },
     killPostmaster: (n) => kill(join(dir, n, 'data', 'postmaster.pid')),
+    postmasterPid: (n) => {
+      try {
+        return pid(join(dir, n, 'data', 'postmaster.pid'));
+      } catch {
+        return undefined;
+      }
+    },
     restartNode: (n) => execFileSync(SCRIPT, ['node', dir, n.replace('pg', '')]),
     stop: () => execFileSync(SCRIPT, ['stop', dir]),
   };
@@ -116,16 +123,25 @@ function writer(origin, token) {
       await pause(PACE_MS);
     }
   })();
-  const firstOkAfter = async (since) => {
-    await until(() => outcomes.some((o) => o.at > since && o.ok), 180_000);
-    return (outcomes.find((o) => o.at > since && o.ok).at - since) / 1000;
+  /**
+   * The outage a fault at `since` caused, once the cluster has settled: from the fault to the
+   * first success after the last refused write (0 when none was refused), and how many were.
+   */
+  const outage = async (since) => {
+    const settled = Date.now();
+    await until(() => outcomes.some((o) => o.at > settled && o.ok), 180_000);
+    const refused = outcomes.filter((o) => o.at >= since && !o.ok);
+    if (refused.length === 0) return { seconds: 0, refused: 0 };
+    const last = refused[refused.length - 1];
+    const back = outcomes.find((o) => o.at > last.at && o.ok);
+    return { seconds: (back.at - since) / 1000, refused: refused.length };
   };
   const stop = async () => {
     running = false;
     await done;
     return outcomes;
   };
-  return { firstOkAfter, stop };
+  return { outage, stop };
 }
 
 async function measure(s, faults) {
@@ -141,10 +157,16 @@ async function measure(s, faults) {
       const times = [];
       for (let round = 0; round < ROUNDS; round++) {
         const leader = (await c.members()).find((m) => m.role === 'leader');
+        const pid = c.postmasterPid(leader.name);
         const t = Date.now();
         await fault(c, leader);
-        times.push(await w.firstOkAfter(t));
-        await until(async () => (await c.members()).some((m) => m.role === 'leader'), 60_000);
+        // Settled: a new leader for a lost node or a switchover, a new postmaster in place.
+        await until(async () => {
+          const now = (await c.members()).find((m) => m.role === 'leader');
+          if (name === 'postmaster') return now && c.postmasterPid(leader.name) !== pid;
+          return now && now.name !== leader.name;
+        }, 180_000);
+        times.push(await w.outage(t));
         if (name === 'node') c.restartNode(leader.name);
         await healthy(c);
       }
@@ -162,7 +184,7 @@ async function measure(s, faults) {
 }
 
 export async function run() {
-  heading('PostgreSQL failover: seconds from the fault to the first write after it (issue 45)');
+  heading('PostgreSQL failover: seconds from the fault until writes succeed again (issue 45)');
   const tools = ['patroni', 'etcd', 'haproxy'].every((t) =>
     ['/usr/bin', '/usr/sbin'].some((d) => existsSync(join(d, t))),
   );
@@ -170,8 +192,14 @@ export async function run() {
     line('skipped', 'apt-get install patroni etcd-server etcd-client haproxy postgresql');
     return;
   }
-  const report = (label, xs) =>
-    line(label, `${fmt(median(xs), 2)} s median (${xs.map((x) => fmt(x, 2)).join(', ')})`);
+  const report = (label, xs) => {
+    const s = xs.map((x) => x.seconds);
+    const n = xs.map((x) => x.refused);
+    line(
+      label,
+      `${fmt(median(s), 2)} s median (${s.map((x) => fmt(x, 2)).join(', ')}; ${n.join(', ')} writes refused)`,
+    );
+  };
   for (const s of SETTINGS) {
     const faults = { node: (c, leader) => c.killNode(leader.name) };
     if (s === SETTINGS[0]) {

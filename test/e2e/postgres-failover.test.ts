@@ -10,8 +10,11 @@
  * Patroni's timing is shortened here (ttl 5 s) to keep CI's budget; bench/failover.mjs measures
  * the switch with the documented settings and with Patroni's defaults.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
 import { afterAll, expect, test } from 'vitest';
+import { roster } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 import { freePort } from '../helpers/fake-server.js';
 import { scratch } from '../helpers/scratch.js';
@@ -23,6 +26,8 @@ const scope = scratch();
 afterAll(scope.cleanup);
 
 const WRITERS = 4;
+/** The HR file imported across the lost node: every row once, the report and the service agree. */
+const IMPORT_ROWS = 1500;
 /** Each writer's pause between requests: ~80 writes a second in all, through every switch. */
 const PACE_MS = 50;
 
@@ -33,7 +38,7 @@ interface Outcome {
 }
 
 test.runIf(hasFailoverCluster && hasHaproxy)(
-  'through a postmaster crash, a switchover, a lost node and a lost Patroni: no acknowledged write lost, no 500',
+  'through a postmaster crash, a switchover, a lost node (an import running) and a lost Patroni: no acknowledged write lost, no 500',
   async () => {
     const dir = scope.temp('roster-failover-');
     const base = 56400 + ((await freePort()) % 50) * 40;
@@ -155,10 +160,37 @@ test.runIf(hasFailoverCluster && hasHaproxy)(
     await writesFlow();
 
     // 3. The leader's node lost: its key expires after ttl, the synchronous standby is promoted.
+    // An import runs across it, retrying the 503s within its --timeout.
+    const work = scope.temp('roster-failover-import-');
+    const csv = join(work, 'people.csv');
+    const report = join(work, 'run.csv');
+    writeFileSync(
+      csv,
+      `externalId,email,firstName,lastName\n${Array.from(
+        { length: IMPORT_ROWS },
+        (_, i) => `hr-${i},hr-${i}@example.com,Ann,Row${i}`,
+      ).join('\n')}\n`,
+    );
+    const imported = roster(
+      ['users', 'import', csv, '--no-send-mail', '--report', report, '--timeout', '60'],
+      {
+        env: { ROSTER_BASE_URL: `${front.url}/api`, ROSTER_TOKEN: set.token, HOME: work },
+        timeoutMs: 120_000,
+      },
+    );
+    await eventually(() => {
+      try {
+        return readFileSync(report, 'utf8').split('\n').length > 50;
+      } catch {
+        return false;
+      }
+    }, 30_000);
     const lost = await leaderOtherThan();
     cluster.killNode(lost.name);
     const promoted = await leaderOtherThan(lost.name);
     await writesFlow();
+    const run = await imported;
+    expect(run.exitCode, run.stderr).toBe(0);
     // Only a synchronous standby may be promoted: the one left must become it first.
     await syncStandby();
 
@@ -207,6 +239,15 @@ test.runIf(hasFailoverCluster && hasHaproxy)(
     }
     for (const [email, ids] of seen) expect(ids, email).toHaveLength(1);
     for (const [email, id] of created) expect(seen.get(email), email).toEqual([id]);
+    // The import's report and the service agree exactly: each row once, created, with its id.
+    const lines = readFileSync(report, 'utf8').trim().split('\n').slice(1);
+    const rows = new Map(lines.map((l) => l.split(',')).map((c) => [c[2], c]));
+    expect(rows.size).toBe(IMPORT_ROWS);
+    for (let i = 0; i < IMPORT_ROWS; i++) {
+      const c = rows.get(`hr-${i}`)!;
+      expect([c[3], c[5]], `hr-${i}`).toEqual(['create', 'ok']);
+      expect(seen.get(`hr-${i}@example.com`), `hr-${i}`).toEqual([c[4]]);
+    }
     for (let w = 0; w < WRITERS; w++) {
       const r = await req('GET', `/api/users/steady-${w}`, { headers: { accept: V3 } });
       const position = Number(r.json.profile.position);

@@ -31,7 +31,7 @@ export interface RunResult {
 /** Runs the built CLI with exactly `env` (nothing inherited but PATH), never rejecting. */
 export async function roster(
   args: string[],
-  opts: { env?: Env; input?: string } = {},
+  opts: { env?: Env; input?: string; timeoutMs?: number } = {},
 ): Promise<RunResult> {
   // A command whose test names no config dir gets a HOME of its own: the CLI writes what a base
   // URL accepted into its config dir, which must never be the real one.
@@ -47,7 +47,7 @@ export async function roster(
       extendEnv: false,
       input: opts.input ?? '',
       reject: false,
-      timeout: 30_000,
+      timeout: opts.timeoutMs ?? 30_000,
       stripFinalNewline: false,
     });
     return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
