@@ -38,6 +38,7 @@ import { scimErrorBody } from './scim/errors.js';
 import { registerScimRoutes, SCIM_TYPE } from './scim/scim.routes.js';
 import { scimService } from './scim/scim.service.js';
 import { avatarMedia } from './users/avatars.js';
+import { listCursors } from './users/list-cursor.js';
 import { registerUserRoutes } from './users/users.routes.js';
 import { usersService } from './users/users.service.js';
 
@@ -110,18 +111,19 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   // The platform's totals are exact, so its stand-in's are too.
   const countUpTo =
     kind === 'platform' ? undefined : (config.searchCountUpTo ?? SEARCH_COUNT_UP_TO);
+  // Signed CDN URLs and list cursors: the secret is made once per database and kept in its
+  // meta table, so every replica signs and checks with the same one.
+  const secret = Buffer.from(
+    await store.meta.getOrCreate(SIGNING_SECRET_KEY, () => randomBytes(32).toString('base64url')),
+    'base64url',
+  );
   const users = usersService(store, {
     invited: () => delivery?.kick(),
     countUpTo,
     secretHashCost: config.secretHashCost,
+    cursors: listCursors(secret),
   });
-
-  // Signed CDN URLs: the secret is made once per database and kept in its meta table, so
-  // every replica signs and checks with the same one.
-  const secret = await store.meta.getOrCreate(SIGNING_SECRET_KEY, () =>
-    randomBytes(32).toString('base64url'),
-  );
-  const signer = urlSigner(Buffer.from(secret, 'base64url'), config.signedUrlTtlSeconds);
+  const signer = urlSigner(secret, config.signedUrlTtlSeconds);
   const media = mediaService({
     store,
     blobs: store.blobs,
