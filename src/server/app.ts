@@ -104,7 +104,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   metrics?.register(publicRouter);
 
   const api = new Router<AppState>();
-  api.use(authMiddleware(store, config.publicUrl));
+  api.use(authMiddleware(store, config.publicUrl, 'api'));
   if (config.rateLimit) api.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
   registerBranchRoutes(api);
   let delivery: OutboxDelivery | undefined;
@@ -145,7 +145,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
 
   // SCIM 2.0 for identity providers: the same tokens, tenants and users service as /api.
   const scim = new Router<AppState>();
-  scim.use(authMiddleware(store, config.publicUrl, { bearer: true }));
+  scim.use(authMiddleware(store, config.publicUrl, 'scim'));
   if (config.rateLimit) scim.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
   registerScimRoutes(scim, scimService(users), {
     invitations: (ctx) => ctx.state.scope.tenant.scimInvitations,

@@ -265,4 +265,10 @@ export const MIGRATIONS: string[] = [
   CREATE TRIGGER users_counts_truncate AFTER TRUNCATE ON users
     FOR EACH STATEMENT EXECUTE FUNCTION roster_user_counts_truncate();
   `,
+  `
+  -- Where each token works (contract/scopes.ts CHANNELS): every new token names its own. Tokens
+  -- made before had no such mark and worked on /api and /scim alike; they keep doing so (a SCIM
+  -- integration that stopped provisioning would fail unseen), and \`tokens list\` shows it.
+  ALTER TABLE tokens ADD COLUMN channels text NOT NULL DEFAULT 'api,scim';
+  `,
 ];

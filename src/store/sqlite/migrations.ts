@@ -242,4 +242,10 @@ ${usersFts('2 3')}
   -- no ALTER for its options).
 ${usersFts('1 2 3')}
   `,
+  `
+  -- Where each token works (contract/scopes.ts CHANNELS): every new token names its own. Tokens
+  -- made before had no such mark and worked on /api and /scim alike; they keep doing so (a SCIM
+  -- integration that stopped provisioning would fail unseen), and \`tokens list\` shows it.
+  ALTER TABLE tokens ADD COLUMN channels TEXT NOT NULL DEFAULT 'api,scim';
+  `,
 ];
