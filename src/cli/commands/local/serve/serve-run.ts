@@ -32,6 +32,7 @@ export interface ServeOptions {
   quota?: number;
   accessLog?: boolean;
   keepAliveTimeout?: number;
+  maxConnectionsPerClient?: number;
   drainDelay?: number;
   metricsToken?: string;
 }
@@ -139,6 +140,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       accessLog: opts.accessLog,
       keepAliveTimeoutMs:
         opts.keepAliveTimeout === undefined ? undefined : opts.keepAliveTimeout * 1000,
+      maxConnectionsPerClient: opts.maxConnectionsPerClient,
       drainDelayMs: opts.drainDelay === undefined ? undefined : opts.drainDelay * 1000,
       metricsToken: opts.metricsToken ?? (env.ROSTER_METRICS_TOKEN || undefined),
     },
