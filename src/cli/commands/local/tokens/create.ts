@@ -60,10 +60,7 @@ export function register(tokens: Command, deps: Deps, runFn = runCreate) {
         '--url <url>',
         "with --for scim: the service's public URL, where the tenant has none (`roster tenants set --public-url`)",
       )
-      .option(
-        '--json',
-        'print {"id","token","branch","scopes","channels"} (and "url" with --for scim)',
-      ),
+      .option('--json', 'print {"id","token","branch","scopes"} (and "url" with --for scim)'),
   ).action((opts: CreateTokenOptions) => runFn(opts, deps));
 }
 
@@ -123,7 +120,9 @@ export async function runCreate(opts: CreateTokenOptions, deps: Deps): Promise<v
     };
   });
   if (opts.json) {
-    print(deps.io, JSON.stringify(created));
+    // The contract's keys (and url with --for scim); where it works is in `tokens list`.
+    const { channels: _, ...shown } = created;
+    print(deps.io, JSON.stringify(shown));
   } else if (created.url) {
     // The two values an identity provider's provisioning page asks for, in its words.
     print(deps.io, `Tenant URL:   ${created.url}`);
