@@ -6,7 +6,11 @@
  * Every key is compared in Unicode NFC, so "é" typed as one code point or as "e" + a combining
  * accent is one value. externalId is otherwise case-exact (SCIM's `caseExact: true`: it is the
  * identity provider's key, and "E1" and "e1" may be two people there); email and userName
- * compare without case, as mail systems and logins do.
+ * compare without case, as mail systems and logins do, and in NFKC: what renders alike in an
+ * admin table or an IdP log is one login ("ａｎｎ" in fullwidth letters is "ann"). Invisible
+ * format characters (Unicode Cf: a zero-width space, joiners, bidi marks) have no place in
+ * either and are refused (`hasFormatChars`), not folded away: a stored name keeps no hidden
+ * character. The value is stored as given (NFC); only its compared form is NFKC.
  */
 
 import { IDENTITY_FIELDS, type IdentityField, USER_FIELDS, type UserField } from './user-fields.js';
@@ -27,9 +31,15 @@ const PRINTABLE_ASCII = /^[ -~]*$/;
 /** The form in which a key's values are compared (and, for the server, indexed). */
 export function identityKey(field: IdentityField, value: string): string {
   // normalize() costs, and the import keys every user of the branch and every row by this.
-  const nfc = PRINTABLE_ASCII.test(value) ? value : value.normalize('NFC');
-  return CASE_EXACT.has(field) ? nfc : nfc.toLowerCase();
+  if (PRINTABLE_ASCII.test(value)) return CASE_EXACT.has(field) ? value : value.toLowerCase();
+  return CASE_EXACT.has(field) ? value.normalize('NFC') : value.normalize('NFKC').toLowerCase();
 }
+
+const FORMAT = /\p{Cf}/u;
+/** Whether a login value holds an invisible format character (refused in email and userName). */
+export const hasFormatChars = (value: string) => FORMAT.test(value);
+export const FORMAT_MESSAGE =
+  'must not contain invisible format characters (a zero-width space, a joiner, a bidi mark)';
 
 /** Two values of a key that name the same user. */
 export const sameIdentity = (field: IdentityField, a: string, b: string): boolean =>

@@ -5,6 +5,7 @@
  */
 import { type ZodError, z } from 'zod';
 import type { FieldIssue } from './errors.js';
+import { FORMAT_MESSAGE, hasFormatChars } from './identity.js';
 import {
   CONTROL_MESSAGE,
   hasControlChars,
@@ -30,7 +31,11 @@ export const SEARCH_COUNT_UP_TO = 10_000;
 const plain = () => z.string().refine((s) => !hasControlChars(s), CONTROL_MESSAGE);
 const text = (max = MAX_TEXT) => plain().min(1, 'must not be empty').max(max);
 
-export const emailSchema = z.email('is not a valid email address').max(254);
+// Format characters first, so a zero-width space is named as what it is (identity.ts).
+export const emailSchema = z
+  .email('is not a valid email address')
+  .max(254)
+  .refine((s) => !hasFormatChars(s), FORMAT_MESSAGE);
 export const localeSchema = z
   .string()
   .regex(/^[a-z]{2}_[A-Z]{2}$/, 'must have the form xx_YY, for example de_DE');
@@ -39,7 +44,8 @@ export const userNameSchema = z
   .string()
   .min(1, 'must not be empty')
   .max(128)
-  .regex(/^[^\s\p{Cc}]+$/u, 'must not contain spaces or control characters');
+  .regex(/^[^\s\p{Cc}]+$/u, 'must not contain spaces or control characters')
+  .refine((s) => !hasFormatChars(s), FORMAT_MESSAGE);
 export const secretSchema = z.string().min(8, 'must be at least 8 characters').max(256);
 /**
  * Custom profile field ids: letters, digits, `_` and `-`; never a named field's name, nor a

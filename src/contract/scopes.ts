@@ -7,6 +7,19 @@ export function isScope(s: string): s is Scope {
 }
 
 /**
+ * Where a token works: `api` (the REST API under /api, and /cdn) or `scim` (/scim/v2). A token
+ * is made for one or both (`roster tokens create --for`); made for neither it would be useless.
+ * A provisioning secret pasted into an identity provider then cannot administer /api, and a
+ * read-only REST token cannot enumerate users through SCIM filters.
+ */
+export const CHANNELS = ['api', 'scim'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export function isChannel(s: string): s is Channel {
+  return (CHANNELS as readonly string[]).includes(s);
+}
+
+/**
  * Which scope each API request needs, and how the service answers a token without it: the
  * interface answers some with 401, as the platform does, and others with 403. The server's
  * routes require these; the client names the missing one.

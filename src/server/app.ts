@@ -4,7 +4,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -17,11 +17,13 @@ import { registerCdnRoutes } from './cdn/cdn.routes.js';
 import { urlSigner } from './cdn/signing.js';
 import {
   DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
   DEFAULT_PREVIEW_TIMEOUT_MS,
   type ServerConfig,
 } from './config.js';
 import { authMiddleware } from './http/auth.middleware.js';
 import { answerClientError } from './http/client-error.js';
+import { guardConnections } from './http/connection-guards.js';
 import { errorMiddleware } from './http/error.middleware.js';
 import { createMetrics } from './http/metrics.js';
 import { rateLimitMiddleware } from './http/rate-limit.js';
@@ -38,6 +40,7 @@ import { scimErrorBody } from './scim/errors.js';
 import { registerScimRoutes, SCIM_TYPE } from './scim/scim.routes.js';
 import { scimService } from './scim/scim.service.js';
 import { avatarMedia } from './users/avatars.js';
+import { listCursors } from './users/list-cursor.js';
 import { registerUserRoutes } from './users/users.routes.js';
 import { usersService } from './users/users.service.js';
 
@@ -105,25 +108,26 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   metrics?.register(publicRouter);
 
   const api = new Router<AppState>();
-  api.use(authMiddleware(store, config.publicUrl));
+  api.use(authMiddleware(store, config.publicUrl, 'api'));
   if (config.rateLimit) api.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
   registerBranchRoutes(api);
   let delivery: OutboxDelivery | undefined;
   // The platform's totals are exact, so its stand-in's are too.
   const countUpTo =
     kind === 'platform' ? undefined : (config.searchCountUpTo ?? SEARCH_COUNT_UP_TO);
+  // Signed CDN URLs and list cursors: the secret is made once per database and kept in its
+  // meta table, so every replica signs and checks with the same one.
+  const secret = Buffer.from(
+    await store.meta.getOrCreate(SIGNING_SECRET_KEY, () => randomBytes(32).toString('base64url')),
+    'base64url',
+  );
   const users = usersService(store, {
     invited: () => delivery?.kick(),
     countUpTo,
     secretHashCost: config.secretHashCost,
+    cursors: listCursors(secret),
   });
-
-  // Signed CDN URLs: the secret is made once per database and kept in its meta table, so
-  // every replica signs and checks with the same one.
-  const secret = await store.meta.getOrCreate(SIGNING_SECRET_KEY, () =>
-    randomBytes(32).toString('base64url'),
-  );
-  const signer = urlSigner(Buffer.from(secret, 'base64url'), config.signedUrlTtlSeconds);
+  const signer = urlSigner(secret, config.signedUrlTtlSeconds);
   const media = mediaService({
     store,
     blobs: store.blobs,
@@ -151,7 +155,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
 
   // SCIM 2.0 for identity providers: the same tokens, tenants and users service as /api.
   const scim = new Router<AppState>();
-  scim.use(authMiddleware(store, config.publicUrl, { bearer: true }));
+  scim.use(authMiddleware(store, config.publicUrl, 'scim'));
   if (config.rateLimit) scim.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
   registerScimRoutes(scim, scimService(users), {
     invitations: (ctx) => ctx.state.scope.tenant.scimInvitations,
@@ -200,19 +204,33 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
       });
       delivery.kick();
       return new Promise((resolve, reject) => {
-        const s = app.listen(port, host);
-        server = s;
-        // A 1 GiB upload on a slow link outlasts Node's 5-minute request timeout; the upload
-        // route cuts a stalled one with an idle timeout instead. (Not a server-wide socket
-        // timeout: it is refreshed on every read and write, which a small GET pays for in CPU:
-        // bench/README.md, "Figures from src/ comments".)
-        s.requestTimeout = 0;
-        s.keepAliveTimeout = config.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
+        const keepAliveTimeout = config.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
         // Node closes a connection whose next request's headers take longer than this; it must
         // not cut an idle keep-alive connection before keepAliveTimeout does.
-        s.headersTimeout = s.keepAliveTimeout + 5_000;
+        const headersTimeout = config.headersTimeoutMs ?? keepAliveTimeout + 5_000;
+        const s = createServer(
+          {
+            // A 1 GiB upload on a slow link outlasts Node's 5-minute request timeout; the upload
+            // route cuts a stalled one with an idle timeout instead. (Not a server-wide socket
+            // timeout: it is refreshed on every read and write, which a small GET pays for in
+            // CPU: bench/README.md, "Figures from src/ comments".)
+            requestTimeout: 0,
+            headersTimeout,
+            keepAliveTimeout,
+            // How often Node looks for connections past the headers deadline: its default 30 s
+            // let a 7 s deadline run to 37 s. The look is over connections mid-headers only.
+            connectionsCheckingInterval: Math.min(1_000, Math.max(10, headersTimeout / 5)),
+          },
+          app.callback(),
+        );
+        server = s;
+        guardConnections(s, {
+          maxPerClient: config.maxConnectionsPerClient ?? DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+          headersTimeoutMs: headersTimeout,
+        });
         s.on('clientError', answerClientError);
         s.once('error', reject);
+        s.listen(port, host);
         s.once('listening', () => {
           const address = s.address() as AddressInfo;
           const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

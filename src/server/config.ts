@@ -61,6 +61,18 @@ export interface ServerConfig {
    */
   keepAliveTimeoutMs?: number;
   /**
+   * A request's headers must be complete this long after its first byte (a connection that
+   * sends none is cut then too); default keepAliveTimeoutMs + 5 s. Not a `serve` option: tests
+   * make it small.
+   */
+  headersTimeoutMs?: number;
+  /**
+   * Open connections one client address may hold at once; the next is answered 503 and closed.
+   * 0: no cap. Default DEFAULT_MAX_CONNECTIONS_PER_CLIENT. Behind a proxy or load balancer every
+   * connection comes from its address: raise it there, or turn it off.
+   */
+  maxConnectionsPerClient?: number;
+  /**
    * On SIGTERM, how long to keep answering with /readyz failing before the listener closes, so
    * a load balancer's health check takes this replica out first; default 0 (no balancer).
    */
@@ -78,6 +90,8 @@ export interface ServerConfig {
 }
 
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** Far above what a browser (6) or a pooling client opens, far below a process's file limit. */
+export const DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 256;
 
 export const DEFAULT_MAX_UPLOAD_BYTES = 1024 ** 3;
 export const DEFAULT_PREVIEW_TIMEOUT_MS = 30_000;

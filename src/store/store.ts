@@ -57,6 +57,7 @@ export interface TokensRepo {
     branchId: number,
     name: string,
     scopes: Token['scopes'],
+    channels: Token['channels'],
   ): Promise<{ token: Token; secret: string }>;
   list(): Promise<(Token & { branch: string; tenant: string })[]>;
   /** The live token the string names, or undefined (unknown, wrong secret or revoked). */

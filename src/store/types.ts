@@ -1,6 +1,6 @@
 /** The store's types at its boundary: what every backend takes and gives back. */
 
-import type { Scope } from '../contract/scopes.js';
+import type { Channel, Scope } from '../contract/scopes.js';
 import type {
   ListableStatus,
   ProfileField,
@@ -42,6 +42,8 @@ export interface Token {
   branchId: number;
   name: string;
   scopes: Scope[];
+  /** Where it works (contract/scopes.ts); tokens made before channels existed have both. */
+  channels: Channel[];
   createdAt: string;
   revokedAt: string | null;
 }

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IDENTITY_FIELDS, identityKey, sameIdentity } from '../../src/contract/identity.js';
+import {
+  hasFormatChars,
+  IDENTITY_FIELDS,
+  identityKey,
+  sameIdentity,
+} from '../../src/contract/identity.js';
 
 describe('identityKey', () => {
   it('externalId is case-exact, email and userName ignore case; all compare in NFC', () => {
@@ -11,7 +16,23 @@ describe('identityKey', () => {
     expect(sameIdentity('externalId', 'Zoe\u0308', 'Zoë')).toBe(true);
   });
 
-  it('is NFC (lower-cased where case does not count) for any string (property)', () => {
+  it('email and userName compare in NFKC: fullwidth letters and ligatures are the letters they show', () => {
+    expect(sameIdentity('userName', 'ａｎｎ', 'ann')).toBe(true);
+    expect(sameIdentity('userName', 'ＡＮＮ', 'ann')).toBe(true);
+    expect(sameIdentity('email', 'ａnn@x.example', 'ann@x.example')).toBe(true);
+    expect(sameIdentity('userName', 'ﬁona', 'fiona')).toBe(true);
+    // externalId is the provider's key, case-exact and NFC only (SCIM caseExact).
+    expect(sameIdentity('externalId', 'ａ1', 'a1')).toBe(false);
+  });
+
+  it('format characters (zero-width space, joiners, bidi marks) are found, for refusal', () => {
+    for (const cf of ['\u200b', '\u200d', '\u2060', '\ufeff', '\u202e', '\u00ad']) {
+      expect(hasFormatChars(`an${cf}n`), JSON.stringify(cf)).toBe(true);
+    }
+    expect(hasFormatChars('Zoë ann')).toBe(false);
+  });
+
+  it('is NFC for externalId, NFKC lower-cased for email and userName, for any string (property)', () => {
     const text = fc.string({
       unit: fc.constantFrom(
         'a',
@@ -30,8 +51,9 @@ describe('identityKey', () => {
     });
     fc.assert(
       fc.property(fc.constantFrom(...IDENTITY_FIELDS), text, (field, value) => {
-        const nfc = value.normalize('NFC');
-        expect(identityKey(field, value)).toBe(field === 'externalId' ? nfc : nfc.toLowerCase());
+        expect(identityKey(field, value)).toBe(
+          field === 'externalId' ? value.normalize('NFC') : value.normalize('NFKC').toLowerCase(),
+        );
       }),
       { numRuns: 1000 },
     );

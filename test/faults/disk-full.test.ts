@@ -135,7 +135,7 @@ describe.runIf(run)('a full disk under roster serve', () => {
       if (!branch) throw new Error('bootstrap made no main branch');
       const tokens: Awaited<ReturnType<typeof store.tokens.create>>[] = [];
       for (let i = 0; i < 3; i++) {
-        tokens.push(await store.tokens.create(branch.id, `t${i}`, ['users:read']));
+        tokens.push(await store.tokens.create(branch.id, `t${i}`, ['users:read'], ['api']));
       }
       // Fill every byte the file system has left.
       const fd = openSync(join(dir, 'filler'), 'w');

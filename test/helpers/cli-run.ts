@@ -127,7 +127,7 @@ export async function startCliServed(config: Partial<ServerConfig> = {}): Promis
       const tenant = (await server.store.tenants.byHost('*'))!;
       const branch = (await server.store.branches.byName(tenant.id, 'main'))!;
       const list = (scopes ? scopes.split(',') : [...SCOPES]) as Scope[];
-      const { token, secret } = await server.store.tokens.create(branch.id, 'test', list);
+      const { token, secret } = await server.store.tokens.create(branch.id, 'test', list, ['api']);
       return { id: token.id, token: secret };
     },
   });

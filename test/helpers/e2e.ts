@@ -197,12 +197,14 @@ export async function serveProcess({
     env,
     run,
     newToken: (scopes) => created(scopes ? ['--scopes', scopes] : []),
-    async token({ scopes = [...SCOPES], branch = 'main', tenant = '*' } = {}) {
+    async token({ scopes = [...SCOPES], branch = 'main', tenant = '*', channels = ['api'] } = {}) {
       if (!(await store.tenants.byHost(tenant))) await admin(['tenants', 'add', tenant]);
       const t = (await store.tenants.byHost(tenant))!;
       if (!(await store.branches.byName(t.id, branch)))
         await admin(['branches', 'add', branch, '--tenant', tenant]);
       const args = ['--tenant', tenant, '--branch', branch, '--scopes', scopes.join(',')];
+      args.push('--for', channels.join(','));
+      if (channels.includes('scim')) args.push('--url', url);
       return (await created(args)).token;
     },
     req: requester(url, adminToken),

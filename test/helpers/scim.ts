@@ -1,4 +1,5 @@
 /** SCIM requests to a test server: bearer token, SCIM's media type, JSON in and out. */
+import { SCOPES } from '../../src/contract/scopes.js';
 import type { TestServer } from './server.js';
 
 export const SCIM_TYPE = 'application/scim+json';
@@ -8,12 +9,27 @@ export const ROSTER_EXT = 'urn:roster:params:scim:schemas:extension:roster:2.0:U
 export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 export const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
-export function scimClient(server: TestServer, token = server.adminToken) {
-  return (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+/**
+ * Requests with `token`, or else with a token made for SCIM (every scope, the server's main
+ * branch), made on first use: the admin token is a REST token, which /scim refuses.
+ */
+export function scimClient(server: TestServer, token?: string) {
+  let scimToken: Promise<string> | undefined;
+  const bearer = () => {
+    if (token !== undefined) return token;
+    scimToken ??= server.token({ scopes: [...SCOPES], channels: ['scim'] });
+    return scimToken;
+  };
+  return async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) =>
     server.req(method, `/scim/v2${path}`, {
       token: null,
       headers: {
-        authorization: `Bearer ${token}`,
+        authorization: `Bearer ${await bearer()}`,
         accept: SCIM_TYPE,
         ...(body === undefined ? {} : { 'content-type': SCIM_TYPE }),
         ...headers,

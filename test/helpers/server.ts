@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { SCOPES, type Scope } from '../../src/contract/scopes.js';
+import { type Channel, SCOPES, type Scope } from '../../src/contract/scopes.js';
 import { type App, createApp } from '../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/config.js';
 import type { Store } from '../../src/store/store.js';
@@ -21,8 +21,16 @@ export interface TestServer {
   app?: App;
   adminToken: string;
   logs: string[];
-  /** A token on `branch` (created if missing) of `tenant` with the given scopes. */
-  token(opts?: { scopes?: Scope[]; branch?: string; tenant?: string }): Promise<string>;
+  /**
+   * A token on `branch` (created if missing) of `tenant` with the given scopes, for the given
+   * channels (default: the REST API only, as `roster tokens create` makes them).
+   */
+  token(opts?: {
+    scopes?: Scope[];
+    branch?: string;
+    tenant?: string;
+    channels?: Channel[];
+  }): Promise<string>;
   req(
     method: string,
     path: string,
@@ -64,11 +72,12 @@ export async function startServer(
     scopes = [...SCOPES],
     branch = 'main',
     tenant = '*',
+    channels = ['api'] as Channel[],
   } = {}) => {
     const t = (await store.tenants.byHost(tenant)) ?? (await store.tenants.add(tenant));
     const b =
       (await store.branches.byName(t.id, branch)) ?? (await store.branches.add(t.id, branch));
-    return (await store.tokens.create(b.id, `test-${scopes.join('+')}`, scopes)).secret;
+    return (await store.tokens.create(b.id, `test-${scopes.join('+')}`, scopes, channels)).secret;
   };
 
   return {

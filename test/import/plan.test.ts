@@ -57,6 +57,19 @@ describe('buildPlan', () => {
     expect(p.entries[2]!.error).toMatch(/^locale 'english' must have the form xx_YY/);
   });
 
+  it('a userName with a zero-width space is an error row; a fullwidth twin of a known user updates it (identity.ts)', async () => {
+    const p = await plan(
+      tempCsv('userName,firstName\nann\u200b.lee,Ann\nｂｏ.ｋｉｍ,Bo\n'),
+      [known('u1', { userName: 'bo.kim', firstName: 'B' })],
+      { match: 'userName' as PlanOptions['match'] },
+    );
+    expect(p.entries.map((e) => [e.line, e.action, e.id])).toEqual([
+      [2, 'error', undefined],
+      [3, 'update', 'u1'],
+    ]);
+    expect(p.entries[0]!.error).toMatch(/^userName .* invisible format characters/);
+  });
+
   it('rows with too few or too many fields are errors; trailing empty fields are fine', async () => {
     const p = await plan(fixture('bad/field-count.csv'));
     expect(p.entries.map((e) => [e.line, e.action, e.error])).toEqual([

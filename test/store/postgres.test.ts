@@ -166,7 +166,7 @@ async function freshStore() {
 test('resolves at once of a kept token share their credentials-epoch reads', async () => {
   const { store, main } = await freshStore();
   try {
-    const { secret } = await store.tokens.create(main.id, 'shared', ['users:read']);
+    const { secret } = await store.tokens.create(main.id, 'shared', ['users:read'], ['api']);
     await store.credentials.resolve('localhost', secret); // kept from here on
     let statements = 0;
     postgresHandle(store).on('acquire', () => {

@@ -96,7 +96,7 @@ test('migration 6 moves every user into the scoped search index, and searches ke
   // A database as the roster before migration 6 left it, with users of two branches.
   const old = new Database(join(dir, 'roster.db'));
   for (const [v, sql] of MIGRATIONS.slice(0, 5).entries()) {
-    old.exec(sql);
+    old.exec(sql as string);
     old.pragma(`user_version = ${v + 1}`);
   }
   old.exec(`INSERT INTO tenants (host, created_at) VALUES ('*', 'now')`);

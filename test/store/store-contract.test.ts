@@ -59,7 +59,12 @@ async function withOtherStore(
 ) {
   const other = await openStore({ dataDir, target: databaseTarget(database, dataDir) });
   try {
-    const { token, secret } = await store.tokens.create(branchId, tokenName, ['users:read']);
+    const { token, secret } = await store.tokens.create(
+      branchId,
+      tokenName,
+      ['users:read'],
+      ['api'],
+    );
     await fn(other, token, secret);
   } finally {
     await other.close();
@@ -97,7 +102,7 @@ describe(`the store contract on ${BACKEND}`, () => {
 
   test('credentials: a token counts on its own tenant only, and not once revoked', async () => {
     const main = (await store.branches.byName(tenant.id, 'main'))!;
-    const { token, secret } = await store.tokens.create(main.id, 'reader', ['users:read']);
+    const { token, secret } = await store.tokens.create(main.id, 'reader', ['users:read'], ['api']);
     const found = await store.credentials.resolve('localhost', secret);
     expect(found).toMatchObject({
       tenant: { host: '*' },

@@ -107,6 +107,14 @@ describe.each(RELEASES)('data written by release %s', (release) => {
       'a medium written by the previous release\n',
     );
 
+    // Its tokens were made before tokens named where they work: they keep working on /api
+    // (above) and on /scim alike, as they did (store migrations: tokens.channels).
+    const scim = await req('GET', '/scim/v2/Users', {
+      token: null,
+      headers: { authorization: `Bearer ${written.readToken}`, accept: 'application/scim+json' },
+    });
+    expect(scim.status, scim.text).toBe(200);
+
     // It takes writes, and the release's users still hold their keys.
     const made = await req('POST', '/api/users', {
       headers: { 'content-type': V3, accept: V3 },

@@ -160,6 +160,60 @@ export function authSuite(start: StartServer) {
     });
   });
 
+  describe('channels: a token works where it was made for (tokens create --for)', () => {
+    const scimGet = (token: string) =>
+      s.req('GET', '/scim/v2/Users', {
+        token: null,
+        headers: { authorization: `Bearer ${token}`, accept: 'application/scim+json' },
+      });
+
+    test('a token made for SCIM is refused on the REST API (401 saying so), and works on /scim', async () => {
+      const scim = await s.token({ channels: ['scim'] });
+      expect((await scimGet(scim)).status).toBe(200);
+      for (const [method, path] of [
+        ['GET', '/api/users'],
+        ['POST', '/api/users'],
+        ['GET', '/api/branch'],
+        ['GET', '/api/media'],
+      ] as const) {
+        const r = await s.req(method, path, {
+          token: scim,
+          ...jsonBody({ email: 'c@example.com' }),
+        });
+        expect(r.status, `${method} ${path}`).toBe(401);
+        expect(r.json.identifier).toBe(40102);
+        expect(r.json.message).toMatch(/made for SCIM/);
+      }
+    });
+
+    test('a REST token is refused on /scim (401 naming --for scim); one made for both works on both', async () => {
+      const rest = await s.token({ scopes: ['users:read'] });
+      const refused = await scimGet(rest);
+      expect(refused.status).toBe(401);
+      expect(refused.json.detail).toMatch(/made for the REST API.*--for scim/);
+      expect(refused.headers['www-authenticate']).toBe('Bearer realm="roster"');
+      expect((await scimGet(s.adminToken)).status).toBe(401);
+      const both = await s.token({ channels: ['api', 'scim'] });
+      expect((await scimGet(both)).status).toBe(200);
+      expect((await s.req('GET', '/api/users', { token: both })).status).toBe(200);
+    });
+
+    test('the REST API takes the token as Bearer too, as SCIM does', async () => {
+      for (const scheme of ['Bearer', 'bearer']) {
+        const r = await s.req('GET', '/api/users', {
+          token: null,
+          headers: { authorization: `${scheme} ${s.adminToken}` },
+        });
+        expect(r.status, scheme).toBe(200);
+      }
+      const bad = await s.req('GET', '/api/users', {
+        token: null,
+        headers: { authorization: 'Bearer bm90OmF0b2tlbg==' },
+      });
+      expect(bad.status).toBe(401);
+    });
+  });
+
   describe('GET /api/branch', () => {
     test("names the token's branch and, as a Roster extension, its scopes", async () => {
       const token = await s.token({ branch: 'sales', scopes: ['users:read'] });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SORT_KEYS } from '../../src/contract/user.js';
 import { validating } from '../helpers/openapi-validation.js';
@@ -175,6 +176,19 @@ export function usersCursorSuite(start: StartServer) {
       for (const id of before) expect(seen, id).toContain(id);
       // The removed users were each seen once, before they went.
       expect([...removed].every((id) => seen.includes(id))).toBe(true);
+    });
+
+    test('a cursor re-encoded with an edited position and its unkeyed check recomputed is a 400 (the check is keyed)', async () => {
+      const first = await get(`?status=${ALL}&limit=2`);
+      const [body] = (first.json.next as string).split('.') as [string, string];
+      const [binding, keys, status, rowid] = JSON.parse(Buffer.from(body, 'base64url').toString());
+      const edited = Buffer.from(JSON.stringify([binding, keys, status, rowid + 1])).toString(
+        'base64url',
+      );
+      const sum = createHash('sha256').update(edited).digest('base64url').slice(0, 12);
+      const r = await get(`?status=${ALL}&limit=2&after=${encodeURIComponent(`${edited}.${sum}`)}`);
+      expect(r.status).toBe(400);
+      expect(r.json.details.map((d: { field: string }) => d.field)).toContain('after');
     });
 
     test('a changed, foreign or combined cursor is a 400 naming after', async () => {

@@ -62,7 +62,7 @@ const op = (operationId: string, summary: string, responses: Json, more: Json = 
   operationId,
   summary,
   tags: ['SCIM'],
-  security: [{ scimBearer: [] }, { apiToken: [] }],
+  security: [{ bearerToken: [] }, { apiToken: [] }],
   ...more,
   responses: { ...responses, ...SCIM_ERRORS },
 });

@@ -97,7 +97,7 @@ function cdn(preview: boolean): FixedOperation {
       description:
         'The URL in `resourceInfo.url` is signed (`expires`, `signature`) and works without a token until it expires; otherwise send the token of the file’s branch (media:read). Ranges and conditional requests are honoured.',
       tags: ['CDN'],
-      security: [{ apiToken: [] }, {}],
+      security: [{ apiToken: [] }, { bearerToken: [] }, {}],
       parameters: [
         pathParam('tenant', 'The tenant segment of the publicID'),
         pathParam('branch', 'The branch name'),

@@ -176,11 +176,11 @@ export function openApiDocument(vendor: string, serverUrl: string) {
   const all = components();
   Object.assign(all.schemas as Json, SCIM_SCHEMAS);
   Object.assign(all.securitySchemes as Json, {
-    scimBearer: {
+    bearerToken: {
       type: 'http',
       scheme: 'bearer',
       description:
-        'The same API token as a bearer token, as identity providers send it (`roster tokens create --for scim`)',
+        'The same API token as a bearer token: `Authorization: Bearer <token>`, as identity providers send it (`roster tokens create --for scim`); the REST API takes it too. A token works where it was made for: /api, /scim or both (`--for api,scim`).',
     },
   });
   // Only what is referred to: an error no operation answers, or a shape no version uses, is noise.
@@ -203,7 +203,7 @@ export function openApiDocument(vendor: string, serverUrl: string) {
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: serverUrl }],
-    security: [{ apiToken: [] }],
+    security: [{ apiToken: [] }, { bearerToken: [] }],
     tags: [
       { name: 'Users', description: 'The branch’s user accounts' },
       { name: 'Media', description: 'Uploaded files and their previews' },

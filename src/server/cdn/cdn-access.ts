@@ -7,6 +7,7 @@
 import type { Context } from 'koa';
 import type { Store } from '../../store/store.js';
 import { AppError } from '../errors.js';
+import { tokenOfHeader } from '../http/auth.middleware.js';
 import type { UrlSigner } from './signing.js';
 
 export type Access = { kind: 'signed'; expires: number } | { kind: 'token'; branchId: number };
@@ -34,15 +35,23 @@ export function cdnAccess(store: Store, signer: UrlSigner | undefined) {
           : 'the signature of this URL is not valid for this file',
       );
     }
-    const match = /^Basic +(\S+) *$/i.exec(header);
-    // As on the API, a token counts only on its own tenant's host.
+    const given = tokenOfHeader(header);
+    // As on the API, a token counts only on its own tenant's host, and only one made for it.
     const credentials =
-      match && (await store.credentials.resolve(ctx.hostname.toLowerCase(), match[1]!));
+      given === undefined
+        ? undefined
+        : await store.credentials.resolve(ctx.hostname.toLowerCase(), given);
     const token = credentials?.token;
     if (!token) {
       throw new AppError(
         'notLoggedIn',
         'the API token is invalid, revoked or not valid for this host; check the token and the URL',
+      );
+    }
+    if (!token.channels.includes('api')) {
+      throw new AppError(
+        'notLoggedIn',
+        `the token '${token.name}' is made for SCIM only; media need a token made for the REST API`,
       );
     }
     if (!token.scopes.includes('media:read')) {

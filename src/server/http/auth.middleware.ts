@@ -1,43 +1,72 @@
 /**
- * Tenant by Host, then Basic token auth, then scopes. A token only counts on its own tenant's
- * host; which scope a route needs and how a missing one answers come from the contract's table.
- * The tenant's public origin is set here too: one middleware less on every API request.
+ * Tenant by Host, then token auth, then the token's channel, then scopes. A token only counts on
+ * its own tenant's host and on a channel it was made for (`tokens create --for`); which scope a
+ * route needs and how a missing one answers come from the contract's table. The tenant's public
+ * origin is set here too: one middleware less on every API request.
  */
 import type { Middleware } from 'koa';
-import { NEEDED_SCOPES, type Scope, type ScopedRequest } from '../../contract/scopes.js';
+import {
+  type Channel,
+  NEEDED_SCOPES,
+  type Scope,
+  type ScopedRequest,
+} from '../../contract/scopes.js';
 import type { Store } from '../../store/store.js';
 import { AppError } from '../errors.js';
 import { type AppState, publicOrigin } from './state.js';
 
 const REQUIRES_AUTH =
-  'this endpoint requires authentication: send "Authorization: Basic <API token>" (create one with `roster tokens create`)';
+  'this endpoint requires authentication: send "Authorization: Basic <API token>" (or Bearer; create one with `roster tokens create`)';
 /** SCIM clients send a bearer token (RFC 7644 §2), and are told so as RFC 6750 §3 says. */
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="roster"' };
 const REQUIRES_BEARER =
   'this endpoint requires authentication: send "Authorization: Bearer <token>" (create one with `roster tokens create --for scim`)';
 
+/** Why a live token is refused on a channel it was not made for, and how to get one that is. */
+const WRONG_CHANNEL: Record<Channel, (name: string) => string> = {
+  api: (name) =>
+    `the token '${name}' is made for SCIM (/scim/v2) only; the REST API needs a token made without --for scim (\`roster tokens create\`, or --for api,scim for both)`,
+  scim: (name) =>
+    `the token '${name}' is made for the REST API only; SCIM needs a token made with \`roster tokens create --for scim\` (or --for api,scim for both)`,
+};
+
 /**
- * `publicUrl`: serve's --public-url, for the default tenant (see `publicOrigin`). `bearer`: the
- * token is also taken as `Authorization: Bearer <token>` (SCIM clients send it so).
+ * Both schemes on either channel: the token string is the same, and an admin who sends the
+ * REST API a Bearer token (as most APIs take one) was told it was invalid, then revoked it.
+ */
+const SCHEME = /^(?:Basic|Bearer) +(\S+) *$/i;
+
+/** The token string of an Authorization header (Basic or Bearer), or undefined. */
+export const tokenOfHeader = (header: string): string | undefined => SCHEME.exec(header)?.[1];
+
+/**
+ * `publicUrl`: serve's --public-url, for the default tenant (see `publicOrigin`). `channel`:
+ * which one this router is; `scim` also answers a 401 as RFC 6750 says (SCIM clients send
+ * `Authorization: Bearer <token>`).
  */
 export function authMiddleware(
   store: Store,
-  publicUrl?: string,
-  { bearer = false }: { bearer?: boolean } = {},
+  publicUrl: string | undefined,
+  channel: Channel,
 ): Middleware<AppState> {
-  const scheme = bearer ? /^(?:Basic|Bearer) +(\S+) *$/i : /^Basic +(\S+) *$/i;
+  const bearer = channel === 'scim';
   return async (ctx, next) => {
     const refused = (message: string) =>
       new AppError('notLoggedIn', message, undefined, bearer ? CHALLENGE : undefined);
     const header = ctx.get('Authorization');
     if (!header) throw refused(bearer ? REQUIRES_BEARER : REQUIRES_AUTH);
-    const match = scheme.exec(header);
-    const scope = match && (await store.credentials.resolve(ctx.hostname.toLowerCase(), match[1]!));
+    const token = tokenOfHeader(header);
+    const scope =
+      token === undefined
+        ? undefined
+        : await store.credentials.resolve(ctx.hostname.toLowerCase(), token);
     if (!scope) {
       throw refused(
         'the API token is invalid, revoked or not valid for this host; check the token and the base URL',
       );
     }
+    if (!scope.token.channels.includes(channel))
+      throw refused(WRONG_CHANNEL[channel](scope.token.name));
     ctx.state.scope = scope;
     ctx.state.origin = publicOrigin(ctx, scope.tenant, publicUrl);
     await next();

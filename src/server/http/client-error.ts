@@ -23,8 +23,24 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
     return;
   }
   const [kind, message] = classify(err.code);
+  answerAndClose(socket, kind, message);
+}
+
+/**
+ * Writes an error answer straight to the socket and closes it once the answer is out. Not only
+ * ended: a server socket is half-open (allowHalfOpen), so a client that never ends its own side,
+ * and goes on trickling bytes, would keep an ended socket open for ever (Node reports each
+ * connection's expired deadline once).
+ */
+export function answerAndClose(
+  socket: Duplex,
+  kind: ErrorKind,
+  message: string,
+  headers: string[] = [],
+): void {
   const envelope = errorEnvelope(kind, message);
   const body = JSON.stringify(envelope);
+  socket.once('finish', () => socket.destroy());
   socket.end(
     [
       `HTTP/1.1 ${envelope.statusCode} ${STATUS_CODES[envelope.statusCode]}`,
@@ -33,6 +49,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): v
       'X-Content-Type-Options: nosniff',
       'Cache-Control: no-store',
       'Connection: close',
+      ...headers,
       '',
       body,
     ].join('\r\n'),

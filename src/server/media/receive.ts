@@ -61,7 +61,9 @@ export function receiveUpload(
           fileSize: maxBytes + 1,
           // Two: metaData may come as a file part too (curl -F metaData=@meta.json).
           files: 2,
-          fields: 1,
+          // Two: a file part sent with filename="" comes as a field, and must reach the field
+          // handler to be named as what it is (with one, it was 'more than one metaData').
+          fields: 2,
           // busboy reports reaching this, not exceeding it: a third part is already too many.
           parts: 3,
           fieldSize: META_DATA_MAX,
@@ -149,7 +151,7 @@ export function receiveUpload(
     });
 
     parser.on('filesLimit', () => fail(bad('too many file parts; send metaData and one file')));
-    parser.on('fieldsLimit', () => fail(bad('more than one metaData part')));
+    parser.on('fieldsLimit', () => fail(bad('too many parts; send metaData and one file only')));
     parser.on('partsLimit', () => fail(bad('too many parts; send metaData and one file only')));
     parser.on('error', (err: Error) => fail(bad(`malformed multipart body: ${err.message}`)));
     parser.on('close', () => {

@@ -1,11 +1,15 @@
 /**
  * The users list's cursor (`after`, `next`): opaque to clients, base64url of the last row's
  * position (its sort values, status and rowid) and of what the list was (branch, sort, statuses,
- * query), with a check over both. A cursor continues only the list it came from: another sort,
+ * query), with an HMAC over both. A cursor continues only the list it came from: another sort,
  * filter or query, or a changed cursor, is a 400. The position is values, not a row to find, so
  * a page continues correctly after its last row was changed or deleted.
+ *
+ * The check is keyed: an unkeyed hash let a client re-encode a cursor with a position of its
+ * own choosing. The key is derived from the store's signing secret (meta table), so every
+ * replica of one database accepts the cursors of every other, and a restart keeps them valid.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { ListFilter, ListPosition } from '../../store/types.js';
 import { validationError } from '../errors.js';
 
@@ -22,23 +26,38 @@ function bindingOf(list: ListShape): string {
   return createHash('sha256').update(shape).digest('base64url').slice(0, 16);
 }
 
-const check = (body: string) => createHash('sha256').update(body).digest('base64url').slice(0, 12);
-
-export function encodeCursor(list: ListShape, at: ListPosition): string {
-  const body = Buffer.from(
-    JSON.stringify([bindingOf(list), at.keys, at.status, at.rowid]),
-  ).toString('base64url');
-  return `${body}.${check(body)}`;
-}
-
 const invalid = (message: string) => validationError([{ field: 'after', message }]);
 
-/** The position a cursor holds, for this list; a 400 naming `after` when it is not one of its. */
-export function decodeCursor(list: ListShape, cursor: string): ListPosition {
-  const [body, sum, ...rest] = cursor.split('.');
-  if (!body || !sum || rest.length > 0 || check(body) !== sum) {
-    throw invalid('is not a cursor this service gave (use the `next` of a previous page)');
-  }
+/** Encodes and checks the cursors of one service; `secret` is the store's signing secret. */
+export function listCursors(secret: Buffer) {
+  // Its own key (domain separation): a cursor's MAC can never pass for a signed CDN URL's.
+  const key = createHmac('sha256', secret).update('roster users-list cursor v1').digest();
+  const check = (body: string) => createHmac('sha256', key).update(body).digest().subarray(0, 16);
+  const validCheck = (body: string, sum: string) => {
+    const given = Buffer.from(sum, 'base64url');
+    return given.length === 16 && timingSafeEqual(given, check(body));
+  };
+  return {
+    encode(list: ListShape, at: ListPosition): string {
+      const body = Buffer.from(
+        JSON.stringify([bindingOf(list), at.keys, at.status, at.rowid]),
+      ).toString('base64url');
+      return `${body}.${check(body).toString('base64url')}`;
+    },
+    /** The position a cursor holds, for this list; a 400 naming `after` when it is not one of its. */
+    decode: (list: ListShape, cursor: string): ListPosition => {
+      const [body, sum, ...rest] = cursor.split('.');
+      if (!body || !sum || rest.length > 0 || !validCheck(body, sum)) {
+        throw invalid('is not a cursor this service gave (use the `next` of a previous page)');
+      }
+      return positionOf(list, body);
+    },
+  };
+}
+
+export type ListCursors = ReturnType<typeof listCursors>;
+
+function positionOf(list: ListShape, body: string): ListPosition {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));

@@ -27,7 +27,7 @@ import { AppError, validationError } from '../errors.js';
 import type { VersionCheck } from '../http/etag.js';
 import type { RequestScope } from '../http/state.js';
 import { composeInvitation } from '../mail/invitation.js';
-import { decodeCursor, encodeCursor } from './list-cursor.js';
+import type { ListCursors } from './list-cursor.js';
 import { hashSecret } from './secrets.js';
 
 /** An input's value of a field: absent = unchanged, null = clear. */
@@ -153,11 +153,13 @@ export interface UsersServiceOptions {
   countUpTo?: number;
   /** scrypt's cost for one-time passwords and recovery codes; default SECRET_HASH_COST. */
   secretHashCost?: number;
+  /** The list cursors' codec, keyed with the store's secret (list-cursor.ts). */
+  cursors: ListCursors;
 }
 
 export function usersService(
   store: Store,
-  { invited, countUpTo, secretHashCost }: UsersServiceOptions,
+  { invited, countUpTo, secretHashCost, cursors }: UsersServiceOptions,
 ) {
   const hashed = (input: UserInput) => secretColumns(input, secretHashCost);
   const notFound = (scope: RequestScope, key: string) =>
@@ -230,7 +232,7 @@ export function usersService(
           { key: 'firstName', dir: 'ASC' },
         ],
       } satisfies Partial<ListFilter>;
-      const after = q.after === undefined ? undefined : decodeCursor(list, q.after);
+      const after = q.after === undefined ? undefined : cursors.decode(list, q.after);
       const { total, totalExact, rows, next } = await store.users.list({
         ...list,
         limit,
@@ -245,7 +247,7 @@ export function usersService(
         offset,
         data: rows.map(toRecord),
       };
-      return next ? { ...page, next: encodeCursor(list, next) } : page;
+      return next ? { ...page, next: cursors.encode(list, next) } : page;
     },
 
     get: (scope: RequestScope, key: string): Promise<UserRecord> => find(scope, key).then(toRecord),

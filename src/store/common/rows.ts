@@ -2,7 +2,7 @@
  * Rows as both backends' tables hold them (the same column names on SQLite and PostgreSQL),
  * and the store's types made of them.
  */
-import type { Scope } from '../../contract/scopes.js';
+import type { Channel, Scope } from '../../contract/scopes.js';
 import type { Branch, QueuedMessage, Tenant, Token } from '../types.js';
 
 export type TenantRow = {
@@ -20,6 +20,8 @@ export type TokenRow = {
   branch_id: number;
   name: string;
   scopes: string;
+  /** Comma-separated, as scopes are. */
+  channels: string;
   secret_hash: Buffer;
   created_at: string;
   revoked_at: string | null;
@@ -54,6 +56,7 @@ export const tokenOf = (r: TokenRow): Token => ({
   branchId: r.branch_id,
   name: r.name,
   scopes: r.scopes.split(',').filter(Boolean) as Scope[],
+  channels: r.channels.split(',').filter(Boolean) as Channel[],
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
 });

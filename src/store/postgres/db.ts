@@ -336,8 +336,11 @@ async function migrate(client: Client, url: string) {
       // client's (pg's query_timeout) a day for this statement.
       await client.query('SET LOCAL statement_timeout = 0');
       // pg reads query_timeout per query (client.js), though its types do not list it.
-      const migration = { text: MIGRATIONS[v]!, query_timeout: MIGRATION_TIMEOUT_MS };
-      await client.query(migration as pg.QueryConfig);
+      const step = MIGRATIONS[v]!;
+      if (typeof step === 'string') {
+        const migration = { text: step, query_timeout: MIGRATION_TIMEOUT_MS };
+        await client.query(migration as pg.QueryConfig);
+      } else await step(client);
       await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [v + 1]);
       await client.query('COMMIT');
     } catch (err) {

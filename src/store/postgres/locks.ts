@@ -28,7 +28,7 @@ export function bootstrap(pool: Pool): Store['bootstrap'] {
         'SELECT id FROM branches WHERE tenant_id = $1 AND name = $2',
         [tenant.id, ROOT_BRANCH],
       );
-      const { secret } = await createToken(client, branch[0]!.id, 'admin', [...SCOPES]);
+      const { secret } = await createToken(client, branch[0]!.id, 'admin', [...SCOPES], ['api']);
       return { adminToken: secret };
     });
 }

@@ -9,6 +9,8 @@
  *   unaccented and cut at every run of non-alphanumerics, kept by a trigger;
  * - the partial unique indexes are the same, and named so a violation names its field.
  */
+import { REFOLDED, type RefoldRow, refolds } from '../common/refold.js';
+import type { Client } from './db.js';
 
 /** Upper to lower case for ASCII letters only, as SQLite's NOCASE folds. */
 export const NOCASE = (column: string) =>
@@ -26,7 +28,28 @@ export const SEARCH_FIELDS = [
   'phone',
 ] as const;
 
-export const MIGRATIONS: string[] = [
+/** A migration is SQL, or a step over the migrating connection (in the migration's transaction). */
+export type Migration = string | ((client: Client) => Promise<void>);
+
+/** Users' email_norm and user_name_norm in NFKC (common/refold.ts). */
+async function refoldIdentities(client: Client): Promise<void> {
+  for (const { field, column, norm } of REFOLDED) {
+    const { rows } = await client.query<RefoldRow>(
+      `SELECT rowid::int AS rowid, tenant_id::int AS tenant_id, ${column} AS value, ${norm} AS norm
+       FROM users WHERE status <> 'deleted' AND ${column} ~ '[^ -~]'`,
+    );
+    for (const r of refolds(field, rows)) {
+      await client.query(
+        `UPDATE users SET ${norm} = $1 WHERE rowid = $2 AND NOT EXISTS (
+           SELECT 1 FROM users o WHERE o.tenant_id = $3 AND o.${norm} = $1
+             AND o.status <> 'deleted' AND o.rowid <> $2)`,
+        [r.next, r.rowid, r.tenant_id],
+      );
+    }
+  }
+}
+
+export const MIGRATIONS: Migration[] = [
   `
   CREATE EXTENSION IF NOT EXISTS unaccent;
 
@@ -265,4 +288,12 @@ export const MIGRATIONS: string[] = [
   CREATE TRIGGER users_counts_truncate AFTER TRUNCATE ON users
     FOR EACH STATEMENT EXECUTE FUNCTION roster_user_counts_truncate();
   `,
+  `
+  -- Where each token works (contract/scopes.ts CHANNELS): every new token names its own. Tokens
+  -- made before had no such mark and worked on /api and /scim alike; they keep doing so (a SCIM
+  -- integration that stopped provisioning would fail unseen), and \`tokens list\` shows it.
+  ALTER TABLE tokens ADD COLUMN channels text NOT NULL DEFAULT 'api,scim';
+  `,
+  // email and userName compare in NFKC (contract/identity.ts): existing keys refolded.
+  refoldIdentities,
 ];

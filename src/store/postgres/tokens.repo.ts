@@ -1,5 +1,5 @@
 /** API tokens in PostgreSQL (the token string format lives in ../common/token-secret.ts). */
-import type { Scope } from '../../contract/scopes.js';
+import type { Channel, Scope } from '../../contract/scopes.js';
 import { type TokenRow, tokenOf } from '../common/rows.js';
 import { newToken, parseTokenString, secretMatches } from '../common/token-secret.js';
 import type { TokensRepo } from '../store.js';
@@ -7,22 +7,29 @@ import type { Token } from '../types.js';
 import { type Pool, type Queryable, query } from './db.js';
 
 /** Creates a token on `db` (the pool, or a transaction's client). */
-export async function createToken(db: Queryable, branchId: number, name: string, scopes: Scope[]) {
+export async function createToken(
+  db: Queryable,
+  branchId: number,
+  name: string,
+  scopes: Scope[],
+  channels: Channel[],
+) {
   const { id, hash, tokenString } = newToken();
   const createdAt = new Date().toISOString();
   await query(
     db,
-    `INSERT INTO tokens (id, branch_id, name, scopes, secret_hash, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6)`,
-    [id, branchId, name, scopes.join(','), hash, createdAt],
+    `INSERT INTO tokens (id, branch_id, name, scopes, channels, secret_hash, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [id, branchId, name, scopes.join(','), channels.join(','), hash, createdAt],
   );
-  const token: Token = { id, branchId, name, scopes, createdAt, revokedAt: null };
+  const token: Token = { id, branchId, name, scopes, channels, createdAt, revokedAt: null };
   return { token, secret: tokenString };
 }
 
 export function tokensRepo(pool: Pool): TokensRepo {
   return {
-    create: (branchId, name, scopes) => createToken(pool, branchId, name, scopes),
+    create: (branchId, name, scopes, channels) =>
+      createToken(pool, branchId, name, scopes, channels),
     async list() {
       const { rows } = await query<TokenRow & { branch: string; host: string }>(
         pool,

@@ -53,7 +53,9 @@ function migrate(db: Db) {
   for (let v = current; v < MIGRATIONS.length; v++) {
     try {
       db.transaction(() => {
-        db.exec(MIGRATIONS[v]!);
+        const migration = MIGRATIONS[v]!;
+        if (typeof migration === 'string') db.exec(migration);
+        else kept.get(db)!.push(...migration(db));
         db.exec(`PRAGMA user_version = ${v + 1}`);
       }).immediate();
     } catch (err) {

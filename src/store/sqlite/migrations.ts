@@ -1,4 +1,7 @@
 /** Schema migrations, applied in order; never edit a released one, append a new one. */
+import { REFOLDED, type RefoldRow, refolds } from '../common/refold.js';
+import type { Db } from './db.js';
+
 /**
  * The users' full-text index with its triggers, (re)built from the users table: migration 6
  * made it, 11 rebuilt it with a one-letter prefix index (FTS5 has no ALTER for its options).
@@ -29,7 +32,34 @@ const usersFts = (prefix: string) => `  DROP TRIGGER users_fts_insert;
     VALUES (new.rowid, new.first_name, new.last_name, new.email, new.user_name, new.position, new.department, new.location, new.phone, 'b' || new.branch_id || new.status);
   END;`;
 
-export const MIGRATIONS: string[] = [
+/**
+ * A migration is SQL, or a step over the open database (in the migration's transaction) that
+ * returns the statements it made, kept as long as the database (see db.ts).
+ */
+export type Migration = string | ((db: Db) => unknown[]);
+
+/** Users' email_norm and user_name_norm in NFKC (common/refold.ts). */
+function refoldIdentities(db: Db): unknown[] {
+  const statements: unknown[] = [];
+  for (const { field, column, norm } of REFOLDED) {
+    const read = db.prepare<[], RefoldRow>(
+      `SELECT rowid, tenant_id, ${column} AS value, ${norm} AS norm FROM users
+       WHERE status <> 'deleted' AND ${column} GLOB '*[^ -~]*'`,
+    );
+    const write = db.prepare(
+      `UPDATE users SET ${norm} = @next WHERE rowid = @rowid AND NOT EXISTS (
+         SELECT 1 FROM users o WHERE o.tenant_id = @tenant_id AND o.${norm} = @next
+           AND o.status <> 'deleted' AND o.rowid <> @rowid)`,
+    );
+    for (const r of refolds(field, read.all())) {
+      write.run({ next: r.next, rowid: r.rowid, tenant_id: r.tenant_id });
+    }
+    statements.push(read, write);
+  }
+  return statements;
+}
+
+export const MIGRATIONS: Migration[] = [
   `
   CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
 
@@ -242,4 +272,12 @@ ${usersFts('2 3')}
   -- no ALTER for its options).
 ${usersFts('1 2 3')}
   `,
+  `
+  -- Where each token works (contract/scopes.ts CHANNELS): every new token names its own. Tokens
+  -- made before had no such mark and worked on /api and /scim alike; they keep doing so (a SCIM
+  -- integration that stopped provisioning would fail unseen), and \`tokens list\` shows it.
+  ALTER TABLE tokens ADD COLUMN channels TEXT NOT NULL DEFAULT 'api,scim';
+  `,
+  // email and userName compare in NFKC (contract/identity.ts): existing keys refolded.
+  refoldIdentities,
 ];

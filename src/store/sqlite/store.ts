@@ -81,7 +81,8 @@ export function openSqliteStore(
       add: async (tenantId, name) => branches.add(tenantId, name),
     },
     tokens: {
-      create: async (branchId, name, scopes) => tokens.create(branchId, name, scopes),
+      create: async (branchId, name, scopes, channels) =>
+        tokens.create(branchId, name, scopes, channels),
       list: async () => tokens.list(),
       authenticate: async (tokenString) => tokens.authenticate(tokenString),
       revoke: async (id) => tokens.revoke(id),
@@ -125,7 +126,7 @@ export function openSqliteStore(
         if (tenants.list().length > 0) return undefined;
         const tenant = addTenant(DEFAULT_TENANT);
         const branch = branches.byName(tenant.id, ROOT_BRANCH)!;
-        const { secret } = tokens.create(branch.id, 'admin', [...SCOPES]);
+        const { secret } = tokens.create(branch.id, 'admin', [...SCOPES], ['api']);
         return { adminToken: secret };
       })();
     },

@@ -1,5 +1,5 @@
 /** API tokens in SQLite (the token string format lives in ../common/token-secret.ts). */
-import type { Scope } from '../../contract/scopes.js';
+import type { Channel, Scope } from '../../contract/scopes.js';
 import { type TokenRow, tokenOf } from '../common/rows.js';
 import { newToken, parseTokenString, secretMatches } from '../common/token-secret.js';
 import type { Token } from '../types.js';
@@ -13,20 +13,33 @@ export function tokensRepo(db: Db, onWrite: () => void = () => {}) {
      ORDER BY tokens.created_at, tokens.id`,
   );
   const insert = db.prepare(
-    `INSERT INTO tokens (id, branch_id, name, scopes, secret_hash, created_at)
-     VALUES (@id, @branchId, @name, @scopes, @hash, @createdAt)`,
+    `INSERT INTO tokens (id, branch_id, name, scopes, channels, secret_hash, created_at)
+     VALUES (@id, @branchId, @name, @scopes, @channels, @hash, @createdAt)`,
   );
   const revoke = db.prepare<[string, string]>(
     'UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
   );
 
   return {
-    create(branchId: number, name: string, scopes: Scope[]): { token: Token; secret: string } {
+    create(
+      branchId: number,
+      name: string,
+      scopes: Scope[],
+      channels: Channel[],
+    ): { token: Token; secret: string } {
       const { id, hash, tokenString } = newToken();
       const createdAt = new Date().toISOString();
-      insert.run({ id, branchId, name, scopes: scopes.join(','), hash, createdAt });
+      insert.run({
+        id,
+        branchId,
+        name,
+        scopes: scopes.join(','),
+        channels: channels.join(','),
+        hash,
+        createdAt,
+      });
       onWrite();
-      const token = { id, branchId, name, scopes, createdAt, revokedAt: null };
+      const token = { id, branchId, name, scopes, channels, createdAt, revokedAt: null };
       return { token, secret: tokenString };
     },
     /** The live token the string names, or undefined (unknown, wrong secret or revoked). */

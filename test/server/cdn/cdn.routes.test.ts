@@ -136,6 +136,9 @@ describe('who may fetch', () => {
     expect(r.status).toBe(200);
     expect(r.headers['cache-control']).toMatch(/^private/);
     expect(r.headers.vary).toContain('Authorization');
+    // Bearer as well as Basic, as on the API.
+    const bearer = { token: null, headers: { authorization: `Bearer ${s.adminToken}` } };
+    expect((await s.req('GET', path(), bearer)).status).toBe(200);
     // A broken signature with a good token: the token decides.
     expect((await s.req('GET', `${path()}?expires=1&signature=x`)).status).toBe(200);
   });
@@ -153,6 +156,11 @@ describe('who may fetch', () => {
     const onItsHost = { token: otherTenant, headers: { host: 'cdn.example.com' } };
     expect((await s.req('GET', path(), onItsHost)).status).toBe(404);
     expect((await s.req('GET', path(), { token: 'bm9wZTpub3Bl' })).status).toBe(401);
+    // A token made for SCIM only is no media token, whatever its scopes.
+    const scimOnly = await s.token({ scopes: ['media:read'], channels: ['scim'] });
+    const refused = await s.req('GET', path(), { token: scimOnly });
+    expect(refused.status).toBe(401);
+    expect(refused.json.message).toMatch(/made for SCIM only/);
     // Even a valid signature does not open a path whose tenant or branch is not the medium's.
     const swapped = path().replace('/_default/main/', '/_default/cdn-other/');
     expect((await s.req('GET', swapped, { token: otherBranch })).status).toBe(404);

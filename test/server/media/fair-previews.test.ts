@@ -88,8 +88,9 @@ test("a token with previews stuck in every slot it may use does not hold up anot
   await eventually(() => entered.length === 1);
   const tenant = await store.tenants.add('other.example.com');
   const branch = (await store.branches.byName(tenant.id, 'main'))!;
-  const other = (await store.tokens.create(branch.id, 'other', ['media:read', 'media:write']))
-    .secret;
+  const other = (
+    await store.tokens.create(branch.id, 'other', ['media:read', 'media:write'], ['api'])
+  ).secret;
   const r = await post(other, 'other.example.com');
   expect(r.status).toBe(200);
   expect(r.json.transformations.t_preview).toBeDefined();

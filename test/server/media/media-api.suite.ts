@@ -240,6 +240,36 @@ export function mediaApiSuite(start: StartServer) {
       expect(utf8.json.fileName).toBe('Grüße 東京.txt');
     });
 
+    test('a 10,000-character name is stored, echoed and served cut to 255 bytes with its extension', async () => {
+      const r = await upload(
+        s,
+        Buffer.from('hello'),
+        `${'n'.repeat(5000)}é${'m'.repeat(4994)}.txt`,
+      );
+      expect(r.status).toBe(200);
+      const { fileName, publicID, resourceInfo } = r.json;
+      expect(Buffer.byteLength(fileName)).toBeLessThanOrEqual(255);
+      expect(fileName).toMatch(/^n+\.txt$/);
+      expect(publicID.endsWith(`/${fileName}`)).toBe(true);
+      const got = await fetchUrl(resourceInfo.url);
+      expect(got.res.headers.get('content-disposition')!.length).toBeLessThan(1000);
+    });
+
+    test('an empty filename="" is answered as a file part without a name, not as a second metaData', async () => {
+      for (const parts of [
+        [{ name: 'file', data: 'x', fileName: '' }],
+        [
+          { name: 'metaData', data: '{"type":"image"}' },
+          { name: 'file', data: 'x', fileName: '' },
+        ],
+      ]) {
+        const { body, contentType } = multipart(parts);
+        const r = await post(body, contentType);
+        expect(r.status).toBe(400);
+        expect(r.json.message).toMatch(/file part has no file name/);
+      }
+    });
+
     test('raw control bytes in a part header are a malformed body (400), nothing stored', async () => {
       const before = await mediaRows(s);
       for (const byte of [0x00, 0x07, 0x1b]) {

@@ -2,7 +2,9 @@
  * /scim/v2 over real HTTP (the app on a real port, on the backend the run chooses): discovery,
  * auth, the User lifecycle, the attribute map, errors, and that SCIM and REST see one user.
  */
+
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Scope } from '../../../src/contract/scopes.js';
 import {
   CORE_USER,
   ENTERPRISE,
@@ -108,14 +110,15 @@ describe('auth', () => {
 
   test('Basic works as on the REST API', async () => {
     const res = await scim('GET', '/Users', undefined, {
-      authorization: `Basic ${server.adminToken}`,
+      authorization: `Basic ${await server.token({ channels: ['scim'] })}`,
     });
     expect(res.status).toBe(200);
   });
 
   test('a missing scope is 403: reads need users:read, writes users:write', async () => {
-    const readOnly = scimClient(server, await server.token({ scopes: ['users:read'] }));
-    const writeOnly = scimClient(server, await server.token({ scopes: ['users:write'] }));
+    const made = (scope: Scope) => server.token({ scopes: [scope], channels: ['scim'] });
+    const readOnly = scimClient(server, await made('users:read'));
+    const writeOnly = scimClient(server, await made('users:write'));
     expectScimError(await readOnly('POST', '/Users', scimUser('scope')), 403);
     expectScimError(await writeOnly('GET', '/Users'), 403);
     expect((await readOnly('GET', '/Users')).status).toBe(200);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createApp } from '../../../src/server/app.js';
 import { validating } from '../../helpers/openapi-validation.js';
-import { startServer, type TestServer, USERS_V2 } from '../../helpers/server.js';
+import { requester, startServer, type TestServer, USERS_V2 } from '../../helpers/server.js';
 import { userRow } from '../../helpers/user-row.js';
 import { usersCursorSuite } from '../../suites/users-cursor.suite.js';
 import { usersListSuite } from '../../suites/users-list.suite.js';
@@ -51,5 +52,40 @@ describe('a search matching more users than the server counts (searchCountUpTo)'
     const r = await platform.req('GET', '/api/users?query=m&limit=2');
     expect(r.json.total).toBe(3);
     expect(r.json).not.toHaveProperty('totalExact');
+  });
+});
+
+describe('list cursors and replicas', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer();
+    for (const last_name of ['Adams', 'Baker', 'Clark']) {
+      const tenant = (await s.store.tenants.byHost('*'))!;
+      const branch = (await s.store.branches.byName(tenant.id, 'main'))!;
+      await s.store.users.insert(
+        userRow({ tenant_id: tenant.id, branch_id: branch.id, last_name }),
+      );
+    }
+  });
+  afterAll(() => s?.close());
+
+  test("another app on the same store continues one's cursor (the key is the store's secret)", async () => {
+    const first = await s.req('GET', '/api/users?limit=1', { headers: { accept: USERS_V2 } });
+    const replica = await createApp({
+      store: s.store,
+      config: { dataDir: s.dataDir, vendor: 'service', maxUploadBytes: 1024 },
+    });
+    const { url } = await replica.listen(0);
+    try {
+      const r = await requester(url, s.adminToken)(
+        'GET',
+        `/api/users?limit=1&after=${encodeURIComponent(first.json.next)}`,
+        { headers: { accept: USERS_V2 } },
+      );
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.data[0].profile.lastName).toBe('Baker');
+    } finally {
+      await replica.close(0);
+    }
   });
 });

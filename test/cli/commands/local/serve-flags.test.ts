@@ -15,3 +15,19 @@ describe('serve --strip-metadata', () => {
     expect(opts.stripMetadata).toBe(true);
   });
 });
+
+describe('serve --max-connections-per-client (the server side: test/server/http/slow-headers.test.ts)', () => {
+  it('takes a count, 0 turning the cap off; absent, the default applies', async () => {
+    const given = await parseWith<ServeOptions>(register, [
+      'serve',
+      '--max-connections-per-client',
+      '0',
+    ]);
+    expect(given.maxConnectionsPerClient).toBe(0);
+    const absent = await parseWith<ServeOptions>(register, ['serve']);
+    expect(absent.maxConnectionsPerClient).toBeUndefined();
+    await expect(
+      parseWith<ServeOptions>(register, ['serve', '--max-connections-per-client', 'many']),
+    ).rejects.toThrow();
+  });
+});

@@ -83,6 +83,11 @@ export function register(program: Command, deps: Deps, runFn = runServe) {
       parsePositiveInt,
     )
     .option(
+      '--max-connections-per-client <n>',
+      'open connections one client address may hold; the next is answered 503 and closed (default 256; 0 = no cap). Behind a proxy or load balancer every connection is its address: raise it or use 0',
+      parseNonNegativeInt,
+    )
+    .option(
       '--drain-delay <seconds>',
       "on SIGTERM, answer with /readyz failing this long before closing, so a load balancer's health check takes this replica out first (default 0)",
       parseNonNegativeInt,

@@ -33,6 +33,7 @@ export interface ServeOptions {
   stripMetadata?: boolean;
   accessLog?: boolean;
   keepAliveTimeout?: number;
+  maxConnectionsPerClient?: number;
   drainDelay?: number;
   metricsToken?: string;
 }
@@ -142,6 +143,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       accessLog: opts.accessLog,
       keepAliveTimeoutMs:
         opts.keepAliveTimeout === undefined ? undefined : opts.keepAliveTimeout * 1000,
+      maxConnectionsPerClient: opts.maxConnectionsPerClient,
       drainDelayMs: opts.drainDelay === undefined ? undefined : opts.drainDelay * 1000,
       metricsToken: opts.metricsToken ?? (env.ROSTER_METRICS_TOKEN || undefined),
     },

@@ -19,6 +19,8 @@ export function runList(opts: StoreOptions & { format: Format }, deps: Deps): Pr
       { header: 'tenant', value: (t) => t.tenant },
       { header: 'branch', value: (t) => t.branch },
       { header: 'scopes', value: (t) => t.scopes.join(',') },
+      // What --for made it for; tokens made before --for existed work on both (api,scim).
+      { header: 'for', value: (t) => t.channels.join(',') },
       { header: 'created', value: (t) => t.createdAt },
       { header: 'revoked', value: (t) => t.revokedAt ?? '' },
     ]),

@@ -107,3 +107,28 @@ test("--scopes '' or ' , ' (an unset variable in a script) is exit 2 'empty list
   }
   expect((await tokens()).length).toBe(before);
 });
+
+test('--for says where the token works: the API by default, SCIM, or both; the store keeps it', async () => {
+  const deps = testDeps(fakeIO());
+  const url = 'https://hr.example';
+  await runCreate({ name: 'rest', branch: 'main', tenant: '*', data }, deps);
+  await runCreate({ name: 'idp', branch: 'main', tenant: '*', data, for: 'scim', url }, deps);
+  await runCreate({ name: 'both', branch: 'main', tenant: '*', data, for: 'scim,api', url }, deps);
+  const made = Object.fromEntries((await tokens()).map((t) => [t.name, t]));
+  expect(made.rest?.channels).toEqual(['api']);
+  expect(made.idp?.channels).toEqual(['scim']);
+  expect(made.both?.channels).toEqual(['api', 'scim']);
+  // Made for the API too, a token gets every scope unless told.
+  expect(made.both?.scopes).toHaveLength(4);
+  expect(made.rest?.scopes).toHaveLength(4);
+});
+
+test('--for with nothing in it, or with an unknown client among others, is a usage error', async () => {
+  const deps = testDeps(fakeIO());
+  for (const given of ['', ',', 'api,ldap']) {
+    await expect(
+      runCreate({ name: 'x', branch: 'main', tenant: '*', data, for: given }, deps),
+      given,
+    ).rejects.toThrow(/--for: .*use --for api, --for scim or --for api,scim/);
+  }
+});

@@ -1,0 +1,58 @@
+/**
+ * Users stored before email and userName compared in NFKC get their compared form refolded by
+ * the migration, on either backend: found by the folded key, and a look-alike pair made before
+ * the rule is kept (the older holds the key) instead of stopping the start-up.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import { databaseTarget, openStore } from '../../src/store/open.js';
+import { sql, testDatabase } from '../helpers/database.js';
+import { userRow } from '../helpers/user-row.js';
+
+const cleanups: (() => unknown)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+test('the migration refolds stored keys to NFKC; a look-alike pair keeps both users', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'roster-refold-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const db = await testDatabase();
+  cleanups.push(db.drop);
+  const open = () => openStore({ dataDir, target: databaseTarget(db.url, dataDir) });
+
+  let store = await open();
+  await store.bootstrap();
+  const tenant = (await store.tenants.byHost('*'))!;
+  const branch = (await store.branches.byName(tenant.id, 'main'))!;
+  const at = { tenant_id: tenant.id, branch_id: branch.id };
+  // As the previous rule stored them: NFC and lower-cased, fullwidth letters left as they are.
+  const zoe = userRow({ ...at, user_name: 'ＺＯＥ', user_name_norm: 'ｚｏｅ' });
+  const bo = userRow({ ...at, user_name: 'bo', user_name_norm: 'bo' });
+  const boTwin = userRow({ ...at, user_name: 'ｂｏ', user_name_norm: 'ｂｏ' });
+  for (const row of [zoe, bo, boTwin]) await store.users.insert(row);
+  // The database as the previous release left it: the last migration not yet run.
+  if (store.engine === 'sqlite') {
+    const [version] = await sql<{ user_version: number }>(store, 'PRAGMA user_version');
+    await sql(store, `PRAGMA user_version = ${version!.user_version - 1}`);
+  } else {
+    await sql(
+      store,
+      'DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)',
+    );
+  }
+  await store.close();
+
+  store = await open();
+  cleanups.push(() => store.close());
+  expect((await store.users.findBy(tenant.id, branch.id, 'userName', 'zoe'))?.id).toBe(zoe.id);
+  expect((await store.users.findBy(tenant.id, branch.id, 'userName', 'bo'))?.id).toBe(bo.id);
+  const twin = await sql<{ user_name_norm: string }>(
+    store,
+    'SELECT user_name_norm FROM users WHERE id = ?',
+    boTwin.id,
+  );
+  expect(twin[0]?.user_name_norm).toBe('ｂｏ');
+});
