@@ -197,6 +197,8 @@ describe.runIf(hasProxy)('through tinyproxy', () => {
       HTTPS_PROXY: proxy.url,
       NODE_EXTRA_CA_CERTS: join(tls, 'cert.pem'),
       ROSTER_BASE_URL: `${front.origin}${apiPath}`,
+      // Another origin than the profile's: a profile's token goes only to its own base URL.
+      ROSTER_TOKEN: srv.adminToken,
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(proxy.requests()).toEqual([`CONNECT 127.0.0.1:${front.port} HTTP/1.1`]);
@@ -215,6 +217,8 @@ describe.runIf(hasProxy)('through tinyproxy', () => {
       https_proxy: proxy.url,
       NODE_EXTRA_CA_CERTS: join(tls, 'cert.pem'),
       ROSTER_BASE_URL: `${front.origin}${apiPath}`,
+      // Another origin than the profile's: a profile's token goes only to its own base URL.
+      ROSTER_TOKEN: srv.adminToken,
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(proxy.requests()).toEqual([`CONNECT 127.0.0.1:${front.port} HTTP/1.1`]);
@@ -243,6 +247,7 @@ describe.runIf(hasProxy)('through tinyproxy', () => {
     const r = await list({
       HTTPS_PROXY: proxy.url,
       ROSTER_BASE_URL: `https://127.0.0.1:${port}/api`,
+      ROSTER_TOKEN: srv.adminToken,
     });
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(
