@@ -20,6 +20,9 @@ import {
   DEFAULT_PREVIEW_TIMEOUT_MS,
   type ServerConfig,
 } from './config.js';
+import { registerEventRoutes } from './events/events.routes.js';
+import { eventsService } from './events/events.service.js';
+import { startPruner } from './events/retention.js';
 import { authMiddleware } from './http/auth.middleware.js';
 import { answerClientError } from './http/client-error.js';
 import { errorMiddleware } from './http/error.middleware.js';
@@ -61,6 +64,8 @@ export const SIGNING_SECRET_KEY = 'cdn.signing-secret';
 export async function createApp({ store, config, log = () => {}, previewScheduler }: AppDeps) {
   const app = new Koa<AppState>();
   let draining = false;
+  // Long polls (GET /api/events?wait=) answer at once when the server drains.
+  const drain = new AbortController();
   // Koa's default prints to the console; errors it sees after a response began (a client that
   // vanished mid-request, a malformed request line) go to our log, and only real ones.
   app.on('error', (err: NodeJS.ErrnoException) => {
@@ -143,7 +148,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
 
   // SCIM 2.0 for identity providers: the same tokens, tenants and users service as /api.
   const scim = new Router<AppState>();
-  scim.use(authMiddleware(store, config.publicUrl, { bearer: true }));
+  scim.use(authMiddleware(store, config.publicUrl, { bearer: true, channel: 'scim' }));
   if (config.rateLimit) scim.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
   registerScimRoutes(scim, scimService(users), {
     invitations: (ctx) => ctx.state.scope.tenant.scimInvitations,
@@ -154,6 +159,13 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     cdnBase,
     uploadIdleTimeoutMs: config.uploadIdleTimeoutMs,
   });
+  if (kind === 'roster') {
+    registerEventRoutes(api, eventsService(store), {
+      vendor: config.vendor,
+      drain: drain.signal,
+      pollMs: config.eventsPollMs,
+    });
+  }
   // /cdn authorises per file (signed URL or token), not through the API's auth middleware.
   const cdn = new Router<AppState>();
   registerCdnRoutes(cdn, {
@@ -176,6 +188,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   );
 
   let server: Server | undefined;
+  let pruner: ReturnType<typeof startPruner> | undefined;
   return {
     koa: app,
     /** Sweeps the media left inconsistent by a crash, then listens. */
@@ -191,6 +204,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
         retryBaseMs: config.mailRetryBaseMs,
       });
       delivery.kick();
+      pruner = startPruner({ events: store.events, days: config.eventsRetentionDays, log });
       return new Promise((resolve, reject) => {
         const s = app.listen(port, host);
         server = s;
@@ -219,6 +233,8 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
      */
     async close(graceMs = 10_000, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))) {
       draining = true;
+      drain.abort();
+      pruner?.stop();
       if (config.drainDelayMs && server?.listening) await sleep(config.drainDelayMs);
       const s = server;
       const stopMail = () => delivery?.stop() ?? Promise.resolve();

@@ -4,9 +4,11 @@
  * The tenant's public origin is set here too: one middleware less on every API request.
  */
 import type { Middleware } from 'koa';
+import { RUN_ID_HEADER } from '../../contract/events.js';
 import { NEEDED_SCOPES, type Scope, type ScopedRequest } from '../../contract/scopes.js';
 import type { Store } from '../../store/store.js';
 import { AppError } from '../errors.js';
+import { requestAudit } from './audit.js';
 import { type AppState, publicOrigin } from './state.js';
 
 const REQUIRES_AUTH =
@@ -23,7 +25,7 @@ const REQUIRES_BEARER =
 export function authMiddleware(
   store: Store,
   publicUrl?: string,
-  { bearer = false }: { bearer?: boolean } = {},
+  { bearer = false, channel = 'api' }: { bearer?: boolean; channel?: 'api' | 'scim' } = {},
 ): Middleware<AppState> {
   const scheme = bearer ? /^(?:Basic|Bearer) +(\S+) *$/i : /^Basic +(\S+) *$/i;
   return async (ctx, next) => {
@@ -38,7 +40,8 @@ export function authMiddleware(
         'the API token is invalid, revoked or not valid for this host; check the token and the base URL',
       );
     }
-    ctx.state.scope = scope;
+    const audit = requestAudit(scope.token, channel, ctx.state.requestId, ctx.get(RUN_ID_HEADER));
+    ctx.state.scope = { ...scope, audit };
     ctx.state.origin = publicOrigin(ctx, scope.tenant, publicUrl);
     await next();
   };

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { TEST_AUDIT } from '../../helpers/audit.js';
 import { validating } from '../../helpers/openapi-validation.js';
 import { startServer, type TestServer, USERS_V2 } from '../../helpers/server.js';
 import { userRow } from '../../helpers/user-row.js';
@@ -20,6 +21,7 @@ describe('a search matching more users than the server counts (searchCountUpTo)'
       for (const last_name of ['Meyer', 'Miller', 'Moss', 'Lee']) {
         await s.store.users.insert(
           userRow({ tenant_id: tenant.id, branch_id: branch.id, last_name }),
+          TEST_AUDIT,
         );
       }
     }

@@ -27,6 +27,7 @@ export interface ServeOptions {
   publicUrl?: string;
   forceSweep?: boolean;
   sweepGrace?: number;
+  eventsRetention?: number;
   bodyTimeout?: number;
   smtpUrl?: string;
   quota?: number;
@@ -133,6 +134,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       publicUrl,
       forceSweep: opts.forceSweep,
       sweepGraceMs: opts.sweepGrace === undefined ? undefined : opts.sweepGrace * 1000,
+      eventsRetentionDays: opts.eventsRetention,
       quotaBytes: opts.quota,
       smtpUrl: opts.smtpUrl ?? env.ROSTER_SMTP_URL,
       bodyTimeoutMs: opts.bodyTimeout === undefined ? undefined : opts.bodyTimeout * 1000,

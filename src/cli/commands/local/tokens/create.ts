@@ -2,11 +2,13 @@
  * `roster tokens create`: an API token of a local data dir (its secret is shown once);
  * `--for scim` prints what an admin pastes into Entra ID or Okta: the SCIM URL and the token.
  */
+
 import type { Command } from 'commander';
 import { splitList } from '../../../../contract/list.js';
 import { scimBaseUrl } from '../../../../contract/scim.js';
 import { isScope, SCOPES, type Scope } from '../../../../contract/scopes.js';
 import { shellWord } from '../../../../import/shell-word.js';
+import { systemAudit } from '../../../../store/common/event-rows.js';
 import { type Deps, note, print } from '../../../context.js';
 import { usageError } from '../../../errors.js';
 import { withStore } from '../../../local-store.js';
@@ -85,7 +87,12 @@ export async function runCreate(opts: CreateTokenOptions, deps: Deps): Promise<v
       scimUrl = scimBaseUrl(publicUrl);
     }
     // Checked before the token exists: a refused command leaves no token behind.
-    const { token, secret } = await store.tokens.create(branch.id, opts.name, scopes);
+    const { token, secret } = await store.tokens.create(
+      branch.id,
+      opts.name,
+      scopes,
+      systemAudit('roster tokens create'),
+    );
     return {
       id: token.id,
       token: secret,
