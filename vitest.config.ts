@@ -23,6 +23,9 @@ const s3 = process.env.ROSTER_TEST_BLOBS;
 
 const POSTGRES_TESTS = [
   'test/store/store-contract.test.ts',
+  'test/store/events-contract.test.ts',
+  'test/store/events-followers.test.ts',
+  'test/server/events/**/*.test.ts',
   'test/store/postgres.test.ts',
   'test/store/upgrade.test.ts',
   'test/server/users/**/*.test.ts',
@@ -64,6 +67,7 @@ const S3_TESTS = [
 /** Tests of PostgreSQL alone: they need a database, so they run in that project only. */
 const POSTGRES_ONLY = [
   'test/store/postgres.test.ts',
+  'test/store/events-followers.test.ts',
   'test/e2e/postgres-*.test.ts',
   'test/e2e/s3-*.test.ts',
   'test/store/s3-*.test.ts',
