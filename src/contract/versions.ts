@@ -5,12 +5,7 @@
  */
 
 export type Stage = 'beta' | 'production' | 'deprecated';
-export type Endpoint =
-  | '/users'
-  | '/users/{userId}'
-  | '/media'
-  | '/media/{mediumID}'
-  | '/events';
+export type Endpoint = '/users' | '/users/{userId}' | '/media' | '/media/{mediumID}' | '/events';
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** Which header carries the version: Accept (response shape) or Content-Type (request shape). */
 export type Header = 'accept' | 'content-type';
