@@ -191,6 +191,8 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   let pruner: ReturnType<typeof startPruner> | undefined;
   return {
     koa: app,
+    /** Every router, for tests that enumerate the routes (test/server/events/write-path.test.ts). */
+    routers: [publicRouter, api, scim, cdn] as const,
     /** Sweeps the media left inconsistent by a crash, then listens. */
     async listen(port: number, host = '127.0.0.1'): Promise<RunningApp> {
       await sweepMedia(store, store.blobs, log, {
