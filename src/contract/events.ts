@@ -3,6 +3,7 @@
  * shape `GET /api/events` answers, and the rules both ends share (a `type=` filter's words, a
  * run id). The store writes events, the server lists them, the CLI prints them: all from here.
  */
+import { randomBytes } from 'node:crypto';
 
 export const EVENT_TYPES = [
   'user.created',
@@ -85,3 +86,12 @@ export const MAX_EVENTS_LIMIT = 1000;
 export const DEFAULT_EVENTS_LIMIT = 100;
 /** Days events are kept unless `serve --events-retention` says otherwise. */
 export const DEFAULT_RETENTION_DAYS = 90;
+
+/** A fresh run id: when the run started (sortable) and a random part. */
+export function newRunId(now = new Date()): string {
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `run-${stamp}-${randomBytes(4).toString('hex')}`;
+}

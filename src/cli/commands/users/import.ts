@@ -213,7 +213,11 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
   const show = await import('./import/format.js');
   const { progress } = await import('../../output/progress-line.js');
 
-  const { client, settings } = await apiSession(opts.globals, deps);
+  // One Roster-Run-Id for every request of the run (its events list as one: events list --run);
+  // a resumed run keeps the one its record holds.
+  const { newRunId } = await import('../../../contract/events.js');
+  const runId = run.record?.runId ?? newRunId();
+  const { client, settings } = await apiSession(opts.globals, deps, { runId });
   const report = opts.report ?? (opts.dryRun ? undefined : opts.resume);
   // A run with a report is recorded beside it, and a resumed one checked against its record.
   const recorded = report !== undefined && !opts.dryRun;
@@ -277,7 +281,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
       },
       onPlannedRow,
       beforeSending: () => {
-        if (recorded) resume.record(report, run, flags, input!, target!, client);
+        if (recorded) resume.record(report, run, flags, input!, target!, client, runId);
       },
       onPlan: (plan) => {
         spin.stop();

@@ -111,3 +111,20 @@ describe('a service without events', () => {
     },
   );
 });
+
+describe('Roster-Run-Id', () => {
+  it('users import sends one run id on every request; its report records it; --run lists the run', async () => {
+    const { people, tempCsv } = await import('../../../import/helpers.js');
+    const csv = tempCsv(people('RUN', 3), 'run.csv');
+    const report = `${csv}.report.csv`;
+    const r = await srv.run(['users', 'import', csv, '--no-send-mail', '--report', report]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const { readFileSync } = await import('node:fs');
+    const runId = JSON.parse(readFileSync(`${report}.run.json`, 'utf8')).runId;
+    expect(runId).toMatch(/^run-\d{8}T\d{6}Z-[0-9a-f]{8}$/);
+    const listed = await srv.run(['events', 'list', '--run', runId, '-o', 'json']);
+    const events = JSON.parse(listed.stdout);
+    expect(events.map((e: any) => e.target.externalId)).toEqual(['RUN-0', 'RUN-1', 'RUN-2']);
+    expect(events.every((e: any) => e.run === runId)).toBe(true);
+  });
+});
