@@ -2,6 +2,7 @@
  * The follower's guarantee on PostgreSQL (docs/events.md): two replicas (in-process apps) on one
  * database, concurrent writers on both, and a follower long-polling one of them with `next`
  * throughout. At the end its list is the whole log: nothing missed, nothing twice, in order.
+ * And `copy` from a data dir carries the log into PostgreSQL.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -84,4 +85,37 @@ test('a follower passing next sees every event of writers on two replicas once, 
   expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
   const sequences = seen.map((e) => e.sequence);
   expect(sequences).toEqual([...sequences].sort((x, y) => x - y));
+});
+
+test('copy from a data dir carries its events; new ones continue after the copied sequences', async () => {
+  const { copySqliteToPostgres } = await import('../../src/store/copy.js');
+  const { freshDatabase } = await import('../helpers/database.js');
+  const { TEST_AUDIT } = await import('../helpers/audit.js');
+  const { userRow } = await import('../helpers/user-row.js');
+  const from = mkdtempSync(join(tmpdir(), 'roster-copy-events-'));
+  const source = await openStore({ dataDir: from, target: databaseTarget(undefined, from) });
+  const { url, drop } = await freshDatabase();
+  const target = await openStore({ dataDir: from, target: databaseTarget(url, from) });
+  try {
+    await source.bootstrap();
+    const tenant = (await source.tenants.byHost('*'))!;
+    const main = (await source.branches.byName(tenant.id, 'main'))!;
+    const user = (k: string) =>
+      userRow({ tenant_id: tenant.id, branch_id: main.id, external_id: k });
+    await source.users.insert(user('c1'), TEST_AUDIT);
+    await source.users.insert(user('c2'), TEST_AUDIT);
+    const counts = await copySqliteToPostgres(source, target);
+    expect(counts.events).toBe(3);
+    const list = (s: Store) => s.events.list({ branchId: main.id, limit: 100 });
+    const copied = (await list(target)).rows;
+    expect(copied).toEqual((await list(source)).rows);
+    await target.users.insert(user('c3'), TEST_AUDIT);
+    const after = (await list(target)).rows;
+    expect(after.at(-1)!.sequence).toBeGreaterThan(copied.at(-1)!.sequence);
+  } finally {
+    await target.close();
+    await source.close();
+    await drop();
+    rmSync(from, { recursive: true, force: true });
+  }
 });
