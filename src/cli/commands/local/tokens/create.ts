@@ -8,7 +8,6 @@ import { splitList } from '../../../../contract/list.js';
 import { scimBaseUrl } from '../../../../contract/scim.js';
 import { isScope, SCOPES, type Scope } from '../../../../contract/scopes.js';
 import { shellWord } from '../../../../import/shell-word.js';
-import { systemAudit } from '../../../../store/common/event-rows.js';
 import { type Deps, note, print } from '../../../context.js';
 import { usageError } from '../../../errors.js';
 import { withStore } from '../../../local-store.js';
@@ -87,6 +86,7 @@ export async function runCreate(opts: CreateTokenOptions, deps: Deps): Promise<v
       scimUrl = scimBaseUrl(publicUrl);
     }
     // Checked before the token exists: a refused command leaves no token behind.
+    const { systemAudit } = await import('../../../../store/common/event-rows.js');
     const { token, secret } = await store.tokens.create(
       branch.id,
       opts.name,

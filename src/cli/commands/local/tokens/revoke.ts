@@ -1,6 +1,5 @@
 /** `roster tokens revoke <id>`: a token of a local data dir stops working at once. */
 import type { Command } from 'commander';
-import { systemAudit } from '../../../../store/common/event-rows.js';
 import { type Deps, note } from '../../../context.js';
 import { CliError, EXIT } from '../../../errors.js';
 import { type StoreOptions, withStore } from '../../../local-store.js';
@@ -15,6 +14,7 @@ export function register(tokens: Command, deps: Deps, runFn = runRevoke) {
 export async function runRevoke(opts: StoreOptions & { id: string }, deps: Deps): Promise<void> {
   const { id } = opts;
   await withStore(opts, deps, async (store) => {
+    const { systemAudit } = await import('../../../../store/common/event-rows.js');
     if (
       !(await store.reserve.whenFull(() =>
         store.tokens.revoke(id, systemAudit('roster tokens revoke')),
