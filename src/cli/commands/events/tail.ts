@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { ApiError, ClientError } from '../../../client/errors.js';
 import { EventsNotOfferedError, listEvents } from '../../../client/events.js';
 import { type Deps, type GlobalOptions, note, onCleanup, print } from '../../context.js';
-import { resolveFormat } from '../../output/render.js';
+import { usageError } from '../../errors.js';
 import { globalsOf } from '../shared/options.js';
 import { type FilterOptions, filterOptions, queryOf } from './filters.js';
 import { tailLines } from './format.js';
@@ -41,11 +41,12 @@ const transient = (err: unknown) =>
   (!(err instanceof ApiError) || err.status >= 500 || err.status === 429);
 
 export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
-  // Default: lines for a person; json or ndjson: one event per line, for pipes.
-  const format =
-    opts.globals.output === undefined ? 'text' : resolveFormat(opts.globals.output, deps.io);
-  if (format !== 'text' && format !== 'ndjson' && format !== 'json') {
-    note(deps.io, `events tail prints lines, or ndjson with -o ndjson (not ${format})`);
+  // Default: lines for a person; -o ndjson (or json): one event per line, for pipes.
+  const format = opts.globals.output ?? 'text';
+  if (!['text', 'ndjson', 'json'].includes(format)) {
+    throw usageError(
+      `events tail prints lines, or one JSON event per line with -o ndjson (not -o ${format})`,
+    );
   }
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
