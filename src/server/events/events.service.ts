@@ -36,7 +36,6 @@ const bindingOf = (f: Shape) =>
     f.run ?? null,
     f.since ?? null,
     f.until ?? null,
-    f.newestFirst === true,
   ]);
 
 const invalid = (message: string) => validationError([{ field: 'after', message }]);
@@ -69,7 +68,7 @@ export interface WaitControl {
 export function eventsService(store: Store) {
   async function list(
     scope: RequestScope,
-    q: EventsQuery & { newestFirst?: boolean },
+    q: EventsQuery,
     control?: WaitControl,
   ): Promise<EventsPage> {
     const shape: Shape = {
@@ -79,7 +78,6 @@ export function eventsService(store: Store) {
       ...(q.run !== undefined ? { run: q.run } : {}),
       ...(q.since ? { since: q.since } : {}),
       ...(q.until ? { until: q.until } : {}),
-      ...(q.newestFirst ? { newestFirst: true } : {}),
     };
     const after = q.after === undefined ? undefined : decode(shape, q.after);
     const read = () =>
@@ -89,7 +87,7 @@ export function eventsService(store: Store) {
         ...(after !== undefined ? { afterSequence: after } : {}),
       });
     let page = await read();
-    if (page.rows.length === 0 && q.wait > 0 && control && !q.newestFirst) {
+    if (page.rows.length === 0 && q.wait > 0 && control) {
       page = await waitFor(read, q.wait * 1000, control);
     }
     const last = page.rows.at(-1)?.sequence ?? after ?? 0;
