@@ -24,6 +24,9 @@ const s3 = process.env.ROSTER_TEST_BLOBS;
 
 const POSTGRES_TESTS = [
   'test/store/store-contract.test.ts',
+  'test/store/events-contract.test.ts',
+  'test/store/events-followers.test.ts',
+  'test/server/events/**/*.test.ts',
   'test/store/postgres.test.ts',
   'test/store/postgres-failover.test.ts',
   'test/store/upgrade.test.ts',
@@ -83,6 +86,7 @@ const POSTGRES_ONLY = [
   'test/store/postgres.test.ts',
   'test/cli/commands/local/copy-moved.test.ts',
   'test/store/postgres-failover.test.ts',
+  'test/store/events-followers.test.ts',
   'test/e2e/postgres-*.test.ts',
   'test/e2e/s3-*.test.ts',
   'test/store/s3-*.test.ts',

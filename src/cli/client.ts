@@ -277,6 +277,8 @@ export async function apiClient(
 /** What a command adds to the client it asks for: a signal that ends all its requests. */
 export interface ClientExtras {
   signal?: AbortSignal;
+  /** Roster-Run-Id on every request (an import's or avatar sync's run, see newRunId). */
+  runId?: string;
 }
 
 /** The client, and the settings it was made from (a command that records where it went). */

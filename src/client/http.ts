@@ -24,7 +24,7 @@ export function createHttpClient(opts: HttpClientOptions): HttpClient {
   const dispatch = createDispatch({ timeoutMs, connections: opts.connections, proxy: opts.proxy });
   const negotiation = new Negotiation(
     types,
-    { token: opts.token, userAgent: opts.userAgent, origin: base.origin },
+    { token: opts.token, userAgent: opts.userAgent, origin: base.origin, runId: opts.runId },
     (spec) => send(spec, (a, u) => readJson<unknown>(a, 'GET', u)),
   );
   const send: Send = createSend({

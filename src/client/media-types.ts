@@ -88,6 +88,7 @@ function allKeys(): string[] {
     ['/media', 'POST'],
     ['/media/{mediumID}', 'GET'],
     ['/media/{mediumID}', 'DELETE'],
+    ['/events', 'GET'],
   ] as [Endpoint, Method][]) {
     for (const header of ['accept', 'content-type'] as Header[]) {
       if (clientChoices(endpoint, method, header).length > 0)

@@ -27,6 +27,8 @@ export interface HeaderBase {
   userAgent?: string;
   /** The API's origin: the only one the token goes to unless a request says otherwise. */
   origin: string;
+  /** `Roster-Run-Id` for every request to that origin (HttpClientOptions.runId). */
+  runId?: string;
 }
 
 /** Whether the request carries a JSON body (whose media type is negotiated). */
@@ -117,6 +119,7 @@ export class Negotiation {
     // request says so (a media download from a host the admin allowed: cdnAuth).
     const sendToken = spec.token ?? url.origin === this.base.origin;
     if (sendToken && this.base.token) h.authorization = `Basic ${this.base.token}`;
+    if (this.base.runId && url.origin === this.base.origin) h['roster-run-id'] = this.base.runId;
     h.accept = spec.endpoint ? JSON_TYPE : '*/*';
     if (hasJson(spec)) h['content-type'] = JSON_TYPE;
     for (const [, , header, entry] of used) h[header] = mediaTypeOf(entry, this.types.vendor);

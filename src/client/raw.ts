@@ -38,7 +38,9 @@ export function apiPath(baseUrl: string, path: string): { path: string } | { ref
 /** The registry endpoint a path names (`/users/abc` → `/users/{userId}`), for negotiation. */
 function endpointOf(path: string, method: HttpMethod) {
   const [, group, id, ...rest] = path.split('?')[0]!.split('/');
-  if (rest.length > 0 || (group !== 'users' && group !== 'media')) return undefined;
+  if (rest.length > 0 || (group !== 'users' && group !== 'media' && group !== 'events')) {
+    return undefined;
+  }
   const endpoint = (
     id === undefined ? `/${group}` : `/${group}/{${group === 'users' ? 'userId' : 'mediumID'}}`
   ) as Endpoint;

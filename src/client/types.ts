@@ -55,6 +55,11 @@ export interface HttpClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Aborts every request of this client that has no signal of its own (a run's deadline). */
   signal?: AbortSignal;
+  /**
+   * Sent as `Roster-Run-Id` on every request to the API's origin: the service records it in
+   * each change's event, so one import or avatar sync can be listed as one thing.
+   */
+  runId?: string;
 }
 
 /** A request body: replayable (bytes, or a factory opening a fresh stream) or a one-shot stream. */

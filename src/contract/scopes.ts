@@ -1,5 +1,12 @@
 /** Token permission scopes; a new token gets all of them unless told otherwise. */
-export const SCOPES = ['users:read', 'users:write', 'media:read', 'media:write'] as const;
+export const SCOPES = [
+  'users:read',
+  'users:write',
+  'media:read',
+  'media:write',
+  'events:read',
+  'webhooks:write',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export function isScope(s: string): s is Scope {
@@ -34,6 +41,7 @@ export const NEEDED_SCOPES = {
   'POST /media': ['media:write', 401],
   'GET /media/{mediumID}': ['media:read', 401],
   'DELETE /media/{mediumID}': ['media:write', 403],
+  'GET /events': ['events:read', 403],
   // SCIM (RFC 7644 §3.12): a token without the permission is 403, whatever the operation.
   'GET /scim/v2/Users': ['users:read', 403],
   'POST /scim/v2/Users': ['users:write', 403],

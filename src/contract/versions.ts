@@ -5,7 +5,7 @@
  */
 
 export type Stage = 'beta' | 'production' | 'deprecated';
-export type Endpoint = '/users' | '/users/{userId}' | '/media' | '/media/{mediumID}';
+export type Endpoint = '/users' | '/users/{userId}' | '/media' | '/media/{mediumID}' | '/events';
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** Which header carries the version: Accept (response shape) or Content-Type (request shape). */
 export type Header = 'accept' | 'content-type';
@@ -113,6 +113,8 @@ const TABLE: [Endpoint, Method, Header, Row[]][] = [
   ['/media', 'POST', 'accept', PLAIN],
   ['/media/{mediumID}', 'GET', 'accept', PLAIN],
   ['/media/{mediumID}', 'DELETE', 'accept', PLAIN],
+  // The event log (docs/events.md): Roster's own, the platform has none.
+  ['/events', 'GET', 'accept', [[null, 'v1', 'production', 'json', ROSTER_ONLY]]],
 ];
 
 export const REGISTRY: readonly VersionEntry[] = TABLE.flatMap(([endpoint, method, header, rows]) =>

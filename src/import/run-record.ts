@@ -68,6 +68,8 @@ export interface RunRecord {
   defaults: Defaults;
   /** A run that applies a saved plan (`--plan`): its path, so a resume applies it too. */
   plan?: string;
+  /** The Roster-Run-Id its requests carry: a resume keeps it, so the run stays one in events. */
+  runId?: string;
 }
 
 export const recordPath = (report: string) => `${report}.run.json`;

@@ -21,6 +21,9 @@ import {
   DEFAULT_PREVIEW_TIMEOUT_MS,
   type ServerConfig,
 } from './config.js';
+import { registerEventRoutes } from './events/events.routes.js';
+import { eventsService } from './events/events.service.js';
+import { startPruner } from './events/retention.js';
 import { authMiddleware } from './http/auth.middleware.js';
 import { answerClientError } from './http/client-error.js';
 import { guardConnections } from './http/connection-guards.js';
@@ -40,7 +43,7 @@ import { scimErrorBody } from './scim/errors.js';
 import { registerScimRoutes, SCIM_TYPE } from './scim/scim.routes.js';
 import { scimService } from './scim/scim.service.js';
 import { avatarMedia } from './users/avatars.js';
-import { listCursors } from './users/list-cursor.js';
+import { cursorSeal, listCursors } from './users/list-cursor.js';
 import { registerUserRoutes } from './users/users.routes.js';
 import { usersService } from './users/users.service.js';
 
@@ -66,6 +69,8 @@ export { SIGNING_SECRET_KEY };
 export async function createApp({ store, config, log = () => {}, previewScheduler }: AppDeps) {
   const app = new Koa<AppState>();
   let draining = false;
+  // Long polls (GET /api/events?wait=) answer at once when the server drains.
+  const drain = new AbortController();
   // Koa's default prints to the console; errors it sees after a response began (a client that
   // vanished mid-request, a malformed request line) go to our log, and only real ones.
   app.on('error', (err: NodeJS.ErrnoException) => {
@@ -166,6 +171,13 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     cdnBase,
     uploadIdleTimeoutMs: config.uploadIdleTimeoutMs,
   });
+  if (kind === 'roster') {
+    registerEventRoutes(api, eventsService(store, cursorSeal(secret)), {
+      vendor: config.vendor,
+      drain: drain.signal,
+      pollMs: config.eventsPollMs,
+    });
+  }
   // /cdn authorises per file (signed URL or token), not through the API's auth middleware.
   const cdn = new Router<AppState>();
   registerCdnRoutes(cdn, {
@@ -188,8 +200,11 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   );
 
   let server: Server | undefined;
+  let pruner: ReturnType<typeof startPruner> | undefined;
   return {
     koa: app,
+    /** Every router, for tests that enumerate the routes (test/server/events/write-path.test.ts). */
+    routers: [publicRouter, api, scim, cdn] as const,
     /** Sweeps the media left inconsistent by a crash, then listens. */
     async listen(port: number, host = '127.0.0.1'): Promise<RunningApp> {
       await sweepMedia(store, store.blobs, log, {
@@ -203,6 +218,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
         retryBaseMs: config.mailRetryBaseMs,
       });
       delivery.kick();
+      pruner = startPruner({ events: store.events, days: config.eventsRetentionDays, log });
       return new Promise((resolve, reject) => {
         const keepAliveTimeout = config.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
         // Node closes a connection whose next request's headers take longer than this; it must
@@ -245,6 +261,8 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
      */
     async close(graceMs = 10_000, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))) {
       draining = true;
+      drain.abort();
+      pruner?.stop();
       if (config.drainDelayMs && server?.listening) await sleep(config.drainDelayMs);
       const s = server;
       const stopMail = () => delivery?.stop() ?? Promise.resolve();

@@ -79,6 +79,10 @@ export interface ServerConfig {
   drainDelayMs?: number;
   /** With a shared bucket, an object without a row is swept once older than this; default 1 h. */
   sweepGraceMs?: number;
+  /** Days events are kept (`serve --events-retention`); default DEFAULT_RETENTION_DAYS. */
+  eventsRetentionDays?: number;
+  /** How often a long poll re-reads for other replicas' events; default 250 ms. */
+  eventsPollMs?: number;
   /** Serves GET /metrics to `Authorization: Bearer <this>`; without it /metrics does not exist. */
   metricsToken?: string;
   /**

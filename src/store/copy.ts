@@ -73,6 +73,8 @@ const TABLES = [
   { name: 'media', key: 'rowid', identity: true, deletes: true },
   { name: 'meta', key: 'key', identity: false, textKey: true },
   { name: 'outbox', key: 'id', identity: true, deletes: true },
+  // Pruned events go from the copy too; new ones continue after the copied sequences.
+  { name: 'events', key: 'sequence', identity: true, deletes: true },
 ] as const;
 
 export type CopyProgress = (table: string, copied: number, total: number) => void;

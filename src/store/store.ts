@@ -11,8 +11,11 @@ import type { IdentityField } from '../contract/identity.js';
 import type { BlobStore } from './blobs/blob-store.js';
 import type { DiskReserve } from './data-dir/reserve.js';
 import type {
+  Audit,
   Branch,
   Credentials,
+  EventFilter,
+  EventPage,
   ListFilter,
   MediumKeys,
   MediumRow,
@@ -58,12 +61,13 @@ export interface TokensRepo {
     name: string,
     scopes: Token['scopes'],
     channels: Token['channels'],
+    audit: Audit,
   ): Promise<{ token: Token; secret: string }>;
   list(): Promise<(Token & { branch: string; tenant: string })[]>;
   /** The live token the string names, or undefined (unknown, wrong secret or revoked). */
   authenticate(tokenString: string): Promise<Token | undefined>;
   /** Revokes a token; false when no live token has that id. */
-  revoke(id: string): Promise<boolean>;
+  revoke(id: string, audit: Audit): Promise<boolean>;
 }
 
 export interface CredentialsRepo {
@@ -90,18 +94,19 @@ export interface UsersRepo {
   ): Promise<UserView | undefined>;
   /**
    * Inserts a user and, in the same transaction, the invitation announcing them: a crash
-   * leaves both or neither, so a committed user is always invited.
+   * leaves both or neither, so a committed user is always invited. Its event too.
    */
-  insert(row: NewUserRow, invitation?: OutboxMessage): Promise<UserRow>;
+  insert(row: NewUserRow, audit: Audit, invitation?: OutboxMessage): Promise<UserRow>;
   /**
    * Reads the live user `key` of the branch, asks `decide` for the changes and writes them, as
    * one step. `decide` is pure and synchronous (it may throw to refuse); undefined when there
-   * is no such user.
+   * is no such user. The event of what changed is written with it (none when nothing did).
    */
   update(
     branchId: number,
     key: string,
     decide: (row: UserRow) => Partial<UserColumns>,
+    audit: Audit,
   ): Promise<UserRow | undefined>;
   /**
    * A page of the branch's users; `next`: the position of its last row when more follow (a
@@ -117,6 +122,7 @@ export interface MediaRepo {
    */
   insert(
     row: NewMediumRow,
+    audit: Audit,
     quotaBytes?: number,
   ): Promise<{ inserted: MediumRow } | { used: number }>;
   /** A medium of the branch (other branches' media do not exist for it). */
@@ -128,13 +134,29 @@ export interface MediaRepo {
     limit: number,
     offset: number,
   ): Promise<{ total: number; rows: MediumRow[] }>;
-  remove(rowid: number): Promise<boolean>;
+  remove(rowid: number, audit: Audit): Promise<boolean>;
   /** Bytes a tenant's media (files and previews) take, for its quota. */
   bytesUsed(tenantId: number): Promise<number>;
   /** Every row's blob keys, for the start-up sweep. */
   allKeys(): Promise<MediumKeys[]>;
   /** Forgets a preview whose file is gone (start-up sweep). */
   dropPreview(rowid: number): Promise<void>;
+}
+
+/**
+ * The event log. Nothing here writes an event: each write above records its own, in its own
+ * transaction (docs/architecture.md, "One write path").
+ */
+export interface EventsRepo {
+  /**
+   * A page of a branch's events in sequence order. An event is listed only once every event
+   * of its tenant with a lower sequence has committed or rolled back (docs/events.md).
+   */
+  list(filter: EventFilter): Promise<EventPage>;
+  /** Deletes at most `limit` of the oldest events before `before` (ISO); how many went. */
+  prune(before: string, limit: number): Promise<number>;
+  /** Calls `listener` after this process commits an event; answers the unsubscribe. */
+  subscribe(listener: () => void): () => void;
 }
 
 export interface MetaRepo {
@@ -194,6 +216,7 @@ export interface Store {
   credentials: CredentialsRepo;
   users: UsersRepo;
   media: MediaRepo;
+  events: EventsRepo;
   meta: MetaRepo;
   /** Messages (invitations) waiting for delivery. */
   outbox: OutboxRepo;
@@ -207,7 +230,8 @@ export interface Store {
   /**
    * On an empty store: the catch-all tenant `*`, its `main` branch and an admin token with
    * every scope, as one step. Returns the token string when it was created (it is never
-   * retrievable again); undefined when the store already had tenants.
+   * retrievable again); undefined when the store already had tenants. The token's event names
+   * the system as its actor.
    */
   bootstrap(): Promise<{ adminToken: string } | undefined>;
   /**

@@ -1,5 +1,13 @@
 /** The store's types at its boundary: what every backend takes and gives back. */
 
+import type {
+  EventActor,
+  Channel as EventChannel,
+  EventTarget,
+  EventType,
+  FieldChange,
+  RosterEvent,
+} from '../contract/events.js';
 import type { Channel, Scope } from '../contract/scopes.js';
 import type {
   ListableStatus,
@@ -321,4 +329,46 @@ export interface OutboxMessage {
 export interface QueuedMessage extends OutboxMessage {
   id: number;
   attempts: number;
+}
+
+/**
+ * Who makes a write, through which channel, for which request: every write that changes users,
+ * media or tokens takes one (required, so no caller can forget it) and records its event from
+ * it in the write's own transaction (docs/architecture.md, "One write path").
+ */
+export interface Audit {
+  actor: EventActor;
+  channel: EventChannel;
+  requestId: string;
+  /** The import or avatar sync run the request belongs to (header Roster-Run-Id). */
+  run?: string;
+}
+
+/** An event as a write composes it; the store gives it its id, sequence and time. */
+export interface NewEvent {
+  type: EventType;
+  target: EventTarget;
+  changes?: Record<string, FieldChange>;
+}
+
+export interface EventFilter {
+  branchId: number;
+  /** Only events of these types; absent: every type. */
+  types?: EventType[];
+  targetId?: string;
+  run?: string;
+  /** ISO times: occurredAt ≥ since, < until. */
+  since?: string;
+  until?: string;
+  /** Only events with a greater sequence (a cursor's position). */
+  afterSequence?: number;
+  limit: number;
+  /** Newest first (a person's history) instead of the log's order, oldest first. */
+  newestFirst?: boolean;
+}
+
+export interface EventPage {
+  rows: RosterEvent[];
+  /** Whether more events match after the page's last. */
+  more: boolean;
 }

@@ -3,6 +3,7 @@
  * a token still work at 100 %; once room is made the service carries on, the database is intact
  * and every acknowledged write is still there.
  */
+
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -20,6 +21,7 @@ import Database from 'better-sqlite3';
 import { execaSync } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openSqliteStore as openStore } from '../../src/store/sqlite/store.js';
+import { TEST_AUDIT } from '../helpers/audit.js';
 import { BIN, spawnServe } from '../helpers/e2e.js';
 import { engineAvailable } from '../helpers/engine.js';
 import { requester, V3 } from '../helpers/server.js';
@@ -135,7 +137,9 @@ describe.runIf(run)('a full disk under roster serve', () => {
       if (!branch) throw new Error('bootstrap made no main branch');
       const tokens: Awaited<ReturnType<typeof store.tokens.create>>[] = [];
       for (let i = 0; i < 3; i++) {
-        tokens.push(await store.tokens.create(branch.id, `t${i}`, ['users:read'], ['api']));
+        tokens.push(
+          await store.tokens.create(branch.id, `t${i}`, ['users:read'], ['api'], TEST_AUDIT),
+        );
       }
       // Fill every byte the file system has left.
       const fd = openSync(join(dir, 'filler'), 'w');
@@ -151,10 +155,10 @@ describe.runIf(run)('a full disk under roster serve', () => {
         } catch {}
       }
       closeSync(fd);
-      await expect(store.tokens.revoke(tokens[0]!.token.id)).rejects.toThrow(/full/i);
-      expect(await store.reserve.whenFull(() => store.tokens.revoke(tokens[0]!.token.id))).toBe(
-        true,
-      );
+      await expect(store.tokens.revoke(tokens[0]!.token.id, TEST_AUDIT)).rejects.toThrow(/full/i);
+      expect(
+        await store.reserve.whenFull(() => store.tokens.revoke(tokens[0]!.token.id, TEST_AUDIT)),
+      ).toBe(true);
     } finally {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

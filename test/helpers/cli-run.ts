@@ -3,6 +3,7 @@
  * (presets, formats, error tables) run here, where a command costs no process start-up; test/e2e
  * keeps one spawned journey per feature.
  */
+
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Deps } from '../../src/cli/context.js';
@@ -10,6 +11,7 @@ import { run } from '../../src/cli/main.js';
 import { SCOPES, type Scope } from '../../src/contract/scopes.js';
 import type { ServerConfig } from '../../src/server/config.js';
 import { fakeIO } from '../cli/helpers.js';
+import { TEST_AUDIT } from './audit.js';
 import { startServer, type TestServer } from './server.js';
 
 export interface CliResult {
@@ -127,7 +129,13 @@ export async function startCliServed(config: Partial<ServerConfig> = {}): Promis
       const tenant = (await server.store.tenants.byHost('*'))!;
       const branch = (await server.store.branches.byName(tenant.id, 'main'))!;
       const list = (scopes ? scopes.split(',') : [...SCOPES]) as Scope[];
-      const { token, secret } = await server.store.tokens.create(branch.id, 'test', list, ['api']);
+      const { token, secret } = await server.store.tokens.create(
+        branch.id,
+        'test',
+        list,
+        ['api'],
+        TEST_AUDIT,
+      );
       return { id: token.id, token: secret };
     },
   });

@@ -1,4 +1,5 @@
 /** Starts a real app on a temp data dir, listening on a loopback port, for HTTP tests. */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { type Channel, SCOPES, type Scope } from '../../src/contract/scopes.js';
 import { type App, createApp } from '../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/config.js';
 import type { Store } from '../../src/store/store.js';
+import { TEST_AUDIT } from './audit.js';
 import { openTestStore } from './database.js';
 
 export interface TestServer {
@@ -77,7 +79,9 @@ export async function startServer(
     const t = (await store.tenants.byHost(tenant)) ?? (await store.tenants.add(tenant));
     const b =
       (await store.branches.byName(t.id, branch)) ?? (await store.branches.add(t.id, branch));
-    return (await store.tokens.create(b.id, `test-${scopes.join('+')}`, scopes, channels)).secret;
+    return (
+      await store.tokens.create(b.id, `test-${scopes.join('+')}`, scopes, channels, TEST_AUDIT)
+    ).secret;
   };
 
   return {

@@ -3,11 +3,13 @@
  * the migration, on either backend: found by the folded key, and a look-alike pair made before
  * the rule is kept (the older holds the key) instead of stopping the start-up.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { databaseTarget, openStore } from '../../src/store/open.js';
+import { TEST_AUDIT } from '../helpers/audit.js';
 import { sql, testDatabase } from '../helpers/database.js';
 import { userRow } from '../helpers/user-row.js';
 
@@ -32,7 +34,7 @@ test('the migration refolds stored keys to NFKC; a look-alike pair keeps both us
   const zoe = userRow({ ...at, user_name: 'ＺＯＥ', user_name_norm: 'ｚｏｅ' });
   const bo = userRow({ ...at, user_name: 'bo', user_name_norm: 'bo' });
   const boTwin = userRow({ ...at, user_name: 'ｂｏ', user_name_norm: 'ｂｏ' });
-  for (const row of [zoe, bo, boTwin]) await store.users.insert(row);
+  for (const row of [zoe, bo, boTwin]) await store.users.insert(row, TEST_AUDIT);
   // The database as the previous release left it: the last migration not yet run.
   if (store.engine === 'sqlite') {
     const [version] = await sql<{ user_version: number }>(store, 'PRAGMA user_version');

@@ -3,6 +3,7 @@
  * once, and the database going away or stalling mid-request (503, then recovery without a
  * restart). Runs in the PostgreSQL project only (ROSTER_TEST_DATABASE).
  */
+
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,7 @@ import { databaseTarget, openStore } from '../../src/store/open.js';
 import { postgresHandle } from '../../src/store/postgres/handle.js';
 import { MIGRATIONS } from '../../src/store/postgres/schema.js';
 import type { Store } from '../../src/store/store.js';
+import { TEST_AUDIT } from '../helpers/audit.js';
 import { freshDatabase, sql, TEST_DATABASE } from '../helpers/database.js';
 import { captureState, restoreState } from '../helpers/database-state.js';
 import { pgRelay } from '../helpers/pg-relay.js';
@@ -166,7 +168,13 @@ async function freshStore() {
 test('resolves at once of a kept token share their credentials-epoch reads', async () => {
   const { store, main } = await freshStore();
   try {
-    const { secret } = await store.tokens.create(main.id, 'shared', ['users:read'], ['api']);
+    const { secret } = await store.tokens.create(
+      main.id,
+      'shared',
+      ['users:read'],
+      ['api'],
+      TEST_AUDIT,
+    );
     await store.credentials.resolve('localhost', secret); // kept from here on
     let statements = 0;
     postgresHandle(store).on('acquire', () => {
@@ -197,6 +205,7 @@ test('finds at once go in shared statements, each answered by its own key', asyn
           external_id: externalId,
           first_name: externalId,
         }),
+        TEST_AUDIT,
       );
     const ids = Array.from({ length: 10 }, (_, i) => `6b05${String(i).padStart(20, '0')}`);
     for (const [i, id] of ids.entries()) await insert(main.id, id, `e-${i}`);
@@ -336,6 +345,7 @@ test('a search the planner takes for rare but that is not: read, found many, the
   for (const [i, last] of ['Zorn', 'Zapf', 'Zuse', 'Zeller', 'Ziegler', 'Zander'].entries())
     await sorting.users.insert(
       userRow({ tenant_id: tenant.id, branch_id: main.id, external_id: `z${i}`, last_name: last }),
+      TEST_AUDIT,
     );
   const [explained] = await admin<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
     `EXPLAIN (FORMAT JSON) SELECT 1 FROM users WHERE branch_id = ${main.id}
@@ -461,8 +471,9 @@ describe("the tests' reuse of a database (helpers/database-state.ts)", () => {
     const branch = (await store.branches.byName(tenant.id, 'main'))!;
     await store.users.insert(
       userRow({ tenant_id: tenant.id, branch_id: branch.id, external_id: 'E-1' }),
+      TEST_AUDIT,
     );
-    expect(await store.tokens.revoke((await store.tokens.list())[0]!.id)).toBe(true);
+    expect(await store.tokens.revoke((await store.tokens.list())[0]!.id, TEST_AUDIT)).toBe(true);
     await store.close();
     expect(adminToken).toBeTruthy();
     expect(await captureState(client)).not.toEqual(template);

@@ -6,6 +6,7 @@ import { openDatabase } from '../../src/store/sqlite/db.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { openSqliteStore as openStore } from '../../src/store/sqlite/store.js';
 import { ftsExpression } from '../../src/store/sqlite/users.repo.js';
+import { TEST_AUDIT } from '../helpers/audit.js';
 import { scratch } from '../helpers/scratch.js';
 
 const scope = scratch();
@@ -140,7 +141,12 @@ test('migration 6 moves every user into the scoped search index, and searches ke
     expect(await list('b1activated', ['activated'])).toEqual([0, []]);
     // A change of status or of a name moves the user's entry with it.
     const ben = '000000000000000000000001';
-    await store.users.update(1, ben, () => ({ status: 'pending', last_name: 'Becker' }));
+    await store.users.update(
+      1,
+      ben,
+      () => ({ status: 'pending', last_name: 'Becker' }),
+      TEST_AUDIT,
+    );
     expect(await list('m', ['activated'])).toEqual([1, ['Anna']]);
     expect(await list('becker', ['pending'])).toEqual([1, ['Ben']]);
     expect(await list('meyer', ['activated', 'pending'])).toEqual([0, []]);

@@ -3,6 +3,7 @@
  * tests (SQLite by default, PostgreSQL with ROSTER_TEST_DATABASE). The HTTP suites then prove
  * the same answers end to end.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import {
   toRecord,
   VIEW_COLUMNS,
 } from '../../src/store/types.js';
+import { TEST_AUDIT } from '../helpers/audit.js';
 import { BACKEND, openTestStore } from '../helpers/database.js';
 import { userRow } from '../helpers/user-row.js';
 
@@ -64,6 +66,7 @@ async function withOtherStore(
       tokenName,
       ['users:read'],
       ['api'],
+      TEST_AUDIT,
     );
     await fn(other, token, secret);
   } finally {
@@ -78,7 +81,7 @@ describe(`the store contract on ${BACKEND}`, () => {
     expect((await store.branches.list(tenant.id)).map((b) => b.name)).toEqual(['main']);
     const tokens = await store.tokens.list();
     expect(tokens.map((t) => [t.name, t.scopes.length, t.tenant, t.branch])).toEqual([
-      ['admin', 4, '*', 'main'],
+      ['admin', 6, '*', 'main'],
     ]);
   });
 
@@ -102,7 +105,13 @@ describe(`the store contract on ${BACKEND}`, () => {
 
   test('credentials: a token counts on its own tenant only, and not once revoked', async () => {
     const main = (await store.branches.byName(tenant.id, 'main'))!;
-    const { token, secret } = await store.tokens.create(main.id, 'reader', ['users:read'], ['api']);
+    const { token, secret } = await store.tokens.create(
+      main.id,
+      'reader',
+      ['users:read'],
+      ['api'],
+      TEST_AUDIT,
+    );
     const found = await store.credentials.resolve('localhost', secret);
     expect(found).toMatchObject({
       tenant: { host: '*' },
@@ -114,8 +123,8 @@ describe(`the store contract on ${BACKEND}`, () => {
     const forged = Buffer.from(`${token.id}:not-the-secret`).toString('base64');
     expect(await store.credentials.resolve('localhost', forged)).toBeUndefined();
     expect(await store.tokens.authenticate(secret)).toMatchObject({ id: token.id });
-    expect(await store.tokens.revoke(token.id)).toBe(true);
-    expect(await store.tokens.revoke(token.id)).toBe(false);
+    expect(await store.tokens.revoke(token.id, TEST_AUDIT)).toBe(true);
+    expect(await store.tokens.revoke(token.id, TEST_AUDIT)).toBe(false);
     expect(await store.credentials.resolve('localhost', secret)).toBeUndefined();
     expect(await store.tokens.authenticate(secret)).toBeUndefined();
   });
@@ -136,7 +145,7 @@ describe(`the store contract on ${BACKEND}`, () => {
         expect(await store.credentials.resolve('localhost', secret)).toMatchObject({
           tenant: { publicUrl: 'https://roster.example' },
         });
-        expect(await other.tokens.revoke(token.id)).toBe(true);
+        expect(await other.tokens.revoke(token.id, TEST_AUDIT)).toBe(true);
         expect(await store.credentials.resolve('localhost', secret)).toBeUndefined();
       } finally {
         await other.tenants.setPublicUrl('*', null);
@@ -153,7 +162,7 @@ describe(`the store contract on ${BACKEND}`, () => {
       expect((await burst()).every((c) => c?.token.id === token.id)).toBe(true);
       // A burst on its way while the revocation commits may see either; one after it, none.
       const during = burst();
-      expect(await other.tokens.revoke(token.id)).toBe(true);
+      expect(await other.tokens.revoke(token.id, TEST_AUDIT)).toBe(true);
       const after = await burst();
       await during;
       expect(after).toEqual(Array.from({ length: 20 }, () => undefined));
@@ -168,7 +177,7 @@ describe(`the store contract on ${BACKEND}`, () => {
         token: { id: token.id },
       });
       const before = store.credentials.resolve('localhost', secret);
-      expect(await other.tokens.revoke(token.id)).toBe(true);
+      expect(await other.tokens.revoke(token.id, TEST_AUDIT)).toBe(true);
       const after = store.credentials.resolve('localhost', secret);
       expect(await after).toBeUndefined();
       await before; // asked before the revocation: may see either
@@ -179,6 +188,7 @@ describe(`the store contract on ${BACKEND}`, () => {
     const b = await branch('users-view');
     const a = await store.users.insert(
       user({ branch_id: b.id, external_id: 'V-1', secret_hash: 'h', recovery_hash: 'r' }),
+      TEST_AUDIT,
     );
     for (const key of [a.id, 'V-1']) {
       const found = await store.users.find(b.id, key);
@@ -191,30 +201,39 @@ describe(`the store contract on ${BACKEND}`, () => {
     const b = await branch('users-keys');
     const a = await store.users.insert(
       user({ branch_id: b.id, external_id: 'E-1', email: 'A@x.io', email_norm: 'a@x.io' }),
+      TEST_AUDIT,
     );
     expect((await store.users.find(b.id, a.id))?.id).toBe(a.id);
     expect((await store.users.find(b.id, 'E-1'))?.id).toBe(a.id);
     expect(await store.users.find(branchId, 'E-1')).toBeUndefined();
     await expect(
-      store.users.insert(user({ branch_id: b.id, email: 'a@X.io', email_norm: 'a@x.io' })),
+      store.users.insert(
+        user({ branch_id: b.id, email: 'a@X.io', email_norm: 'a@x.io' }),
+        TEST_AUDIT,
+      ),
     ).rejects.toMatchObject({ field: 'email' });
     await expect(
-      store.users.insert(user({ branch_id: b.id, external_id: 'E-1' })),
+      store.users.insert(user({ branch_id: b.id, external_id: 'E-1' }), TEST_AUDIT),
     ).rejects.toMatchObject({ field: 'externalId' });
     // A deleted user's keys are free again.
-    await store.users.update(b.id, 'E-1', () => ({ status: 'deleted' }));
+    await store.users.update(b.id, 'E-1', () => ({ status: 'deleted' }), TEST_AUDIT);
     expect(await store.users.find(b.id, 'E-1')).toBeUndefined();
-    await store.users.insert(user({ branch_id: b.id, external_id: 'E-1' }));
+    await store.users.insert(user({ branch_id: b.id, external_id: 'E-1' }), TEST_AUDIT);
   });
 
   test('users.update reads, decides and writes as one step: concurrent changes all land', async () => {
     const b = await branch('users-atomic');
-    await store.users.insert(user({ branch_id: b.id, external_id: 'counter' }));
+    await store.users.insert(user({ branch_id: b.id, external_id: 'counter' }), TEST_AUDIT);
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        store.users.update(b.id, 'counter', (row) => ({
-          custom: JSON.stringify({ ...JSON.parse(row.custom), [`k${i}`]: String(i) }),
-        })),
+        store.users.update(
+          b.id,
+          'counter',
+          (row) => ({
+            custom: JSON.stringify({ ...JSON.parse(row.custom), [`k${i}`]: String(i) }),
+          }),
+          TEST_AUDIT,
+        ),
       ),
     );
     const row = await store.users.find(b.id, 'counter');
@@ -223,17 +242,30 @@ describe(`the store contract on ${BACKEND}`, () => {
 
   test('users.update: a refusal changes nothing, a missing user is undefined', async () => {
     const b = await branch('users-refuse');
-    await store.users.insert(user({ branch_id: b.id, external_id: 'r', first_name: 'Ann' }));
+    await store.users.insert(
+      user({ branch_id: b.id, external_id: 'r', first_name: 'Ann' }),
+      TEST_AUDIT,
+    );
     await expect(
-      store.users.update(b.id, 'r', () => {
-        throw new Error('refused');
-      }),
+      store.users.update(
+        b.id,
+        'r',
+        () => {
+          throw new Error('refused');
+        },
+        TEST_AUDIT,
+      ),
     ).rejects.toThrow('refused');
     expect((await store.users.find(b.id, 'r'))?.first_name).toBe('Ann');
-    expect(await store.users.update(b.id, 'nobody', () => ({ first_name: 'x' }))).toBeUndefined();
-    await store.users.insert(user({ branch_id: b.id, external_id: 'taken', email_norm: 't@x.io' }));
+    expect(
+      await store.users.update(b.id, 'nobody', () => ({ first_name: 'x' }), TEST_AUDIT),
+    ).toBeUndefined();
+    await store.users.insert(
+      user({ branch_id: b.id, external_id: 'taken', email_norm: 't@x.io' }),
+      TEST_AUDIT,
+    );
     await expect(
-      store.users.update(b.id, 'r', () => ({ email: 't@x.io', email_norm: 't@x.io' })),
+      store.users.update(b.id, 'r', () => ({ email: 't@x.io', email_norm: 't@x.io' }), TEST_AUDIT),
     ).rejects.toMatchObject({ field: 'email' });
   });
 
@@ -241,7 +273,10 @@ describe(`the store contract on ${BACKEND}`, () => {
     const b = await branch('users-sort');
     const names = ['émile', 'Zoe', 'anna', 'Anna', 'bob', null, 'Ärger', '_x', 'Bob'];
     for (const [i, last] of names.entries()) {
-      await store.users.insert(user({ branch_id: b.id, last_name: last, first_name: `f${i}` }));
+      await store.users.insert(
+        user({ branch_id: b.id, last_name: last, first_name: `f${i}` }),
+        TEST_AUDIT,
+      );
     }
     const page = await store.users.list({
       branchId: b.id,
@@ -282,9 +317,16 @@ describe(`the store contract on ${BACKEND}`, () => {
         email: 'zimmer.5@example.com',
         location: 'Berlin',
       }),
+      TEST_AUDIT,
     );
-    await store.users.insert(user({ branch_id: b.id, first_name: 'Ann', last_name: 'Lee' }));
-    await store.users.insert(user({ branch_id: b.id, first_name: 'Юлия', last_name: 'Петрова' }));
+    await store.users.insert(
+      user({ branch_id: b.id, first_name: 'Ann', last_name: 'Lee' }),
+      TEST_AUDIT,
+    );
+    await store.users.insert(
+      user({ branch_id: b.id, first_name: 'Юлия', last_name: 'Петрова' }),
+      TEST_AUDIT,
+    );
     const search = async (query: string) =>
       (
         await store.users.list({
@@ -316,28 +358,38 @@ describe(`the store contract on ${BACKEND}`, () => {
   test('users.list totals stay exact through concurrent inserts, status changes and refusals', async () => {
     const b = await branch('users-totals');
     const other = await branch('users-totals-other');
-    await store.users.insert(user({ branch_id: other.id, status: 'pending' }));
+    await store.users.insert(user({ branch_id: other.id, status: 'pending' }), TEST_AUDIT);
     await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
         store.users.insert(
           user({ branch_id: b.id, external_id: `t${i}`, status: i < 8 ? 'activated' : 'pending' }),
+          TEST_AUDIT,
         ),
       ),
     );
     // Opposite changes at once (activated ↔ pending), a removal, and writes that change no status.
     await Promise.all([
-      ...[0, 1, 2].map((i) => store.users.update(b.id, `t${i}`, () => ({ status: 'pending' }))),
-      ...[8, 9].map((i) => store.users.update(b.id, `t${i}`, () => ({ status: 'activated' }))),
-      store.users.update(b.id, 't3', () => ({ status: 'deleted' })),
-      store.users.update(b.id, 't4', () => ({ first_name: 'Ann' })),
-      store.users.update(b.id, 't5', () => ({ status: 'activated' })),
+      ...[0, 1, 2].map((i) =>
+        store.users.update(b.id, `t${i}`, () => ({ status: 'pending' }), TEST_AUDIT),
+      ),
+      ...[8, 9].map((i) =>
+        store.users.update(b.id, `t${i}`, () => ({ status: 'activated' }), TEST_AUDIT),
+      ),
+      store.users.update(b.id, 't3', () => ({ status: 'deleted' }), TEST_AUDIT),
+      store.users.update(b.id, 't4', () => ({ first_name: 'Ann' }), TEST_AUDIT),
+      store.users.update(b.id, 't5', () => ({ status: 'activated' }), TEST_AUDIT),
     ]);
     await expect(
-      store.users.update(b.id, 't6', () => {
-        throw new Error('refused');
-      }),
+      store.users.update(
+        b.id,
+        't6',
+        () => {
+          throw new Error('refused');
+        },
+        TEST_AUDIT,
+      ),
     ).rejects.toThrow('refused');
-    await store.users.update(b.id, 't7', () => ({ status: 'deactivated' }));
+    await store.users.update(b.id, 't7', () => ({ status: 'deactivated' }), TEST_AUDIT);
     const total = async (statuses: ListFilter['statuses'], branchId = b.id) =>
       (
         await store.users.list({
@@ -359,7 +411,7 @@ describe(`the store contract on ${BACKEND}`, () => {
   test("users.list counts a search's matches up to countUpTo, then says the total is a lower bound", async () => {
     const b = await branch('users-search-cap');
     for (const last of ['Meyer', 'Miller', 'Moss', 'Lee'])
-      await store.users.insert(user({ branch_id: b.id, last_name: last }));
+      await store.users.insert(user({ branch_id: b.id, last_name: last }), TEST_AUDIT);
     const search = (query: string, countUpTo?: number) =>
       store.users.list({
         branchId: b.id,
@@ -406,6 +458,7 @@ describe(`the store contract on ${BACKEND}`, () => {
           location,
           status: i === 3 ? 'pending' : 'activated',
         }),
+        TEST_AUDIT,
       );
     // Every search walks the order's index in this store: it sorts none.
     const walking = await openStore({
@@ -493,7 +546,7 @@ describe(`the store contract on ${BACKEND}`, () => {
       created_at: new Date().toISOString(),
     });
     const outcomes = await Promise.all(
-      Array.from({ length: 8 }, () => store.media.insert(medium(400), 1000)),
+      Array.from({ length: 8 }, () => store.media.insert(medium(400), TEST_AUDIT, 1000)),
     );
     expect(outcomes.filter((o) => 'inserted' in o)).toHaveLength(2);
     expect(await store.media.bytesUsed(quota.id)).toBe(800);
@@ -501,8 +554,8 @@ describe(`the store contract on ${BACKEND}`, () => {
     expect(listed.total).toBe(2);
     const [first] = listed.rows;
     expect((await store.media.placed(first!.id))?.tenant_host).toBe('quota.example.com');
-    expect(await store.media.remove(first!.rowid)).toBe(true);
-    expect(await store.media.remove(first!.rowid)).toBe(false);
+    expect(await store.media.remove(first!.rowid, TEST_AUDIT)).toBe(true);
+    expect(await store.media.remove(first!.rowid, TEST_AUDIT)).toBe(false);
     expect(await store.media.bytesUsed(quota.id)).toBe(400);
   });
 
@@ -511,11 +564,11 @@ describe(`the store contract on ${BACKEND}`, () => {
     const messageId = `<m.${newObjectId()}@roster.test>`;
     const invitation = { messageId, recipient: 'o@x.io', fileName: 'o.eml', message: 'Hi' };
     await expect(
-      store.users.insert(user({ branch_id: b.id, email_norm: 'dup@x.io' }), invitation),
+      store.users.insert(user({ branch_id: b.id, email_norm: 'dup@x.io' }), TEST_AUDIT, invitation),
     ).resolves.toBeDefined();
     // A failed insert leaves no message.
     await expect(
-      store.users.insert(user({ branch_id: b.id, email_norm: 'dup@x.io' }), {
+      store.users.insert(user({ branch_id: b.id, email_norm: 'dup@x.io' }), TEST_AUDIT, {
         ...invitation,
         messageId: '<other@roster.test>',
       }),

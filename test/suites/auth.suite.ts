@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Scope } from '../../src/contract/scopes.js';
+import { TEST_AUDIT } from '../helpers/audit.js';
 import { sql } from '../helpers/database.js';
 import { validating } from '../helpers/openapi-validation.js';
 import { jsonBody, type StartServer, type TestServer, V3 } from '../helpers/server.js';
@@ -49,7 +50,7 @@ export function authSuite(start: StartServer) {
       const token = await s.token();
       expect((await s.req('GET', '/api/users', { token })).status).toBe(200);
       const [, id] = /^([0-9a-f]{24}):/.exec(Buffer.from(token, 'base64').toString())!;
-      await s.store.tokens.revoke(id!);
+      await s.store.tokens.revoke(id!, TEST_AUDIT);
       expect((await s.req('GET', '/api/users', { token })).status).toBe(401);
     });
 

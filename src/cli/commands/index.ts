@@ -35,6 +35,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   profiles: () => import('./profiles/index.js'),
   users: () => import('./users/index.js'),
   media: () => import('./media/index.js'),
+  events: () => import('./events/index.js'),
   check: () => import('./check/index.js'),
   api: () => import('./api/index.js'),
   completion: () => import('./completion/index.js'),

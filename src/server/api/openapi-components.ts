@@ -2,6 +2,7 @@
  * The OpenAPI document's components: schemas emitted by zod from the contract's request and
  * response schemas, one response per error kind, the headers and the security scheme.
  */
+
 import { z } from 'zod';
 import { ERRORS, type ErrorKind, OUTCOME_HEADER } from '../../contract/errors.js';
 import { MAX_CUSTOM_KEY } from '../../contract/limits.js';
@@ -16,6 +17,7 @@ import {
 } from '../../contract/representations.js';
 import { mediaMetaDataSchema, userBodySchemas } from '../../contract/schemas.js';
 import type { Method, Shape } from '../../contract/versions.js';
+import { EVENT_SCHEMAS } from './openapi-events.js';
 
 export type Json = Record<string, unknown>;
 
@@ -88,6 +90,7 @@ function schemas(): Record<string, Json> {
     MediumPage: jsonSchema(pageSchema(mediumSchema)),
     MediaMetaData: jsonSchema(mediaMetaDataSchema),
     UserForm: formSchema(),
+    ...EVENT_SCHEMAS,
   };
   for (const [shape, schema] of Object.entries(USER_RESPONSES)) {
     out[userName(shape as Shape)] = jsonSchema(schema);

@@ -9,13 +9,14 @@ import type { Endpoint, Method, Shape } from '../../contract/versions.js';
 import { FORM_TYPES } from '../http/negotiation.js';
 import type { Json } from './openapi-components.js';
 import { ref, userName } from './openapi-components.js';
+import { EVENT_PARAMETERS } from './openapi-events.js';
 import { queryParameters } from './openapi-parameters.js';
 
 export interface OperationMeta {
   operationId: string;
   summary: string;
   description?: string;
-  tag: 'Users' | 'Media' | 'Service' | 'CDN';
+  tag: 'Users' | 'Media' | 'Events' | 'Service' | 'CDN';
   success: '200' | '201' | '202' | '204';
   /** The success body's schema for a response shape; null: the answer has no body. */
   body: (shape: Shape) => Json | null;
@@ -95,6 +96,18 @@ export const REGISTRY_OPERATIONS: Partial<Record<`${Method} ${Endpoint}`, Operat
     success: '202',
     body: none,
     errors: [...API, 'accessDenied', 'notFound', ...UNAVAILABLE],
+  },
+  'GET /events': {
+    operationId: 'listEvents',
+    summary: 'List or follow the branch’s events, oldest first',
+    description:
+      'Every change, in sequence order; `next` continues (always given), `wait` long-polls. A follower passing `next` never misses or repeats an event (docs/events.md).',
+    tag: 'Events',
+    success: '200',
+    body: () => ref('schemas', 'EventPage'),
+    headers: { Link: ref('headers', 'Link') },
+    parameters: EVENT_PARAMETERS,
+    errors: [...API, 'validation', 'accessDenied', ...UNAVAILABLE],
   },
   'GET /media': {
     operationId: 'listMedia',

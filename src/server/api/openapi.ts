@@ -207,6 +207,7 @@ export function openApiDocument(vendor: string, serverUrl: string) {
     tags: [
       { name: 'Users', description: 'The branch’s user accounts' },
       { name: 'Media', description: 'Uploaded files and their previews' },
+      { name: 'Events', description: 'The audit log of every change, to list or follow' },
       { name: 'CDN', description: 'The stored files themselves' },
       { name: 'Service', description: 'Discovery and health' },
       {

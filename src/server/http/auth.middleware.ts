@@ -5,6 +5,7 @@
  * origin is set here too: one middleware less on every API request.
  */
 import type { Middleware } from 'koa';
+import { RUN_ID_HEADER } from '../../contract/events.js';
 import {
   type Channel,
   NEEDED_SCOPES,
@@ -13,6 +14,7 @@ import {
 } from '../../contract/scopes.js';
 import type { Store } from '../../store/store.js';
 import { AppError } from '../errors.js';
+import { requestAudit } from './audit.js';
 import { type AppState, publicOrigin } from './state.js';
 
 const REQUIRES_AUTH =
@@ -67,7 +69,8 @@ export function authMiddleware(
     }
     if (!scope.token.channels.includes(channel))
       throw refused(WRONG_CHANNEL[channel](scope.token.name));
-    ctx.state.scope = scope;
+    const audit = requestAudit(scope.token, channel, ctx.state.requestId, ctx.get(RUN_ID_HEADER));
+    ctx.state.scope = { ...scope, audit };
     ctx.state.origin = publicOrigin(ctx, scope.tenant, publicUrl);
     await next();
   };

@@ -1,9 +1,12 @@
 import type { ParameterizedContext } from 'koa';
 import type { VersionEntry } from '../../contract/versions.js';
-import { type Credentials, DEFAULT_TENANT, type Tenant } from '../../store/types.js';
+import { type Audit, type Credentials, DEFAULT_TENANT, type Tenant } from '../../store/types.js';
 
-/** Who is asking: the tenant of the Host, and the token's branch within it. */
-export type RequestScope = Credentials;
+/**
+ * Who is asking: the tenant of the Host, and the token's branch within it; and the audit its
+ * writes record their events with (http/audit.ts).
+ */
+export type RequestScope = Credentials & { audit: Audit };
 
 export interface AppState {
   /** The balancer's X-Request-Id when it sent a sane one, else our own: in answers and logs. */

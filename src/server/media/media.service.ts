@@ -207,6 +207,7 @@ export function mediaService(deps: MediaServiceDeps) {
           preview_height: preview?.height ?? null,
           created_at: new Date().toISOString(),
         },
+        scope.audit,
         quota,
       );
       if ('used' in outcome) throw overQuota(scope, outcome.used, quota!, adding);
@@ -256,7 +257,7 @@ export function mediaService(deps: MediaServiceDeps) {
     },
     async remove(scope: RequestScope, id: string): Promise<void> {
       const row = await find(scope, id);
-      await store.reserve.whenFull(() => store.media.remove(row.rowid));
+      await store.reserve.whenFull(() => store.media.remove(row.rowid, scope.audit));
       await discard([row.blob_key, row.preview_key]);
       store.reserve.ensure();
     },

@@ -18,6 +18,7 @@
  * all but their own temp files).
  */
 import type { BlobStore } from '../../store/blobs/blob-store.js';
+import { systemAudit } from '../../store/common/event-rows.js';
 import type { Store } from '../../store/store.js';
 
 export interface SweepResult {
@@ -158,7 +159,7 @@ async function sweepLocked(
     sharedFiles ? opts.now() - opts.graceMs : opts.now(),
   );
   for (const row of lostRows) {
-    await store.media.remove(row.rowid);
+    await store.media.remove(row.rowid, systemAudit('media sweep'));
     log(`sweep: medium ${row.id} had no file (${row.blob_key}); its row was removed`);
   }
   let previewsLost = 0;

@@ -15,21 +15,29 @@ import { validationError } from '../errors.js';
 
 type ListShape = Pick<ListFilter, 'branchId' | 'sort' | 'statuses' | 'query'>;
 
-/** What a cursor is bound to, as one short string. */
+/** What a cursor is bound to, as one short string: a digest of what the list was. */
+export function bindingOfShape(shape: unknown): string {
+  return createHash('sha256').update(JSON.stringify(shape)).digest('base64url').slice(0, 16);
+}
+
 function bindingOf(list: ListShape): string {
-  const shape = JSON.stringify([
+  return bindingOfShape([
     list.branchId,
     list.sort.map((s) => `${s.key}_${s.dir}`),
     [...list.statuses].sort(),
     list.query ?? null,
   ]);
-  return createHash('sha256').update(shape).digest('base64url').slice(0, 16);
 }
 
 const invalid = (message: string) => validationError([{ field: 'after', message }]);
+const NOT_OURS = 'is not a cursor this service gave (use the `next` of a previous page)';
 
-/** Encodes and checks the cursors of one service; `secret` is the store's signing secret. */
-export function listCursors(secret: Buffer) {
+/**
+ * Seals and opens the cursors of one service (the users list's, the event log's): base64url of
+ * what the list was (`binding`) and a position, with an HMAC; `secret` is the store's signing
+ * secret.
+ */
+export function cursorSeal(secret: Buffer) {
   // Its own key (domain separation): a cursor's MAC can never pass for a signed CDN URL's.
   const key = createHmac('sha256', secret).update('roster users-list cursor v1').digest();
   const check = (body: string) => createHmac('sha256', key).update(body).digest().subarray(0, 16);
@@ -38,43 +46,56 @@ export function listCursors(secret: Buffer) {
     return given.length === 16 && timingSafeEqual(given, check(body));
   };
   return {
-    encode(list: ListShape, at: ListPosition): string {
-      const body = Buffer.from(
-        JSON.stringify([bindingOf(list), at.keys, at.status, at.rowid]),
-      ).toString('base64url');
+    /** A cursor of `binding` holding `position`. */
+    seal(binding: string, position: unknown[]): string {
+      const body = Buffer.from(JSON.stringify([binding, ...position])).toString('base64url');
       return `${body}.${check(body).toString('base64url')}`;
+    },
+    /** What a cursor of ours holds (its binding first), or undefined when it is not one. */
+    open(cursor: string): unknown[] | undefined {
+      const [body, sum, ...rest] = cursor.split('.');
+      if (!body || !sum || rest.length > 0 || !validCheck(body, sum)) return undefined;
+      try {
+        const parsed: unknown = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+        return Array.isArray(parsed) ? parsed : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+export type CursorSeal = ReturnType<typeof cursorSeal>;
+
+/** Encodes and checks the users list's cursors. */
+export function listCursors(secret: Buffer) {
+  const sealed = cursorSeal(secret);
+  return {
+    encode(list: ListShape, at: ListPosition): string {
+      return sealed.seal(bindingOf(list), [at.keys, at.status, at.rowid]);
     },
     /** The position a cursor holds, for this list; a 400 naming `after` when it is not one of its. */
     decode: (list: ListShape, cursor: string): ListPosition => {
-      const [body, sum, ...rest] = cursor.split('.');
-      if (!body || !sum || rest.length > 0 || !validCheck(body, sum)) {
-        throw invalid('is not a cursor this service gave (use the `next` of a previous page)');
-      }
-      return positionOf(list, body);
+      const opened = sealed.open(cursor);
+      if (!opened) throw invalid(NOT_OURS);
+      return positionOf(list, opened);
     },
   };
 }
 
 export type ListCursors = ReturnType<typeof listCursors>;
 
-function positionOf(list: ListShape, body: string): ListPosition {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
-  } catch {
-    parsed = undefined;
-  }
-  const [binding, keys, status, rowid] = Array.isArray(parsed) ? parsed : [];
+function positionOf(list: ListShape, opened: unknown[]): ListPosition {
+  const [binding, keys, status, rowid] = opened;
   const wellFormed =
     typeof binding === 'string' &&
     Array.isArray(keys) &&
     keys.length === list.sort.length &&
     keys.every((k) => k === null || typeof k === 'string') &&
     typeof status === 'string' &&
+    typeof rowid === 'number' &&
     Number.isSafeInteger(rowid);
-  if (!wellFormed) {
-    throw invalid('is not a cursor this service gave (use the `next` of a previous page)');
-  }
+  if (!wellFormed) throw invalid(NOT_OURS);
   if (binding !== bindingOf(list)) {
     throw invalid(
       'belongs to a list with another sort, status or query: repeat those of the page that gave it, or start again without `after`',

@@ -187,21 +187,26 @@ export function usersService(
     let wasPending = false;
     try {
       // Read, decide and write as one store step: nothing else runs in between.
-      row = await store.users.update(scope.branch.id, byKey(key), (current) => {
-        checkVersion(current, ifMatch);
-        input = derive(toRecord(current));
-        if (Object.keys(input).length === 0) return {};
-        wasPending = current.status === 'pending';
-        const changes: Partial<UserColumns> = {
-          ...plainColumns(input),
-          ...secrets,
-          ...nextStatus(current, input),
-          updated_at: new Date().toISOString(),
-          version: current.version + 1,
-        };
-        if (input.custom) changes.custom = mergeCustom(JSON.parse(current.custom), input.custom);
-        return changes;
-      });
+      row = await store.users.update(
+        scope.branch.id,
+        byKey(key),
+        (current) => {
+          checkVersion(current, ifMatch);
+          input = derive(toRecord(current));
+          if (Object.keys(input).length === 0) return {};
+          wasPending = current.status === 'pending';
+          const changes: Partial<UserColumns> = {
+            ...plainColumns(input),
+            ...secrets,
+            ...nextStatus(current, input),
+            updated_at: new Date().toISOString(),
+            version: current.version + 1,
+          };
+          if (input.custom) changes.custom = mergeCustom(JSON.parse(current.custom), input.custom);
+          return changes;
+        },
+        scope.audit,
+      );
     } catch (err) {
       conflict(err, input);
     }
@@ -291,7 +296,7 @@ export function usersService(
           : undefined;
       let row: UserRow;
       try {
-        row = await store.users.insert(base, invitation);
+        row = await store.users.insert(base, scope.audit, invitation);
       } catch (err) {
         conflict(err, input);
       }
@@ -355,14 +360,19 @@ export function usersService(
     /** Removes a user; answers the user as it was removed (its avatar's media go next). */
     async remove(scope: RequestScope, key: string, ifMatch?: VersionCheck): Promise<UserRecord> {
       const removed = await store.reserve.whenFull(() =>
-        store.users.update(scope.branch.id, byKey(key), (current) => {
-          checkVersion(current, ifMatch);
-          return {
-            status: 'deleted',
-            updated_at: new Date().toISOString(),
-            version: current.version + 1,
-          };
-        }),
+        store.users.update(
+          scope.branch.id,
+          byKey(key),
+          (current) => {
+            checkVersion(current, ifMatch);
+            return {
+              status: 'deleted',
+              updated_at: new Date().toISOString(),
+              version: current.version + 1,
+            };
+          },
+          scope.audit,
+        ),
       );
       if (!removed) throw notFound(scope, key);
       return toRecord(removed);

@@ -3,6 +3,7 @@
  * bootstrap, and the media sweep. (Migrations have their own lock, in db.ts.)
  */
 import { SCOPES } from '../../contract/scopes.js';
+import { systemAudit } from '../common/event-rows.js';
 import type { Store } from '../store.js';
 import { DEFAULT_TENANT, ROOT_BRANCH } from '../types.js';
 import { connect, type Pool, query, transaction } from './db.js';
@@ -28,7 +29,14 @@ export function bootstrap(pool: Pool): Store['bootstrap'] {
         'SELECT id FROM branches WHERE tenant_id = $1 AND name = $2',
         [tenant.id, ROOT_BRANCH],
       );
-      const { secret } = await createToken(client, branch[0]!.id, 'admin', [...SCOPES], ['api']);
+      const { secret } = await createToken(
+        client,
+        branch[0]!.id,
+        'admin',
+        [...SCOPES],
+        ['api'],
+        systemAudit('serve'),
+      );
       return { adminToken: secret };
     });
 }

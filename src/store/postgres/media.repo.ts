@@ -1,11 +1,18 @@
 /** Every SQL statement on media, for PostgreSQL; the same answers as ../sqlite/media.repo.ts. */
+import { mediumEvent } from '../common/changes.js';
+import type { Notifier } from '../common/notifier.js';
 import type { MediaRepo } from '../store.js';
 import { MEDIUM_COLUMNS, type MediumKeys, type MediumRow, type PlacedMediumRow } from '../types.js';
 import { type Pool, query, transaction } from './db.js';
+import { recordEvent } from './events.repo.js';
 
 const SELECT = `rowid, ${MEDIUM_COLUMNS.join(', ')}`;
 
-export function mediaRepo(pool: Pool): MediaRepo {
+export function mediaRepo(pool: Pool, notifier: Notifier): MediaRepo {
+  const place = (row: Pick<MediumRow, 'tenant_id' | 'branch_id'>) => ({
+    tenantId: row.tenant_id,
+    branchId: row.branch_id,
+  });
   const usedBy = async (db: Pick<Pool, 'query'>, tenantId: number) => {
     const { rows } = await query<{ bytes: number }>(
       db,
@@ -16,7 +23,7 @@ export function mediaRepo(pool: Pool): MediaRepo {
   };
 
   return {
-    insert: (row, quotaBytes) =>
+    insert: (row, audit, quotaBytes) =>
       transaction(pool, async (client) => {
         if (quotaBytes !== undefined) {
           // The tenant's row is the lock: uploads of one tenant check and insert in turn.
@@ -30,7 +37,12 @@ export function mediaRepo(pool: Pool): MediaRepo {
            VALUES (${MEDIUM_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING rowid`,
           MEDIUM_COLUMNS.map((c) => row[c]),
         );
-        return { inserted: { ...row, rowid: rows[0]!.rowid } };
+        const inserted = { ...row, rowid: rows[0]!.rowid };
+        await recordEvent(client, mediumEvent('medium.created', inserted), audit, place(inserted));
+        return { inserted };
+      }).then((outcome) => {
+        if ('inserted' in outcome) notifier.notify();
+        return outcome;
       }),
     async find(branchId, id) {
       const { rows } = await query<MediumRow>(
@@ -64,9 +76,19 @@ export function mediaRepo(pool: Pool): MediaRepo {
       ]);
       return { total: count.rows[0]!.total, rows: page.rows };
     },
-    async remove(rowid) {
-      const { rowCount } = await query(pool, 'DELETE FROM media WHERE rowid = $1', [rowid]);
-      return (rowCount ?? 0) > 0;
+    async remove(rowid, audit) {
+      const removed = await transaction(pool, async (client) => {
+        const { rows } = await query<MediumRow>(
+          client,
+          `DELETE FROM media WHERE rowid = $1 RETURNING ${SELECT}`,
+          [rowid],
+        );
+        const row = rows[0];
+        if (row) await recordEvent(client, mediumEvent('medium.deleted', row), audit, place(row));
+        return row !== undefined;
+      });
+      if (removed) notifier.notify();
+      return removed;
     },
     bytesUsed: (tenantId) => usedBy(pool, tenantId),
     async allKeys() {

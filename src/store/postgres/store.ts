@@ -5,6 +5,7 @@
  */
 import type { BlobStore } from '../blobs/blob-store.js';
 import { localBlobStore } from '../blobs/local.js';
+import { createNotifier } from '../common/notifier.js';
 import { redactUrl } from '../common/redact.js';
 import { secureDataDir } from '../data-dir/permissions.js';
 import { diskReserve } from '../data-dir/reserve.js';
@@ -12,6 +13,7 @@ import { StoreUnavailableError } from '../errors.js';
 import type { Store } from '../store.js';
 import { credentialsRepo } from './credentials.repo.js';
 import { createPool, type PoolOptions, prepareDatabase, query } from './db.js';
+import { eventsRepo } from './events.repo.js';
 import { keepPostgresHandle } from './handle.js';
 import { bootstrap, sweepLock } from './locks.js';
 import { mediaRepo } from './media.repo.js';
@@ -39,6 +41,7 @@ export async function openPostgresStore(
   }
   const reserve = diskReserve(opts.dataDir);
   reserve.ensure();
+  const notifier = createNotifier();
 
   const store: Store = {
     engine: 'postgres',
@@ -47,10 +50,11 @@ export async function openPostgresStore(
     policy: { sharedDatabase: true, sharedBlobs: blobs.shared },
     tenants: tenantsRepo(pool),
     branches: branchesRepo(pool),
-    tokens: tokensRepo(pool),
+    tokens: tokensRepo(pool, notifier),
     credentials: credentialsRepo(pool),
-    users: usersRepo(pool, opts.searchSortsUpTo),
-    media: mediaRepo(pool),
+    users: usersRepo(pool, notifier, opts.searchSortsUpTo),
+    media: mediaRepo(pool, notifier),
+    events: eventsRepo(pool, notifier),
     meta: metaRepo(pool),
     outbox: outboxRepo(pool),
     rateLimits: rateLimits(pool),

@@ -1,18 +1,22 @@
 /** API tokens in PostgreSQL (the token string format lives in ../common/token-secret.ts). */
 import type { Channel, Scope } from '../../contract/scopes.js';
+import { tokenEvent } from '../common/changes.js';
+import type { Notifier } from '../common/notifier.js';
 import { type TokenRow, tokenOf } from '../common/rows.js';
 import { newToken, parseTokenString, secretMatches } from '../common/token-secret.js';
 import type { TokensRepo } from '../store.js';
-import type { Token } from '../types.js';
-import { type Pool, type Queryable, query } from './db.js';
+import type { Audit, Token } from '../types.js';
+import { type Pool, type Queryable, query, transaction } from './db.js';
+import { placeOf, recordEvent } from './events.repo.js';
 
-/** Creates a token on `db` (the pool, or a transaction's client). */
+/** Creates a token and its event on `db`, a transaction's client. */
 export async function createToken(
   db: Queryable,
   branchId: number,
   name: string,
   scopes: Scope[],
   channels: Channel[],
+  audit: Audit,
 ) {
   const { id, hash, tokenString } = newToken();
   const createdAt = new Date().toISOString();
@@ -23,13 +27,19 @@ export async function createToken(
     [id, branchId, name, scopes.join(','), channels.join(','), hash, createdAt],
   );
   const token: Token = { id, branchId, name, scopes, channels, createdAt, revokedAt: null };
+  await recordEvent(db, tokenEvent('token.created', token), audit, await placeOf(db, branchId));
   return { token, secret: tokenString };
 }
 
-export function tokensRepo(pool: Pool): TokensRepo {
+export function tokensRepo(pool: Pool, notifier: Notifier): TokensRepo {
   return {
-    create: (branchId, name, scopes, channels) =>
-      createToken(pool, branchId, name, scopes, channels),
+    async create(branchId, name, scopes, channels, audit) {
+      const created = await transaction(pool, (client) =>
+        createToken(client, branchId, name, scopes, channels, audit),
+      );
+      notifier.notify();
+      return created;
+    },
     async list() {
       const { rows } = await query<TokenRow & { branch: string; host: string }>(
         pool,
@@ -51,13 +61,26 @@ export function tokensRepo(pool: Pool): TokensRepo {
       const row = rows[0];
       return row && secretMatches(parts.secret, row.secret_hash) ? tokenOf(row) : undefined;
     },
-    async revoke(id) {
-      const { rowCount } = await query(
-        pool,
-        'UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL',
-        [new Date().toISOString(), id],
-      );
-      return (rowCount ?? 0) > 0;
+    async revoke(id, audit) {
+      const revoked = await transaction(pool, async (client) => {
+        const { rows } = await query<TokenRow>(
+          client,
+          'UPDATE tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING *',
+          [new Date().toISOString(), id],
+        );
+        const row = rows[0];
+        if (!row) return false;
+        const token = tokenOf(row);
+        await recordEvent(
+          client,
+          tokenEvent('token.deleted', token),
+          audit,
+          await placeOf(client, token.branchId),
+        );
+        return true;
+      });
+      if (revoked) notifier.notify();
+      return revoked;
     },
   };
 }

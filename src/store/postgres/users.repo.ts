@@ -1,6 +1,8 @@
 /** Every SQL statement on users, for PostgreSQL; the same answers as ../sqlite/users.repo.ts. */
+import { userEvent } from '../common/changes.js';
 import { IDENTITY_COLUMNS } from '../common/identity-columns.js';
 import { KEY_COLUMNS, keysetRanges, orderTerms, positionOf } from '../common/keyset.js';
+import type { Notifier } from '../common/notifier.js';
 import { cappedTotal, searchWords } from '../common/search.js';
 import { sortColumns } from '../common/sort-columns.js';
 import { OBJECT_ID } from '../ids.js';
@@ -16,6 +18,7 @@ import {
   VIEW_COLUMNS,
 } from '../types.js';
 import { type Pool, type Queryable, query, transaction } from './db.js';
+import { recordEvent } from './events.repo.js';
 import { freshBatch } from './fresh-read.js';
 import { enqueue } from './outbox.repo.js';
 import { NOCASE } from './schema.js';
@@ -103,7 +106,15 @@ async function lockUser(db: Queryable, branchId: number, key: string) {
   return rows[0];
 }
 
-export function usersRepo(pool: Pool, fewMatches = FEW_MATCHES): UsersRepo {
+export function usersRepo(pool: Pool, notifier: Notifier, fewMatches = FEW_MATCHES): UsersRepo {
+  const place = (row: { tenant_id: number; branch_id: number }) => ({
+    tenantId: row.tenant_id,
+    branchId: row.branch_id,
+  });
+  const notified = <T>(written: T) => {
+    notifier.notify();
+    return written;
+  };
   // A query's words as a tsquery's text: each a required prefix, normalised as the stored vector
   // is; a word that normalises to nothing (a lone combining mark) is dropped rather than matching
   // all, and '' when none is left. A statement of its own, so that the page and the count get
@@ -133,7 +144,7 @@ export function usersRepo(pool: Pool, fewMatches = FEW_MATCHES): UsersRepo {
       return rows[0];
     },
 
-    insert: (row: NewUserRow, invitation?: OutboxMessage) =>
+    insert: (row: NewUserRow, audit, invitation?: OutboxMessage) =>
       transaction(pool, async (client) => {
         const cols = Object.keys(row);
         const { rows } = await query<{ rowid: number }>(
@@ -143,10 +154,11 @@ export function usersRepo(pool: Pool, fewMatches = FEW_MATCHES): UsersRepo {
           Object.values(row),
         );
         if (invitation) await enqueue(client, invitation);
+        await recordEvent(client, userEvent(undefined, row)!, audit, place(row));
         return { ...row, rowid: rows[0]!.rowid };
-      }),
+      }).then(notified),
 
-    update: (branchId, key, decide) =>
+    update: (branchId, key, decide, audit) =>
       transaction(pool, async (client) => {
         const row = await lockUser(client, branchId, key);
         if (!row) return undefined;
@@ -159,8 +171,11 @@ export function usersRepo(pool: Pool, fewMatches = FEW_MATCHES): UsersRepo {
            WHERE rowid = $1 RETURNING ${USER_COLUMNS}`,
           [row.rowid, ...cols.map((c) => changes[c as keyof typeof changes])],
         );
-        return rows[0];
-      }),
+        const after = rows[0]!;
+        const event = userEvent(row, after);
+        if (event) await recordEvent(client, event, audit, place(after));
+        return after;
+      }).then(notified),
 
     async list(f) {
       const words = f.query === undefined ? undefined : searchWords(f.query);

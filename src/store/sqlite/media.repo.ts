@@ -1,5 +1,7 @@
 /** Every SQL statement on media. Rows in and out; rules (and blobs) live in the service. */
+import { mediumEvent } from '../common/changes.js';
 import {
+  type Audit,
   MEDIUM_COLUMNS as COLUMNS,
   type MediumKeys,
   type MediumRow,
@@ -7,8 +9,9 @@ import {
   type PlacedMediumRow,
 } from '../types.js';
 import type { Db } from './db.js';
+import type { SqliteEvents } from './events.repo.js';
 
-export function mediaRepo(db: Db) {
+export function mediaRepo(db: Db, events: SqliteEvents) {
   const insert = db.prepare<NewMediumRow>(
     `INSERT INTO media (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
   );
@@ -26,7 +29,7 @@ export function mediaRepo(db: Db) {
   const page = db.prepare<[number, number, number], MediumRow>(
     'SELECT * FROM media WHERE branch_id = ? ORDER BY id DESC LIMIT ? OFFSET ?',
   );
-  const remove = db.prepare<[number]>('DELETE FROM media WHERE rowid = ?');
+  const remove = db.prepare<[number], MediumRow>('DELETE FROM media WHERE rowid = ? RETURNING *');
   const used = db.prepare<[number], { bytes: number }>(
     'SELECT coalesce(sum(bytes + coalesce(preview_bytes, 0)), 0) AS bytes FROM media WHERE tenant_id = ?',
   );
@@ -37,9 +40,14 @@ export function mediaRepo(db: Db) {
   );
 
   const usedBy = (tenantId: number): number => used.get(tenantId)?.bytes ?? 0;
+  const place = (row: MediumRow) => ({ tenantId: row.tenant_id, branchId: row.branch_id });
 
   return {
-    insert(row: NewMediumRow, quotaBytes?: number): { inserted: MediumRow } | { used: number } {
+    insert(
+      row: NewMediumRow,
+      audit: Audit,
+      quotaBytes?: number,
+    ): { inserted: MediumRow } | { used: number } {
       return db
         .transaction(() => {
           if (quotaBytes !== undefined) {
@@ -47,7 +55,9 @@ export function mediaRepo(db: Db) {
             if (used + row.bytes + (row.preview_bytes ?? 0) > quotaBytes) return { used };
           }
           const rowid = Number(insert.run(row).lastInsertRowid);
-          return { inserted: { ...row, rowid } };
+          const inserted = { ...row, rowid };
+          events.record(mediumEvent('medium.created', inserted), audit, place(inserted));
+          return { inserted };
         })
         .immediate();
     },
@@ -58,7 +68,13 @@ export function mediaRepo(db: Db) {
     list(branchId: number, limit: number, offset: number): { total: number; rows: MediumRow[] } {
       return { total: count.get(branchId)!.total, rows: page.all(branchId, limit, offset) };
     },
-    remove: (rowid: number): boolean => remove.run(rowid).changes > 0,
+    remove(rowid: number, audit: Audit): boolean {
+      return db.transaction(() => {
+        const removed = remove.get(rowid);
+        if (removed) events.record(mediumEvent('medium.deleted', removed), audit, place(removed));
+        return removed !== undefined;
+      })();
+    },
     /** Bytes a tenant's media (files and previews) take, for its quota. */
     bytesUsed: (tenantId: number): number => usedBy(tenantId),
     /** Every row's blob keys, for the start-up sweep. */

@@ -273,6 +273,40 @@ ${usersFts('2 3')}
 ${usersFts('1 2 3')}
   `,
   `
+  -- The event log (docs/events.md): one row per change, written in the change's transaction.
+  -- AUTOINCREMENT: a sequence is never given twice, even after pruning emptied the table, so a
+  -- follower's cursor stays valid. The indexes give a first page, a target's and a type's.
+  CREATE TABLE events (
+    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    tenant_id INTEGER NOT NULL,
+    branch_id INTEGER NOT NULL,
+    type TEXT NOT NULL,
+    occurred_at TEXT NOT NULL,
+    actor_type TEXT NOT NULL,
+    actor_id TEXT,
+    actor_name TEXT,
+    channel TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    run TEXT,
+    target_type TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    target_external_id TEXT,
+    target_email TEXT,
+    changes TEXT
+  ) STRICT;
+  CREATE INDEX events_by_branch ON events (branch_id, sequence);
+  CREATE INDEX events_by_target ON events (branch_id, target_id, sequence);
+  CREATE INDEX events_by_type ON events (branch_id, type, sequence);
+  CREATE INDEX events_by_run ON events (branch_id, run, sequence) WHERE run IS NOT NULL;
+  CREATE INDEX events_by_time ON events (occurred_at);
+  -- A token made with every scope there was gets the scopes added now (events:read,
+  -- webhooks:write): "every scope" stays every scope, so the admin token can read events.
+  UPDATE tokens SET scopes = scopes || ',events:read,webhooks:write'
+    WHERE ',' || scopes || ',' LIKE '%,users:read,%' AND ',' || scopes || ',' LIKE '%,users:write,%'
+      AND ',' || scopes || ',' LIKE '%,media:read,%' AND ',' || scopes || ',' LIKE '%,media:write,%';
+  `,
+  `
   -- Where each token works (contract/scopes.ts CHANNELS): every new token names its own. Tokens
   -- made before had no such mark and worked on /api and /scim alike; they keep doing so (a SCIM
   -- integration that stopped provisioning would fail unseen), and \`tokens list\` shows it.

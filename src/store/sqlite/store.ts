@@ -6,12 +6,15 @@
 import { SCOPES } from '../../contract/scopes.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { localBlobStore } from '../blobs/local.js';
+import { systemAudit } from '../common/event-rows.js';
+import { createNotifier } from '../common/notifier.js';
 import { secureDataDir, secureFiles } from '../data-dir/permissions.js';
 import { diskReserve } from '../data-dir/reserve.js';
 import type { Store } from '../store.js';
 import { DEFAULT_TENANT, ROOT_BRANCH } from '../types.js';
 import { credentialsRepo, credentialsVersion } from './credentials.repo.js';
 import { openDatabase } from './db.js';
+import { eventsRepo } from './events.repo.js';
 import { DATABASE_FILES } from './files.js';
 import { keepSqliteHandle } from './handle.js';
 import { mediaRepo } from './media.repo.js';
@@ -46,9 +49,10 @@ export function openSqliteStore(
   const outbox = outboxRepo(db);
   const tenants = tenantsRepo(db, onWrite);
   const branches = branchesRepo(db, onWrite);
-  const tokens = tokensRepo(db, onWrite);
-  const users = usersRepo(db, outbox, searchSortsUpTo);
-  const media = mediaRepo(db);
+  const events = eventsRepo(db, createNotifier());
+  const tokens = tokensRepo(db, events, onWrite);
+  const users = usersRepo(db, outbox, events, searchSortsUpTo);
+  const media = mediaRepo(db, events);
   const meta = metaRepo(db);
 
   const addTenant = (host: string) =>
@@ -81,30 +85,35 @@ export function openSqliteStore(
       add: async (tenantId, name) => branches.add(tenantId, name),
     },
     tokens: {
-      create: async (branchId, name, scopes, channels) =>
-        tokens.create(branchId, name, scopes, channels),
+      create: async (branchId, name, scopes, channels, audit) =>
+        tokens.create(branchId, name, scopes, channels, audit),
       list: async () => tokens.list(),
       authenticate: async (tokenString) => tokens.authenticate(tokenString),
-      revoke: async (id) => tokens.revoke(id),
+      revoke: async (id, audit) => tokens.revoke(id, audit),
     },
     credentials: credentialsRepo(version.current, { tenants, branches, tokens }),
     users: {
       find: async (branchId, key) => users.find(branchId, key),
       findBy: async (tenantId, branchId, field, key) =>
         users.findBy(tenantId, branchId, field, key),
-      insert: async (row, invitation) => users.insert(row, invitation),
-      update: async (branchId, key, decide) => users.update(branchId, key, decide),
+      insert: async (row, audit, invitation) => users.insert(row, audit, invitation),
+      update: async (branchId, key, decide, audit) => users.update(branchId, key, decide, audit),
       list: async (filter) => users.list(filter),
     },
     media: {
-      insert: async (row, quotaBytes) => media.insert(row, quotaBytes),
+      insert: async (row, audit, quotaBytes) => media.insert(row, audit, quotaBytes),
       find: async (branchId, id) => media.find(branchId, id),
       placed: async (id) => media.placed(id),
       list: async (branchId, limit, offset) => media.list(branchId, limit, offset),
-      remove: async (rowid) => media.remove(rowid),
+      remove: async (rowid, audit) => media.remove(rowid, audit),
       bytesUsed: async (tenantId) => media.bytesUsed(tenantId),
       allKeys: async () => media.allKeys(),
       dropPreview: async (rowid) => media.dropPreview(rowid),
+    },
+    events: {
+      list: async (filter) => events.list(filter),
+      prune: async (before, limit) => events.prune(before, limit),
+      subscribe: (listener) => events.subscribe(listener),
     },
     meta: {
       getOrCreate: async (key, make) => meta.getOrCreate(key, make),
@@ -126,7 +135,13 @@ export function openSqliteStore(
         if (tenants.list().length > 0) return undefined;
         const tenant = addTenant(DEFAULT_TENANT);
         const branch = branches.byName(tenant.id, ROOT_BRANCH)!;
-        const { secret } = tokens.create(branch.id, 'admin', [...SCOPES], ['api']);
+        const { secret } = tokens.create(
+          branch.id,
+          'admin',
+          [...SCOPES],
+          ['api'],
+          systemAudit('serve'),
+        );
         return { adminToken: secret };
       })();
     },

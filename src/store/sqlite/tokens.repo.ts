@@ -1,11 +1,13 @@
 /** API tokens in SQLite (the token string format lives in ../common/token-secret.ts). */
 import type { Channel, Scope } from '../../contract/scopes.js';
+import { tokenEvent } from '../common/changes.js';
 import { type TokenRow, tokenOf } from '../common/rows.js';
 import { newToken, parseTokenString, secretMatches } from '../common/token-secret.js';
-import type { Token } from '../types.js';
+import type { Audit, Token } from '../types.js';
 import type { Db } from './db.js';
+import type { SqliteEvents } from './events.repo.js';
 
-export function tokensRepo(db: Db, onWrite: () => void = () => {}) {
+export function tokensRepo(db: Db, events: SqliteEvents, onWrite: () => void = () => {}) {
   const byId = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE id = ?');
   const all = db.prepare<[], TokenRow & { branch: string; host: string }>(
     `SELECT tokens.*, branches.name AS branch, tenants.host AS host FROM tokens
@@ -26,20 +28,24 @@ export function tokensRepo(db: Db, onWrite: () => void = () => {}) {
       name: string,
       scopes: Scope[],
       channels: Channel[],
+      audit: Audit,
     ): { token: Token; secret: string } {
       const { id, hash, tokenString } = newToken();
       const createdAt = new Date().toISOString();
-      insert.run({
-        id,
-        branchId,
-        name,
-        scopes: scopes.join(','),
-        channels: channels.join(','),
-        hash,
-        createdAt,
-      });
-      onWrite();
       const token = { id, branchId, name, scopes, channels, createdAt, revokedAt: null };
+      db.transaction(() => {
+        insert.run({
+          id,
+          branchId,
+          name,
+          scopes: scopes.join(','),
+          channels: channels.join(','),
+          hash,
+          createdAt,
+        });
+        events.record(tokenEvent('token.created', token), audit, events.placeOf(branchId));
+      })();
+      onWrite();
       return { token, secret: tokenString };
     },
     /** The live token the string names, or undefined (unknown, wrong secret or revoked). */
@@ -50,8 +56,13 @@ export function tokensRepo(db: Db, onWrite: () => void = () => {}) {
       return secretMatches(parts.secret, row.secret_hash) ? tokenOf(row) : undefined;
     },
     list: () => all.all().map((r) => ({ ...tokenOf(r), branch: r.branch, tenant: r.host })),
-    revoke(id: string): boolean {
-      const revoked = revoke.run(new Date().toISOString(), id).changes > 0;
+    revoke(id: string, audit: Audit): boolean {
+      const revoked = db.transaction(() => {
+        if (revoke.run(new Date().toISOString(), id).changes === 0) return false;
+        const token = tokenOf(byId.get(id)!);
+        events.record(tokenEvent('token.deleted', token), audit, events.placeOf(token.branchId));
+        return true;
+      })();
       onWrite();
       return revoked;
     },

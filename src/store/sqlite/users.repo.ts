@@ -1,12 +1,14 @@
 /** Every SQL statement on users. Rows in, `UserRecord`s out; rules live in the service. */
 import type { IdentityField } from '../../contract/identity.js';
 import type { SortKey } from '../../contract/user.js';
+import { userEvent } from '../common/changes.js';
 import { IDENTITY_COLUMNS } from '../common/identity-columns.js';
 import { keysetRanges, orderTerms, positionColumns, positionOf } from '../common/keyset.js';
 import { cappedTotal, searchWords } from '../common/search.js';
 import { sortColumns } from '../common/sort-columns.js';
 import { OBJECT_ID } from '../ids.js';
 import {
+  type Audit,
   type ListFilter,
   type NewUserRow,
   type OutboxMessage,
@@ -19,6 +21,7 @@ import {
 } from '../types.js';
 import type { Db } from './db.js';
 import { rethrowUnique } from './errors.js';
+import type { SqliteEvents } from './events.repo.js';
 import type { outboxRepo } from './outbox.repo.js';
 
 const SORT_COLUMNS = sortColumns({
@@ -62,7 +65,16 @@ const USERS_VIEW = VIEW_COLUMNS.map((c) => `users.${c}`).join(', ');
 /** A user's branch and status as one token of its full-text entry (see migration 6). */
 const scopeToken = (branchId: number, status: string) => `b${branchId}${status}`;
 
-export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>, fewMatches = FEW_MATCHES) {
+export function usersRepo(
+  db: Db,
+  outbox: ReturnType<typeof outboxRepo>,
+  events: SqliteEvents,
+  fewMatches = FEW_MATCHES,
+) {
+  const place = (row: { tenant_id: number; branch_id: number }) => ({
+    tenantId: row.tenant_id,
+    branchId: row.branch_id,
+  });
   // A live user by id or by externalId: every column (for a write's decision), or only those an
   // answer shows, as raw values (see viewOf).
   const live = (key: 'id' | 'external_id', columns: string) =>
@@ -138,13 +150,14 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>, fewMatc
      * Inserts a user and, in the same transaction, the invitation announcing them: a crash
      * leaves both or neither, so a committed user is always invited.
      */
-    insert(row: NewUserRow, invitation?: OutboxMessage): UserRow {
+    insert(row: NewUserRow, audit: Audit, invitation?: OutboxMessage): UserRow {
       const cols = Object.keys(row);
       const sql = `INSERT INTO users (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`;
       try {
         return db.transaction(() => {
           const rowid = Number(cached(sql).run(row).lastInsertRowid);
           if (invitation) outbox.enqueue(invitation);
+          events.record(userEvent(undefined, row)!, audit, place(row));
           return { ...row, rowid };
         })();
       } catch (err) {
@@ -156,6 +169,7 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>, fewMatc
       branchId: number,
       key: string,
       decide: (row: UserRow) => Partial<UserColumns>,
+      audit: Audit,
     ): UserRow | undefined {
       try {
         return db
@@ -167,7 +181,10 @@ export function usersRepo(db: Db, outbox: ReturnType<typeof outboxRepo>, fewMatc
             if (cols.length === 0) return row;
             const sql = `UPDATE users SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE rowid = @rowid`;
             cached(sql).run({ ...changes, rowid: row.rowid });
-            return byRowid.get(row.rowid)!;
+            const after = byRowid.get(row.rowid)!;
+            const event = userEvent(row, after);
+            if (event) events.record(event, audit, place(after));
+            return after;
           })
           .immediate();
       } catch (err) {

@@ -2,6 +2,7 @@
  * Preview slots under pressure, through the real app: a busy token does not hold up another
  * tenant's upload, and an upload whose client left before the commit point is not stored.
  */
+
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { createApp } from '../../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../../../src/server/config.js';
 import { previewScheduler } from '../../../src/server/media/preview-scheduler.js';
 import type { Store } from '../../../src/store/store.js';
+import { TEST_AUDIT } from '../../helpers/audit.js';
 import { openTestStore } from '../../helpers/database.js';
 import { eventually } from '../../helpers/eventually.js';
 import { requester } from '../../helpers/server.js';
@@ -89,7 +91,13 @@ test("a token with previews stuck in every slot it may use does not hold up anot
   const tenant = await store.tenants.add('other.example.com');
   const branch = (await store.branches.byName(tenant.id, 'main'))!;
   const other = (
-    await store.tokens.create(branch.id, 'other', ['media:read', 'media:write'], ['api'])
+    await store.tokens.create(
+      branch.id,
+      'other',
+      ['media:read', 'media:write'],
+      ['api'],
+      TEST_AUDIT,
+    )
   ).secret;
   const r = await post(other, 'other.example.com');
   expect(r.status).toBe(200);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createApp } from '../../../src/server/app.js';
+import { TEST_AUDIT } from '../../helpers/audit.js';
 import { validating } from '../../helpers/openapi-validation.js';
 import { requester, startServer, type TestServer, USERS_V2 } from '../../helpers/server.js';
 import { userRow } from '../../helpers/user-row.js';
@@ -21,6 +22,7 @@ describe('a search matching more users than the server counts (searchCountUpTo)'
       for (const last_name of ['Meyer', 'Miller', 'Moss', 'Lee']) {
         await s.store.users.insert(
           userRow({ tenant_id: tenant.id, branch_id: branch.id, last_name }),
+          TEST_AUDIT,
         );
       }
     }
@@ -64,6 +66,7 @@ describe('list cursors and replicas', () => {
       const branch = (await s.store.branches.byName(tenant.id, 'main'))!;
       await s.store.users.insert(
         userRow({ tenant_id: tenant.id, branch_id: branch.id, last_name }),
+        TEST_AUDIT,
       );
     }
   });

@@ -213,7 +213,11 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
   const show = await import('./import/format.js');
   const { progress } = await import('../../output/progress-line.js');
 
-  const { client, settings } = await apiSession(opts.globals, deps);
+  // One Roster-Run-Id for every request of the run (its events list as one: events list --run);
+  // a resumed run keeps the one its record holds.
+  const { newRunId } = await import('../../../contract/events.js');
+  const runId = run.record?.runId ?? newRunId();
+  const { client, settings } = await apiSession(opts.globals, deps, { runId });
   // A record or a plan naming another service: refused before the first request.
   resume.checkAddress(run, opts.resume, {
     baseUrl: settings.baseUrl,
@@ -282,7 +286,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
       },
       onPlannedRow,
       beforeSending: () => {
-        if (recorded) resume.record(report, run, flags, input!, target!, client);
+        if (recorded) resume.record(report, run, flags, input!, target!, client, runId);
       },
       onPlan: (plan) => {
         spin.stop();

@@ -18,6 +18,7 @@ export const VERBS: (() => Promise<VerbModule>)[] = [
   () => import('./import.js'),
   () => import('./export.js'),
   () => import('./avatar/index.js'),
+  () => import('./history.js'),
 ];
 
 export async function register(program: Command, deps: Deps): Promise<void> {

@@ -74,6 +74,11 @@ export function register(program: Command, deps: Deps, runFn = runServe) {
       parseNonNegativeInt,
     )
     .option(
+      '--events-retention <days>',
+      'keep events (GET /api/events, roster events) this many days, pruned in the background (default 90)',
+      parsePositiveInt,
+    )
+    .option(
       '--smtp-url <url>',
       'send invitations through this SMTP relay, e.g. smtp://user:pass@mail.example.com:587 (default: .eml files in <data>/outbox)',
     )

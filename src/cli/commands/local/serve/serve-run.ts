@@ -27,6 +27,7 @@ export interface ServeOptions {
   publicUrl?: string;
   forceSweep?: boolean;
   sweepGrace?: number;
+  eventsRetention?: number;
   bodyTimeout?: number;
   smtpUrl?: string;
   quota?: number;
@@ -136,6 +137,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       publicUrl,
       forceSweep: opts.forceSweep,
       sweepGraceMs: opts.sweepGrace === undefined ? undefined : opts.sweepGrace * 1000,
+      eventsRetentionDays: opts.eventsRetention,
       quotaBytes: opts.quota,
       stripMetadata: opts.stripMetadata,
       smtpUrl: opts.smtpUrl ?? env.ROSTER_SMTP_URL,

@@ -3,6 +3,7 @@
  * says where it works: the REST API (default), SCIM, or both; `--for scim` prints what an admin
  * pastes into Entra ID or Okta: the SCIM URL and the token.
  */
+
 import type { Command } from 'commander';
 import { splitList } from '../../../../contract/list.js';
 import { scimBaseUrl } from '../../../../contract/scim.js';
@@ -115,7 +116,14 @@ export async function runCreate(opts: CreateTokenOptions, deps: Deps): Promise<v
       scimUrl = scimBaseUrl(publicUrl);
     }
     // Checked before the token exists: a refused command leaves no token behind.
-    const { token, secret } = await store.tokens.create(branch.id, opts.name, scopes, channels);
+    const { systemAudit } = await import('../../../../store/common/event-rows.js');
+    const { token, secret } = await store.tokens.create(
+      branch.id,
+      opts.name,
+      scopes,
+      channels,
+      systemAudit('roster tokens create'),
+    );
     return {
       id: token.id,
       token: secret,

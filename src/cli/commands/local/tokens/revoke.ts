@@ -14,7 +14,12 @@ export function register(tokens: Command, deps: Deps, runFn = runRevoke) {
 export async function runRevoke(opts: StoreOptions & { id: string }, deps: Deps): Promise<void> {
   const { id } = opts;
   await withStore(opts, deps, async (store) => {
-    if (!(await store.reserve.whenFull(() => store.tokens.revoke(id)))) {
+    const { systemAudit } = await import('../../../../store/common/event-rows.js');
+    if (
+      !(await store.reserve.whenFull(() =>
+        store.tokens.revoke(id, systemAudit('roster tokens revoke')),
+      ))
+    ) {
       throw new CliError(
         `no live token with id '${id}' (see \`roster tokens list\`)`,
         EXIT.notFound,

@@ -5,9 +5,13 @@ import { type Deps, type GlobalOptions, note } from '../../../context.js';
 import { CliError } from '../../../errors.js';
 import type { AvatarChange, AvatarDeps } from './apply.js';
 
-export async function avatarSession(globals: GlobalOptions, deps: Deps): Promise<AvatarDeps> {
+export async function avatarSession(
+  globals: GlobalOptions,
+  deps: Deps,
+  extra: { runId?: string } = {},
+): Promise<AvatarDeps> {
   const { apiClient } = await import('../../../client.js');
-  return avatarSessionOf(await apiClient(globals, deps), deps);
+  return avatarSessionOf(await apiClient(globals, deps, extra), deps);
 }
 
 /** The same, on a client the command already has (the import's). */

@@ -21,7 +21,9 @@ export async function syncAvatars(opts: SyncOptions, deps: Deps): Promise<void> 
   const { io } = deps;
   const format = resolveFormat(opts.globals.output, io);
   const photos = await openPhotos(opts.dir, opts.photoName);
-  const session = await avatarSession(opts.globals, deps);
+  // One Roster-Run-Id for every request of the sync: its events list as one (events list --run).
+  const { newRunId } = await import('../../../../contract/events.js');
+  const session = await avatarSession(opts.globals, deps, { runId: newRunId() });
   const users = session.client.iterateUsers({ status: [...PHOTO_STATUSES] });
   const result = await syncPhotos(photos, session, users, opts, deps);
 

@@ -242,12 +242,14 @@ export function record(
   input: InputPrint,
   target: RunRecord['target'],
   client: ApiClient,
+  runId?: string,
 ) {
   writeRecord(report, {
     kind: 'roster-import-run',
     version: 1,
     ...origin(run, flags, input, target, client),
     ...(run.plan ? { plan: run.plan.path } : {}),
+    ...(runId ? { runId } : {}),
   });
 }
 

@@ -1,0 +1,91 @@
+/**
+ * `roster events tail`: follows the log with long polls, one line per change. Its cursor is kept
+ * across failures (a service restart is retried with backoff, then continued where it was:
+ * nothing missed, nothing twice); Ctrl-C prints the cursor `--after` resumes from.
+ */
+import type { Command } from 'commander';
+import { ApiError, ClientError } from '../../../client/errors.js';
+import { EventsNotOfferedError, listEvents } from '../../../client/events.js';
+import { type Deps, type GlobalOptions, note, onCleanup, print } from '../../context.js';
+import { usageError } from '../../errors.js';
+import { globalsOf } from '../shared/options.js';
+import { type FilterOptions, filterOptions, queryOf } from './filters.js';
+import { tailLines } from './format.js';
+
+export interface TailOptions extends FilterOptions {
+  after?: string;
+  globals: GlobalOptions;
+}
+
+/** The long poll's hold: below the client's 30 s answer timeout. */
+export const TAIL_WAIT_SECONDS = 20;
+const BACKOFF_MS = [500, 1000, 2000, 5000, 10000];
+
+export function register(events: Command, deps: Deps, runFn = runTail) {
+  filterOptions(
+    events
+      .command('tail')
+      .description(
+        'follow events as they happen, one line per change (Ctrl-C prints where to resume)',
+      )
+      .option('--after <cursor>', 'start after this cursor (what an earlier tail printed)'),
+  ).action((opts: Omit<TailOptions, 'globals'>, cmd: Command) =>
+    runFn({ ...opts, globals: globalsOf(cmd) }, deps),
+  );
+}
+
+/** A failure worth waiting out (the service restarting), not one to stop on. */
+const transient = (err: unknown) =>
+  err instanceof ClientError &&
+  !(err instanceof EventsNotOfferedError) &&
+  (!(err instanceof ApiError) || err.status >= 500 || err.status === 429);
+
+export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
+  // Default: lines for a person; -o ndjson (or json): one event per line, for pipes.
+  const format = opts.globals.output ?? 'text';
+  if (!['text', 'ndjson', 'json'].includes(format)) {
+    throw usageError(
+      `events tail prints lines, or one JSON event per line with -o ndjson (not -o ${format})`,
+    );
+  }
+  const { apiClient } = await import('../../client.js');
+  const client = await apiClient(opts.globals, deps);
+  const query = await queryOf(opts, client);
+  const sleep = deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
+  let after = opts.after;
+  onCleanup(deps, () => {
+    if (after) note(deps.io, `resume with: roster events tail --after ${after}`);
+  });
+  // The first page tells the start: without --after, from now on (what is already there is
+  // `events list`'s), so a first empty long poll gives the cursor of the log's end.
+  if (after === undefined) {
+    let cursor: string | undefined;
+    do {
+      const page = await listEvents(client.http, { ...query, limit: 1000, after: cursor });
+      cursor = page.next;
+      if (page.data.length < 1000) break;
+    } while (cursor);
+    after = cursor;
+  }
+  let failures = 0;
+  for (;;) {
+    let page: Awaited<ReturnType<typeof listEvents>>;
+    try {
+      page = await listEvents(client.http, { ...query, after, wait: TAIL_WAIT_SECONDS });
+      failures = 0;
+    } catch (err) {
+      if (!transient(err)) throw err;
+      const ms = BACKOFF_MS[Math.min(failures++, BACKOFF_MS.length - 1)]!;
+      if (failures === 1)
+        note(deps.io, `the service does not answer (${(err as Error).message}); retrying`);
+      await sleep(ms);
+      continue;
+    }
+    for (const e of page.data) {
+      if (format === 'text')
+        for (const line of tailLines(e, deps.io.columns ?? 80)) print(deps.io, line);
+      else print(deps.io, JSON.stringify(e));
+    }
+    after = page.next;
+  }
+}

@@ -1,0 +1,104 @@
+/** The events table's row, on both backends, and the event it holds. */
+import type { EventType, RosterEvent, TargetType } from '../../contract/events.js';
+import { newObjectId } from '../ids.js';
+import type { Audit, NewEvent } from '../types.js';
+
+export interface EventRow {
+  id: string;
+  sequence?: number;
+  tenant_id: number;
+  branch_id: number;
+  type: string;
+  occurred_at: string;
+  actor_type: string;
+  actor_id: string | null;
+  actor_name: string | null;
+  channel: string;
+  request_id: string;
+  run: string | null;
+  target_type: string;
+  target_id: string;
+  target_external_id: string | null;
+  target_email: string | null;
+  changes: string | null;
+}
+
+/** Every column but the sequence, which the database gives (last, see the backends). */
+export const EVENT_COLUMNS = [
+  'id',
+  'tenant_id',
+  'branch_id',
+  'type',
+  'occurred_at',
+  'actor_type',
+  'actor_id',
+  'actor_name',
+  'channel',
+  'request_id',
+  'run',
+  'target_type',
+  'target_id',
+  'target_external_id',
+  'target_email',
+  'changes',
+] as const satisfies readonly (keyof EventRow)[];
+
+/** The row of an event a write made in `branch` (of `tenant`) for `audit`. */
+export function eventRow(
+  event: NewEvent,
+  audit: Audit,
+  place: { tenantId: number; branchId: number },
+  now = Date.now(),
+): EventRow {
+  return {
+    id: newObjectId(now),
+    tenant_id: place.tenantId,
+    branch_id: place.branchId,
+    type: event.type,
+    occurred_at: new Date(now).toISOString(),
+    actor_type: audit.actor.type,
+    actor_id: audit.actor.id ?? null,
+    actor_name: audit.actor.name ?? null,
+    channel: audit.channel,
+    request_id: audit.requestId,
+    run: audit.run ?? null,
+    target_type: event.target.type,
+    target_id: event.target.id,
+    target_external_id: event.target.externalId ?? null,
+    target_email: event.target.email ?? null,
+    changes:
+      event.changes && Object.keys(event.changes).length > 0 ? JSON.stringify(event.changes) : null,
+  };
+}
+
+/** The event a stored row holds, as `GET /api/events` answers it. */
+export function eventOf(r: EventRow): RosterEvent {
+  return {
+    id: r.id,
+    sequence: Number(r.sequence),
+    type: r.type as EventType,
+    occurredAt: r.occurred_at,
+    actor: {
+      type: r.actor_type as RosterEvent['actor']['type'],
+      ...(r.actor_id !== null ? { id: r.actor_id } : {}),
+      ...(r.actor_name !== null ? { name: r.actor_name } : {}),
+    },
+    channel: r.channel as RosterEvent['channel'],
+    requestId: r.request_id,
+    ...(r.run !== null ? { run: r.run } : {}),
+    target: {
+      type: r.target_type as TargetType,
+      id: r.target_id,
+      ...(r.target_external_id !== null ? { externalId: r.target_external_id } : {}),
+      ...(r.target_email !== null ? { email: r.target_email } : {}),
+    },
+    ...(r.changes !== null ? { changes: JSON.parse(r.changes) } : {}),
+  };
+}
+
+/** The system's own writes (serve's start-up, local admin commands, the media sweep). */
+export const systemAudit = (name: string, requestId = `system-${newObjectId()}`): Audit => ({
+  actor: { type: 'system', name },
+  channel: 'system',
+  requestId,
+});

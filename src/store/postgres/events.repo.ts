@@ -1,0 +1,88 @@
+/**
+ * The event log in PostgreSQL, shared by every replica. `recordEvent` is the last statement of
+ * the transaction of the write it describes (the users, media and tokens repositories call it).
+ *
+ * Why the lock: a sequence's numbers are taken in one order and committed in another, so a
+ * follower reading "after 41" could see 43 while 42 is still uncommitted and then never go back
+ * for it. Each event-writing transaction takes its tenant's transaction-scoped advisory lock
+ * right before its event is numbered, as its last step, and keeps it until commit; PostgreSQL
+ * makes a transaction visible before it releases its locks, so the next number is taken only
+ * after the previous one is visible (or rolled back). Within a tenant, sequence order is commit
+ * order, and a reader that sees sequence n sees every lower one (docs/events.md).
+ */
+import { EVENT_COLUMNS, type EventRow, eventOf, eventRow } from '../common/event-rows.js';
+import type { Notifier } from '../common/notifier.js';
+import type { EventsRepo } from '../store.js';
+import type { Audit, NewEvent } from '../types.js';
+import { type Pool, type Queryable, query } from './db.js';
+
+/** The advisory lock class of event numbering; the tenant id is the lock's second key. */
+const EVENTS_LOCK = 0x45766e74; // "Evnt"
+
+const INSERT = `INSERT INTO events (${EVENT_COLUMNS.join(', ')})
+  VALUES (${EVENT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+
+/** Writes an event as the last step of the transaction on `client` (see above). */
+export async function recordEvent(
+  client: Queryable,
+  event: NewEvent,
+  audit: Audit,
+  place: { tenantId: number; branchId: number },
+): Promise<void> {
+  await query(client, 'SELECT pg_advisory_xact_lock($1, $2)', [EVENTS_LOCK, place.tenantId]);
+  const row = eventRow(event, audit, place);
+  await query(
+    client,
+    INSERT,
+    EVENT_COLUMNS.map((c) => row[c]),
+  );
+}
+
+/** The tenant of a branch, for events of writes that know only the branch (tokens). */
+export async function placeOf(client: Queryable, branchId: number) {
+  const { rows } = await query<{ tenant_id: number }>(
+    client,
+    'SELECT tenant_id FROM branches WHERE id = $1',
+    [branchId],
+  );
+  return { tenantId: rows[0]!.tenant_id, branchId };
+}
+
+export function eventsRepo(pool: Pool, notifier: Notifier): EventsRepo {
+  return {
+    async list(f) {
+      const where = ['branch_id = $1'];
+      const values: unknown[] = [f.branchId];
+      const add = (condition: (n: string) => string, value: unknown) => {
+        values.push(value);
+        where.push(condition(`$${values.length}`));
+      };
+      if (f.types) add((n) => `type = ANY(${n})`, f.types);
+      if (f.targetId !== undefined) add((n) => `target_id = ${n}`, f.targetId);
+      if (f.run !== undefined) add((n) => `run = ${n}`, f.run);
+      if (f.since !== undefined) add((n) => `occurred_at >= ${n}`, f.since);
+      if (f.until !== undefined) add((n) => `occurred_at < ${n}`, f.until);
+      if (f.afterSequence !== undefined) {
+        add((n) => `sequence ${f.newestFirst ? '<' : '>'} ${n}`, f.afterSequence);
+      }
+      values.push(f.limit + 1);
+      const { rows } = await query<EventRow>(
+        pool,
+        `SELECT * FROM events WHERE ${where.join(' AND ')}
+         ORDER BY sequence ${f.newestFirst ? 'DESC' : 'ASC'} LIMIT $${values.length}`,
+        values,
+      );
+      return { rows: rows.slice(0, f.limit).map(eventOf), more: rows.length > f.limit };
+    },
+    async prune(before, limit) {
+      const { rowCount } = await query(
+        pool,
+        `DELETE FROM events WHERE sequence IN
+           (SELECT sequence FROM events WHERE occurred_at < $1 ORDER BY occurred_at LIMIT $2)`,
+        [before, limit],
+      );
+      return rowCount ?? 0;
+    },
+    subscribe: (listener) => notifier.subscribe(listener),
+  };
+}

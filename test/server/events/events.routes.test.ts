@@ -1,0 +1,238 @@
+/**
+ * GET /api/events over real HTTP on the backend the run chooses: each write's event (REST,
+ * SCIM, serve's bootstrap), redaction, no event for a no-op, the filters, the cursor, the long
+ * poll, and bad input.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { scimClient, scimUser } from '../../helpers/scim.js';
+import { jsonBody, startServer, type TestServer } from '../../helpers/server.js';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.close());
+
+const events = async (query = '', token?: string) => {
+  const res = await server.req('GET', `/api/events${query}`, token ? { token } : {});
+  expect(res.status, res.text).toBe(200);
+  return res.json as { data: any[]; next: string };
+};
+/** The events written after `cursor` (a `next`), for one test's own writes. */
+const since = async (cursor: string, query = '') => (await events(`?after=${cursor}${query}`)).data;
+/** Where the list `query` stands now: a later `since(mark, query)` gives what came after. */
+const mark = async (query = '') => (await events(`?limit=1000${query}`)).next;
+const create = (body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+  const req = jsonBody(body);
+  return server.req('POST', '/api/users', { ...req, headers: { ...req.headers, ...headers } });
+};
+
+describe('what each write records', () => {
+  test("serve's bootstrap: token.created by the system, its value never", async () => {
+    const first = (await events('?type=token.created')).data[0];
+    expect(first).toMatchObject({
+      type: 'token.created',
+      actor: { type: 'system', name: 'serve' },
+      channel: 'system',
+      target: { type: 'token' },
+      changes: {
+        name: { from: null, to: 'admin' },
+        secret: { from: '[redacted]', to: '[redacted]' },
+      },
+    });
+    expect(JSON.stringify(first)).not.toContain(server.adminToken.slice(-20));
+  });
+
+  test('REST: created, updated (from → to), no event for a no-op, deactivated, deleted', async () => {
+    const at = await mark();
+    const res = await create(
+      {
+        externalId: 'ev-1',
+        email: 'ann@example.com',
+        profile: { firstName: 'Ann', department: 'Ops' },
+      },
+      { 'X-Request-Id': 'req-ev-1', 'Roster-Run-Id': 'run-42' },
+    );
+    expect(res.status, res.text).toBe(201);
+    const id = res.json.id;
+    const put = (body: unknown) => server.req('PUT', `/api/users/${id}`, jsonBody(body));
+    expect((await put({ profile: { department: 'Sales' } })).status).toBe(200);
+    expect((await put({ profile: { department: 'Sales' } })).status).toBe(200); // no change
+    expect((await put({ secret: 'a long enough secret 1' })).status).toBe(200);
+    expect((await server.req('DELETE', `/api/users/${id}`)).status).toBe(202);
+    const log = await since(at);
+    expect(log.map((e) => e.type)).toEqual([
+      'user.created',
+      'user.updated',
+      'user.activated',
+      'user.deleted',
+    ]);
+    const [created, updated, activated, deleted] = log;
+    expect(created).toMatchObject({
+      channel: 'api',
+      actor: { type: 'token', name: 'admin' },
+      requestId: 'req-ev-1',
+      run: 'run-42',
+      target: { type: 'user', id, externalId: 'ev-1', email: 'ann@example.com' },
+      changes: {
+        email: { from: null, to: 'ann@example.com' },
+        'profile.department': { from: null, to: 'Ops' },
+        status: { from: null, to: 'pending' },
+      },
+    });
+    expect(created.actor.id).toMatch(/^[0-9a-f]{24}$/);
+    expect(updated.changes).toEqual({ 'profile.department': { from: 'Ops', to: 'Sales' } });
+    expect(updated).not.toHaveProperty('run');
+    // The secret's change is there, its value (and hash) never.
+    expect(activated.changes.secret).toEqual({ from: '[redacted]', to: '[redacted]' });
+    expect(activated.changes.status).toEqual({ from: 'pending', to: 'activated' });
+    expect(JSON.stringify(activated)).not.toContain('long enough');
+    expect(deleted.changes.status).toEqual({ from: 'activated', to: 'deleted' });
+    expect(log.map((e) => e.sequence)).toEqual(
+      [...log.map((e) => e.sequence)].sort((a, b) => a - b),
+    );
+  });
+
+  test('a pending user withdrawn is user.deleted; deactivated is user.deactivated', async () => {
+    const filter = '&type=user.deleted,user.deactivated';
+    const at = await mark(filter);
+    const a = (await create({ email: 'pend@example.com' })).json.id;
+    const b = (await create({ email: 'deact@example.com', secret: 'a long enough secret 2' })).json
+      .id;
+    await server.req('DELETE', `/api/users/${a}`);
+    await server.req('PUT', `/api/users/${b}`, jsonBody({ status: 'deactivated' }));
+    const log = await since(at, filter);
+    expect(log.map((e) => [e.type, e.target.id])).toEqual([
+      ['user.deleted', a],
+      ['user.deactivated', b],
+    ]);
+    expect(log[0].changes.status).toEqual({ from: 'pending', to: 'deleted' });
+  });
+
+  test('SCIM: channel scim; a PATCH that changes nothing records nothing', async () => {
+    const at = await mark();
+    const scim = scimClient(server);
+    const res = await scim('POST', '/Users', scimUser('ev'));
+    expect(res.status, res.text).toBe(201);
+    const patch = {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'name.givenName', value: 'Givenev' }],
+    };
+    expect((await scim('PATCH', `/Users/${res.json.id}`, patch)).status).toBe(200);
+    const log = await since(at);
+    expect(log.map((e) => [e.type, e.channel])).toEqual([['user.created', 'scim']]);
+  });
+
+  test('media: medium.created and medium.deleted', async () => {
+    const at = await mark();
+    const boundary = 'b0undary';
+    const body = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--${boundary}--\r\n`,
+    );
+    const up = await server.req('POST', '/api/media', {
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      body,
+    });
+    expect(up.status, up.text).toBe(200);
+    expect((await server.req('DELETE', `/api/media/${up.json.id}`)).status).toBe(204);
+    const log = await since(at);
+    expect(log.map((e) => [e.type, e.target])).toEqual([
+      ['medium.created', { type: 'medium', id: up.json.id }],
+      ['medium.deleted', { type: 'medium', id: up.json.id }],
+    ]);
+  });
+});
+
+describe('filters and paging', () => {
+  test('target=, type= families, run=, since/until, limit and the cursor through every page', async () => {
+    const filters = ['', '&type=user.*', '&type=medium.*', '&run=run-f', '&type=user.created'];
+    const [at, users, media, run, created] = await Promise.all(filters.map((f) => mark(f)));
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push(
+        (await create({ email: `f${i}@example.com` }, { 'Roster-Run-Id': 'run-f' })).json.id,
+      );
+    }
+    await server.req('PUT', `/api/users/${ids[0]}`, jsonBody({ profile: { lastName: 'X' } }));
+    expect((await events(`?target=${ids[0]}`)).data.map((e) => e.type)).toEqual([
+      'user.created',
+      'user.updated',
+    ]);
+    expect((await since(users!, filters[1])).length).toBe(6);
+    expect((await since(media!, filters[2])).length).toBe(0);
+    expect((await since(run!, filters[3])).length).toBe(5);
+    // Paging: two at a time, each page's next continues it; Link names the next page.
+    const seen: string[] = [];
+    let cursor = created;
+    for (;;) {
+      const res = await server.req('GET', `/api/events?type=user.created&limit=2&after=${cursor}`);
+      seen.push(...res.json.data.map((e: any) => e.target.id));
+      cursor = res.json.next;
+      if (!res.headers.link) break;
+      expect(res.headers.link).toContain('rel="next"');
+    }
+    expect(seen).toEqual(ids);
+    const all = await since(at!);
+    const middle = all[2].occurredAt;
+    const later = await events(`?since=${encodeURIComponent(middle)}&limit=1000`);
+    expect(later.data.every((e) => e.occurredAt >= middle)).toBe(true);
+    const before = await events(`?until=${encodeURIComponent(middle)}&limit=1000`);
+    expect(before.data.every((e) => e.occurredAt < middle)).toBe(true);
+  });
+
+  test('a token without events:read is refused (403)', async () => {
+    const token = await server.token({ scopes: ['users:read', 'users:write'] });
+    const res = await server.req('GET', '/api/events', { token });
+    expect(res.status).toBe(403);
+    expect(res.text).toContain('events:read');
+  });
+});
+
+describe('long poll', () => {
+  test('wait= holds an empty answer until an event arrives, then answers it', async () => {
+    const at = await mark();
+    const polled = server.req('GET', `/api/events?after=${at}&wait=30`);
+    // The write happens while the poll waits (its answer can only hold it if it waited).
+    const made = await create({ email: 'poll@example.com' });
+    const res = await polled;
+    expect(res.status).toBe(200);
+    expect(res.json.data.map((e: any) => e.target.id)).toEqual([made.json.id]);
+  });
+});
+
+describe('bad input', () => {
+  test.each([
+    ['?type=user.renamed', 'type', 'user.renamed'],
+    ['?type=user.created,bogus.*', 'type', 'bogus.*'],
+    ['?wait=61', 'wait', '60'],
+    ['?since=yesterday', 'since', 'yesterday'],
+    ['?limit=1001', 'limit', '1000'],
+    ['?after=forged', 'after', 'cursor'],
+    ['?color=red', 'color', 'known'],
+  ])('%s is a 400 naming %s', async (query, field, word) => {
+    const res = await server.req('GET', `/api/events${query}`);
+    expect(res.status).toBe(400);
+    const detail = JSON.stringify(res.json);
+    expect(detail).toContain(field);
+    expect(detail).toContain(word);
+  });
+
+  test("another list's cursor, or another tenant's, is a 400", async () => {
+    const { next } = await events('?type=user.*');
+    expect((await server.req('GET', `/api/events?after=${next}`)).status).toBe(400);
+    const other = await server.token({ tenant: 'other.example.com' });
+    const res = await server.req('GET', `/api/events?type=user.*&after=${next}`, {
+      token: other,
+      headers: { host: 'other.example.com' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('another list of events');
+  });
+
+  test('a Roster-Run-Id of unsafe characters is a 400', async () => {
+    const res = await create({ email: 'run@example.com' }, { 'Roster-Run-Id': 'a b<c>' });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('Roster-Run-Id');
+  });
+});
