@@ -54,13 +54,16 @@ export function isRetryableStatus(status: number, method: string): boolean {
  * any method may be sent again — unless it says the outcome is unknown (`Roster-Outcome:
  * unknown`: a commit whose answer was lost), which only the caller can resolve. Such a wait is
  * bounded by time, not by a count of retries: a failover lasts seconds, whatever the attempts.
+ * Retry-After must name a second or more, so that the waits add up to the budget.
  */
 export function isUnavailable(
   status: number,
   retryAfterMs: number | undefined,
   outcomeUnknown: boolean,
 ): boolean {
-  return status === 503 && retryAfterMs !== undefined && !outcomeUnknown;
+  // At least a second: each wait must bring the time budget closer (`Retry-After: 0` asks for
+  // the counted retries of any 5xx instead).
+  return status === 503 && retryAfterMs !== undefined && retryAfterMs >= 1000 && !outcomeUnknown;
 }
 
 /** A failure of the network or the peer (errno, undici), not of this process (ERR_STRING_TOO_LONG…). */

@@ -12,3 +12,9 @@
 export function deleteProtoAccessor(): void {
   Reflect.deleteProperty(Object.prototype, '__proto__');
 }
+
+/**
+ * The accessor as the process had it before any serve took it away: an in-process serve (a
+ * test's) leaves the test process without it, and the next test puts it back from here.
+ */
+export const PROTO_ACCESSOR = Object.getOwnPropertyDescriptor(Object.prototype, '__proto__');

@@ -6,7 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, expect, test } from 'vitest';
+import { afterEach, beforeEach, expect, test } from 'vitest';
+import { PROTO_ACCESSOR } from '../../../../src/server/harden.js';
 import { lockDataDir } from '../../../../src/store/data-dir/lock.js';
 import { cliWith } from '../../../helpers/cli-run.js';
 import { watchPrototype } from '../../../helpers/prototype-watch.js';
@@ -15,7 +16,13 @@ import { scratch } from '../../../helpers/scratch.js';
 const dirs = scratch();
 afterEach(dirs.cleanup);
 // A serve that got as far as listening took Object.prototype.__proto__ away (harden.ts): this
-// worker runs other test files after this one, so each test gives it back.
+// worker runs other test files after this one, so each test gives it back. Another file's
+// in-process serve may have taken it before this file began: each test starts with it there.
+beforeEach(() => {
+  if (!Object.getOwnPropertyDescriptor(Object.prototype, '__proto__')) {
+    Object.defineProperty(Object.prototype, '__proto__', PROTO_ACCESSOR!);
+  }
+});
 const proto = watchPrototype();
 afterEach(() => proto.restore());
 
