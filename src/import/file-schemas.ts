@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { type ZodType, z } from 'zod';
+import { RUN_ID } from '../contract/events.js';
 import { forbiddenKeyIn } from '../contract/safe-json.js';
 import { importUsageError } from './errors.js';
 import { PRESET_NAMES } from './presets.js';
@@ -61,6 +62,8 @@ export const runRecordSchema = z.strictObject({
   version: z.literal(1),
   ...origin,
   plan: text.optional(),
+  /** The Roster-Run-Id of the run's requests (contract/events.ts): kept by a resume. */
+  runId: z.string().regex(RUN_ID).optional(),
 });
 
 const ACTIONS = ['create', 'update', 'unchanged', 'deactivate', 'leaver', 'error', 'skip'] as const;

@@ -1,4 +1,5 @@
 /** `roster tokens create --for scim`: the flags, and the two values it prints. */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import {
   runCreate,
 } from '../../../../../src/cli/commands/local/tokens/create.js';
 import { run } from '../../../../../src/cli/main.js';
+import { SCOPES } from '../../../../../src/contract/scopes.js';
 import { databaseTarget, openStore } from '../../../../../src/store/open.js';
 import { fakeIO, parseWith, testDeps } from '../../../helpers.js';
 
@@ -119,8 +121,8 @@ test('--for says where the token works: the API by default, SCIM, or both; the s
   expect(made.idp?.channels).toEqual(['scim']);
   expect(made.both?.channels).toEqual(['api', 'scim']);
   // Made for the API too, a token gets every scope unless told.
-  expect(made.both?.scopes).toHaveLength(4);
-  expect(made.rest?.scopes).toHaveLength(4);
+  expect(made.both?.scopes).toHaveLength(SCOPES.length);
+  expect(made.rest?.scopes).toHaveLength(SCOPES.length);
 });
 
 test('--for with nothing in it, or with an unknown client among others, is a usage error', async () => {
