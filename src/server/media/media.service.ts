@@ -42,6 +42,12 @@ export interface MediaServiceDeps {
   log: (line: string) => void;
 }
 
+/** A stored upload, and why it has no preview when its type gets one (told its uploader once). */
+export interface Uploaded {
+  row: MediumRow;
+  previewError?: string;
+}
+
 /** A preview that cannot start within this time is skipped: the upload is answered without. */
 export const PREVIEW_QUEUE_WAIT_MS = 15_000;
 
@@ -93,17 +99,25 @@ export function mediaService(deps: MediaServiceDeps) {
   ) => {
     const { describeAndPreview } = await previews();
     const key = `${scope.tenant.id}/${scope.token.id}`;
-    const skipped = (why: string): Described => {
+    const skipped = (why: string, noPreview: string): Described => {
       log(`medium ${id} (${kind.mimeType}) stored without preview: ${why}`);
-      return {};
+      return kind.type === 'raw' ? {} : { noPreview };
     };
     deps.metrics?.previewsPending.inc();
     const outcome = await schedule(key, () =>
       describeAndPreview(path, kind, { previewPath, timeoutMs: deps.previewTimeoutMs }),
     )
-      .catch((err: Error) => ({ ran: true as const, value: skipped(err.message) }))
+      .catch((err: Error) => ({
+        ran: true as const,
+        value: skipped(err.message, `the file could not be read (${err.message})`),
+      }))
       .finally(() => deps.metrics?.previewsPending.dec());
-    return outcome.ran ? outcome.value : skipped(`preview ${outcome.reason}`);
+    return outcome.ran
+      ? outcome.value
+      : skipped(
+          `preview ${outcome.reason}`,
+          'the service was too busy to make one; upload it again later',
+        );
   };
 
   const strip = deps.stripMetadata
@@ -132,7 +146,7 @@ export function mediaService(deps: MediaServiceDeps) {
   };
 
   /** Receives, inspects, stores and records one upload; the preview is best effort. */
-  const receiveAndStore = async (scope: RequestScope, body: UploadBody): Promise<MediumRow> => {
+  const receiveAndStore = async (scope: RequestScope, body: UploadBody): Promise<Uploaded> => {
     await checkQuota(scope);
     const id = newObjectId();
     const keys = { file: id, preview: `${id}.preview` };
@@ -210,7 +224,7 @@ export function mediaService(deps: MediaServiceDeps) {
         quota,
       );
       if ('used' in outcome) throw overQuota(scope, outcome.used, quota!, adding);
-      return outcome.inserted;
+      return { row: outcome.inserted, previewError: described.noPreview };
     } catch (err) {
       if (stored) await discard([keys.file, keys.preview]);
       else if (open) await write.abort();
@@ -246,7 +260,7 @@ export function mediaService(deps: MediaServiceDeps) {
     get: (scope: RequestScope, id: string) => find(scope, id),
 
     /** One upload, counted while it is under way. */
-    async upload(scope: RequestScope, body: UploadBody): Promise<MediumRow> {
+    async upload(scope: RequestScope, body: UploadBody): Promise<Uploaded> {
       deps.metrics?.uploadsInFlight.inc();
       try {
         return await receiveAndStore(scope, body);
