@@ -88,3 +88,22 @@ test('tokens revoke takes a unique token name', async () => {
     /2 live tokens are named 'edge-twice' \(\w+, \w+\); revoke one by its id/,
   );
 });
+
+test('backup counts the live users, not the removed ones', async () => {
+  const { startServer } = await import('../helpers/server.js');
+  const { cliAgainst, cliWith, cliEnv } = await import('../helpers/cli-run.js');
+  const own = await startServer();
+  const configDir = dirs.temp('roster-edge-config-');
+  const cli = cliAgainst(own, own.adminToken, configDir);
+  const ids: string[] = [];
+  for (const email of ['edge-b1@example.com', 'edge-b2@example.com']) {
+    const r = await cli(['users', 'invite', '--email', email, '--no-send-mail', '-o', 'json']);
+    ids.push(JSON.parse(r.stdout).id);
+  }
+  expect((await cli(['users', 'remove', ids[0]!, '--yes'])).code).toBe(0);
+  const to = join(dirs.temp('roster-edge-backup-'), 'b.db');
+  const r = await cliWith(cliEnv({ configDir, dataDir: own.dataDir }))(['backup', '--to', to]);
+  await own.close();
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).toContain('backed up 1 user and 0 media rows');
+});
