@@ -127,10 +127,10 @@ export function mediaService(deps: MediaServiceDeps) {
   const quotaOf = (scope: RequestScope) => scope.tenant.quotaBytes ?? deps.defaultQuotaBytes;
   const overQuota = (scope: RequestScope, used: number, quota: number, adding?: number) => {
     const what = adding === undefined ? 'has used' : 'would exceed';
-    const upload = adding === undefined ? '' : `, this upload is ${adding} bytes`;
+    const upload = adding === undefined ? '' : `, this upload is ${adding} bytes with its preview`;
     return new AppError(
       'insufficientStorage',
-      `tenant '${scope.tenant.host}' ${what} its storage quota: ${used} bytes used of ${quota}${upload}; delete media or raise the quota (roster tenants quota)`,
+      `tenant '${scope.tenant.host}' ${what} its storage quota: ${used} bytes used of ${quota} (media files and their previews count)${upload}; delete media or raise the quota (roster tenants quota)`,
     );
   };
 
