@@ -107,3 +107,30 @@ test('backup counts the live users, not the removed ones', async () => {
   expect(r.code, r.stderr).toBe(0);
   expect(r.stderr).toContain('backed up 1 user and 0 media rows');
 });
+
+test('an email is stored with its domain in lower case, the local part as typed', async () => {
+  const r = await srv.run([
+    'users',
+    'invite',
+    '--email',
+    'USER403@Corp.Example.com',
+    '--no-send-mail',
+    '-o',
+    'json',
+  ]);
+  expect(r.exitCode, r.stderr).toBe(0);
+  const user = JSON.parse(r.stdout);
+  expect(user.email.value).toBe('USER403@corp.example.com');
+  // The same address in another case is the same user, and an update to it changes nothing.
+  const again = await srv.run([
+    'users',
+    'update',
+    user.id,
+    '--set',
+    'email=USER403@CORP.example.COM',
+    '-o',
+    'json',
+  ]);
+  expect(again.exitCode, again.stderr).toBe(0);
+  expect(JSON.parse(again.stdout).email.value).toBe('USER403@corp.example.com');
+});
