@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import type { IO } from '../context.js';
 import { paint } from './style.js';
 import { safeText } from './text-safe.js';
-import { clip, displayWidth, pad, pieces, wrapWords } from './width.js';
+import { clip, clipMiddle, displayWidth, pad, pieces, wrapWords } from './width.js';
 
 export { displayWidth };
 
@@ -31,6 +31,11 @@ export interface TableColumn {
   whole?: boolean;
   /** When the terminal is too narrow, lower values are dropped first (default 0). */
   keep?: number;
+  /**
+   * What people tell rows apart by (an email, a name): shortened only once the other columns
+   * are as short as they go, and then in its middle, so both ends stay.
+   */
+  identifies?: boolean;
 }
 
 const isWhole = (c: TableColumn) => c.whole ?? (c.header === 'id' || c.header.endsWith('.id'));
@@ -78,11 +83,17 @@ export function fitColumns(
     return undefined;
   }
   const widths = kept.map((i) => natural[i]!);
-  while (tableWidth(widths) > limit) {
+  // The widest column gives way first; one that identifies the row only when no other can.
+  const widestOf = (identifying: boolean) => {
     let widest = -1;
     for (let k = 0; k < kept.length; k++) {
+      if (Boolean(columns[kept[k]!]!.identifies) !== identifying) continue;
       if (widths[k]! > min(kept[k]!) && (widest < 0 || widths[k]! > widths[widest]!)) widest = k;
     }
+    return widest;
+  };
+  while (tableWidth(widths) > limit) {
+    const widest = widestOf(false) >= 0 ? widestOf(false) : widestOf(true);
     if (widest < 0) break;
     widths[widest]!--;
   }
@@ -161,7 +172,8 @@ export async function renderTable(io: IO, columns: TableColumn[], rows: string[]
   const physical = (cells: string[], styled?: (s: string) => string) =>
     `│${cells
       .map((c, k) => {
-        const text = pad(clip(c, widths[k]!), widths[k]!);
+        const cut = columns[shown[k]!]!.identifies ? clipMiddle : clip;
+        const text = pad(cut(c, widths[k]!), widths[k]!);
         return ` ${styled ? styled(text) : text} `;
       })
       .join('│')}│\n`;

@@ -93,6 +93,14 @@ describe('which columns give way', () => {
     expect(headers(at60.stdout)).toEqual(['id', 'email', 'status']);
   });
 
+  it('users list at 80 columns: the email is cut last, and in its middle (both ends stay)', async () => {
+    const r = await onTerminal(80, ['users', 'list', '--fields', 'id,email,position,status']);
+    expect(r.code, r.stderr).toBe(0);
+    const ann = lines(r.stdout).find((l) => l.includes(ids[0]!))!;
+    expect(displayWidth(ann)).toBeLessThanOrEqual(80);
+    expect(ann).toMatch(/│ ann\.archer@a-ve\S*…\S*example\.com +│/);
+  });
+
   it('users list in blocks below 40 columns: every field, long values wrapped', async () => {
     const r = await onTerminal(30, ['users', 'list']);
     const first = r.stdout.split(/^-\[ RECORD 2 \].*$/m)[0]!;
