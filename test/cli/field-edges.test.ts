@@ -134,3 +134,21 @@ test('an email is stored with its domain in lower case, the local part as typed'
   expect(again.exitCode, again.stderr).toBe(0);
   expect(JSON.parse(again.stdout).email.value).toBe('USER403@corp.example.com');
 });
+
+test('tokens list at 80 columns tells an admin token from a read-only one', async () => {
+  const { run } = await import('../../src/cli/main.js');
+  const { fakeIO } = await import('./helpers.js');
+  await srv.run(['tokens', 'create', '--name', 'edge-reader', '--scopes', 'users:read']);
+  const fake = fakeIO({ tty: true });
+  fake.io.columns = 80;
+  const code = await run(['node', 'roster', 'tokens', 'list'], {
+    io: fake.io,
+    env: { NO_COLOR: '1', ...srv.env },
+  });
+  expect(code, fake.err()).toBe(0);
+  const out = fake.out();
+  expect(out.split('\n').find((l) => l.includes('edge-reader'))).toMatch(/│ users:read +│/);
+  // The admin token's every scope is there, wrapped rather than cut.
+  for (const scope of ['users:write', 'media:read', 'media:write']) expect(out).toContain(scope);
+  for (const line of out.trimEnd().split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+});

@@ -183,7 +183,9 @@ export async function renderTable(io: IO, columns: TableColumn[], rows: string[]
     if (!wraps.some((w, k) => w && displayWidth(cells[k]!) > widths[k]!)) {
       return physical(cells, styled);
     }
-    const split = cells.map((c, k) => (wraps[k] ? pieces(c, widths[k]!) : [c]));
+    // At spaces where it can, so `users:read, users:write` does not break inside a word.
+    const wrapped = (c: string, w: number) => wrapWords(c, w).flatMap((l) => pieces(l, w));
+    const split = cells.map((c, k) => (wraps[k] ? wrapped(c, widths[k]!) : [c]));
     const height = Math.max(...split.map((p) => p.length));
     let out = '';
     for (let h = 0; h < height; h++) {
