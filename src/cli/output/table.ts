@@ -120,6 +120,8 @@ async function writeRows(io: IO, rows: string[][], render: (row: string[], n: nu
   }
 }
 
+const URL_VALUE = /^https?:\/\/\S+$/;
+
 /** psql's `\x`: a `-[ RECORD n ]` line, then `field │ value` per column, long values wrapped. */
 async function renderRecords(io: IO, columns: TableColumn[], rows: string[][], limit: number) {
   const heads = columns.map((c) => safeText(c.header));
@@ -136,6 +138,9 @@ async function renderRecords(io: IO, columns: TableColumn[], rows: string[][], l
       if (displayWidth(value) <= room) out += `${line(head, value)}\n`;
       // A whole value too long to sit beside its name gets a line of its own, uncut.
       else if (isWhole(c)) out += `${line(head, '')}\n${value}\n`;
+      // A (signed) URL wraps over lines nobody reads: its start and its end, on a terminal
+      // (the whole URL is in -o json, or in any output that is piped).
+      else if (URL_VALUE.test(value)) out += `${line(head, clipMiddle(value, room))}\n`;
       else {
         const parts = pieces(value, room);
         out += `${line(head, parts[0]!)}\n`;

@@ -123,6 +123,20 @@ describe('which columns give way', () => {
     expect(r.stdout).toMatch(new RegExp(`(^|│ )${ids[0]}$`, 'm'));
   });
 
+  it('media show at 80 columns: a signed URL on one line, its middle elided; whole when piped', async () => {
+    const r = await onTerminal(80, ['media', 'show', mediaIds[0]!]);
+    expect(r.code, r.stderr).toBe(0);
+    const url = lines(r.stdout).filter((l) => /^resourceInfo\.url/.test(l));
+    expect(url).toHaveLength(1);
+    expect(url[0]).toMatch(/│ http:\/\/127\.0\.0\.1:\d+\/\S*…\S+$/);
+    // The next line is the next field, not the URL going on.
+    const next = lines(r.stdout)[lines(r.stdout).indexOf(url[0]!) + 1]!;
+    expect(next).toMatch(/^\S/);
+    const piped = await srv.run(['media', 'show', mediaIds[0]!, '-o', 'table']);
+    expect(piped.stdout).toMatch(/http:\/\/\S+\?expires=\d+&signature=[\w-]+/);
+    expect(piped.stdout).not.toContain('…');
+  });
+
   it('users show on a wide terminal: the field/value table', async () => {
     const r = await onTerminal(120, ['users', 'show', ids[0]!]);
     expect(r.stdout).toMatch(/^│ field +│ value +│$/m);
