@@ -55,6 +55,21 @@ export interface GlobalOptions {
 /** NO_COLOR counts when set to anything but the empty string (no-color.org). */
 export const noColorEnv = (env: NodeJS.ProcessEnv) => Boolean(env.NO_COLOR);
 
+/**
+ * How many cells a table may take on stdout: what the terminal reports, else `COLUMNS` (a pty
+ * that reports no size, as CI runners' and `docker exec -t`'s do), else unfitted. Piped: never.
+ */
+export function terminalColumns(
+  isTTY: boolean,
+  reported: number | undefined,
+  env: NodeJS.ProcessEnv,
+): number | undefined {
+  if (!isTTY) return undefined;
+  if (reported) return reported;
+  const fromEnv = Number(env.COLUMNS);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : undefined;
+}
+
 export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
   const stdoutIsTTY = Boolean(process.stdout.isTTY);
   const stderrIsTTY = Boolean(process.stderr.isTTY);
@@ -66,7 +81,7 @@ export function processIO(env: NodeJS.ProcessEnv = process.env): IO {
       return process.stdin;
     },
     stdoutIsTTY,
-    columns: stdoutIsTTY ? process.stdout.columns || undefined : undefined,
+    columns: terminalColumns(stdoutIsTTY, process.stdout.columns, env),
     stderrIsTTY,
     stdinIsTTY: isatty(0),
     color: stdoutIsTTY && !noColorEnv(env),

@@ -21,9 +21,11 @@ export async function tempDir(prefix: string): Promise<{ dir: string; dispose():
   return {
     dir,
     async dispose() {
+      // Forgotten only once removed: a cleanup that Ctrl-C starts is cut short by process.exit,
+      // and the exit listener must still find the dir.
+      await rm(dir, { recursive: true, force: true });
       live.delete(dir);
       if (live.size === 0) process.off('exit', removeLive);
-      await rm(dir, { recursive: true, force: true });
     },
   };
 }

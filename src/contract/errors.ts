@@ -59,6 +59,13 @@ export interface FieldIssue {
   message: string;
 }
 
+/**
+ * An issue in words: the field, then what is wrong with it ("email is not a valid address"),
+ * or the message alone where it already begins with the field ("email or userName is required").
+ */
+export const issueText = (issue: FieldIssue) =>
+  issue.message.startsWith(`${issue.field} `) ? issue.message : `${issue.field} ${issue.message}`;
+
 /** The body of every error answer. */
 export interface ErrorEnvelope {
   identifier: number;

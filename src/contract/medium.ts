@@ -18,6 +18,19 @@ export interface ResourceInfo {
 /** The one pre-rendered transformation: a preview image of the medium. */
 export const PREVIEW = 't_preview';
 
+/**
+ * 100 megapixels: a 24-MP camera JPEG gets a preview, a 30000² PNG bomb does not (images and
+ * PDFs). Here so the service and the CLI explaining a missing preview say the same.
+ */
+export const MAX_PREVIEW_PIXELS = 100_000_000;
+
+/** Why an image this size has no preview, or undefined when its size is no reason. */
+export function pixelLimitReason(width?: number, height?: number): string | undefined {
+  if (!width || !height || width * height <= MAX_PREVIEW_PIXELS) return undefined;
+  const mp = (n: number) => Math.round(n / 1_000_000);
+  return `the image has ${mp(width * height)} megapixels; previews are made up to ${mp(MAX_PREVIEW_PIXELS)}`;
+}
+
 export interface Transformation {
   transformationString: string;
   status: 'FINISHED';
@@ -31,6 +44,11 @@ export interface Medium {
   publicID: string;
   resourceInfo: ResourceInfo;
   transformations?: Record<string, Transformation>;
+  /**
+   * Roster extension, in an upload's answer only: why a file of a type that gets previews
+   * (image, PDF, video) has none ("the image is truncated").
+   */
+  previewError?: string;
   fileName: string;
   entityType: 'medium';
 }

@@ -101,6 +101,12 @@ export const mediumSchema = z
       })
       .optional()
       .describe('absent when no preview could be made'),
+    previewError: z
+      .string()
+      .optional()
+      .describe(
+        "Roster extension, in an upload's answer only: why a file of a type that gets previews has none",
+      ),
     fileName: z.string(),
     entityType: z.literal('medium'),
   })

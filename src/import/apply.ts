@@ -7,6 +7,7 @@
  * client's `stopsRun`: auth, an unreachable service); other answers fail only their row.
  */
 import { ApiError, stopsRun } from '../client/index.js';
+import { issueText } from '../contract/errors.js';
 import { sameIdentity } from '../contract/identity.js';
 import { LISTABLE_STATUSES } from '../contract/user.js';
 import { createBody, currentValues, diff, updateBody } from './fields.js';
@@ -39,7 +40,7 @@ export interface ApplyOptions {
 /** What the service said, in one line (without the hints the CLI adds to a message). */
 export function reason(err: unknown): string {
   if (!(err instanceof ApiError)) return (err as Error).message ?? String(err);
-  const details = err.details.map((d) => `${d.field} ${d.message}`).join('; ');
+  const details = err.details.map(issueText).join('; ');
   const extra = err.status === 400 && details ? `: ${details}` : '';
   return `${err.serverMessage}${extra} (${err.status})`;
 }

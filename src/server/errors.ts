@@ -1,4 +1,4 @@
-import type { ErrorKind, FieldIssue } from '../contract/errors.js';
+import { type ErrorKind, type FieldIssue, issueText } from '../contract/errors.js';
 
 /**
  * A failure with a known answer: the kind picks status, identifier and type from the contract's
@@ -17,8 +17,4 @@ export class AppError extends Error {
 }
 
 export const validationError = (details: FieldIssue[], what = 'request') =>
-  new AppError(
-    'validation',
-    `invalid ${what}: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`,
-    details,
-  );
+  new AppError('validation', `invalid ${what}: ${details.map(issueText).join('; ')}`, details);

@@ -32,7 +32,11 @@ export async function backupSqlite(
   store: Store,
   to: string,
   progress: (done: number, total: number) => void = () => {},
-): Promise<{ bytes: number; users: number; media: number }> {
+): Promise<{
+  bytes: number /** Live users (a removed one is a row with status deleted). */;
+  users: number;
+  media: number;
+}> {
   const temp = join(dirname(to), `.${randomBytes(6).toString('hex')}.roster-backup.tmp`);
   try {
     await sqliteHandle(store).backup(temp, {
@@ -46,11 +50,15 @@ export async function backupSqlite(
     try {
       const ok = check.pragma('quick_check', { simple: true });
       if (ok !== 'ok') throw new CopyError(`the backup failed its check: ${ok}`);
-      const count = (table: string) =>
-        (check.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+      const count = (table: string, where = '') =>
+        (check.prepare(`SELECT count(*) AS n FROM ${table} ${where}`).get() as { n: number }).n;
       const pages = check.pragma('page_count', { simple: true }) as number;
       const pageSize = check.pragma('page_size', { simple: true }) as number;
-      const result = { bytes: pages * pageSize, users: count('users'), media: count('media') };
+      const result = {
+        bytes: pages * pageSize,
+        users: count('users', "WHERE status <> 'deleted'"),
+        media: count('media'),
+      };
       check.close();
       renameSync(temp, to);
       return result;

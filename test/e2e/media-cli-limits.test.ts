@@ -36,9 +36,11 @@ describe('media upload over the limit', () => {
     ]);
     expect(r.exitCode, r.stderr).toBe(5);
     expect(JSON.parse(r.stdout).map((m: any) => m.fileName)).toEqual(['small.txt']);
-    const limit = 'too large: the service accepts at most 1 MB (1000000 bytes) per file';
-    expect(r.stderr).toContain(`failed ${join(dir, 'over.bin')}: ${limit}; this one is 2 MB`);
-    expect(r.stderr).toContain(`failed ${join(dir, 'far-over.bin')}: ${limit}; this one is 210 MB`);
+    const limit = 'too large: the service accepts at most 977 KiB (1000000 bytes) per file';
+    expect(r.stderr).toContain(`failed ${join(dir, 'over.bin')}: ${limit}; this one is 1.9 MiB`);
+    expect(r.stderr).toContain(
+      `failed ${join(dir, 'far-over.bin')}: ${limit}; this one is 200 MiB`,
+    );
     expect(r.stderr).toContain('1 uploaded, 2 failed');
   });
 });

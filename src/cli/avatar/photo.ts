@@ -113,7 +113,7 @@ export async function openPhoto(
   if (!info.isFile()) throw new PhotoError(path, 'broken', 'is not a regular file');
   if (info.size === 0) throw new PhotoError(path, 'empty', 'is empty');
   if (info.size > MAX_PHOTO_BYTES) {
-    const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MB`;
+    const mb = (n: number) => `${Math.round(n / 1024 / 1024)} MiB`;
     throw new PhotoError(
       path,
       'too-large',

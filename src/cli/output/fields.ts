@@ -62,8 +62,15 @@ export function parseFields(
   const given = splitList(value);
   if (given.length === 0) throw usageError('--fields: name at least one field, e.g. id,email');
   const fields: Field[] = [];
-  for (const name of given) {
-    const path = Object.hasOwn(names, name) ? names[name]! : name;
+  // Names are matched in any case (EMAIL, FirstName), as a person types them.
+  const nameOf = caseless(Object.keys(names));
+  const knownOf = caseless(known ?? []);
+  for (const typed of given) {
+    const name = nameOf(typed) ?? typed;
+    const [head, ...rest] = name.split('.');
+    const path = Object.hasOwn(names, name)
+      ? names[name]!
+      : [knownOf(head!) ?? head, ...rest].join('.');
     const parts = path.split('.');
     if (parts.some((p) => p === '')) {
       throw usageError(`--fields: '${safeText(name)}' is not a field path`);
@@ -80,6 +87,12 @@ export function parseFields(
     if (!fields.some((f) => f.path === path)) fields.push({ name, path });
   }
   return fields;
+}
+
+/** Looks a word up among `words` case-insensitively, answering the word as it is spelt there. */
+function caseless(words: readonly string[]): (word: string) => string | undefined {
+  const byLower = new Map(words.map((w) => [w.toLowerCase(), w]));
+  return (word) => byLower.get(word.toLowerCase());
 }
 
 /** The value at a dotted path, or undefined. */

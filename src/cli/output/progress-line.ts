@@ -10,19 +10,22 @@ import { clip, clipStart, displayWidth, pad } from './width.js';
 
 export type { Progress };
 
-/** `999 B`, `22.1 kB`, `1.07 GB`: decimal units, as `--max-upload-size 500MB` reads them. */
+/**
+ * `999 B`, `21.6 KiB`, `1 GiB`: binary units, the one system every size message uses (the
+ * limits are set in them: a 1 GiB upload, a 64 MiB answer), so figures compare at a glance.
+ */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ['kB', 'MB', 'GB', 'TB', 'PB'];
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
   let value = bytes;
   let unit = -1;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
     unit++;
   }
-  // 999.95 kB rounds to "1000.0 kB" with one decimal: show it as the next unit instead.
-  if (value >= 999.95 && unit < units.length - 1) {
-    value /= 1000;
+  // 1023.6 KiB would round to "1024 KiB": show it as the next unit instead.
+  if (Math.round(value) >= 1024 && unit < units.length - 1) {
+    value /= 1024;
     unit++;
   }
   return `${value.toFixed(value < 100 ? 1 : 0).replace(/\.0$/, '')} ${units[unit]}`;

@@ -74,7 +74,10 @@ export function viewOf<T>(
 ): View<T> {
   if (!fields) return { format, columns, json };
   const paths = fields.map((f) => f.path);
-  return { format, columns: fieldColumns(fields), json: (row) => pickPaths(json(row), paths) };
+  // A field the view has a column for keeps how that column fits (keep, identifies…).
+  const fitOf = new Map(columns.map(({ value: _, path: __, ...fit }) => [fit.header, fit]));
+  const picked = fieldColumns<T>(fields).map((c) => ({ ...fitOf.get(c.header), ...c }));
+  return { format, columns: picked, json: (row) => pickPaths(json(row), paths) };
 }
 
 const cell = (v: unknown) =>

@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import type { IO } from '../context.js';
 import { paint } from './style.js';
 import { safeText } from './text-safe.js';
-import { clip, displayWidth, pad, pieces, wrapWords } from './width.js';
+import { clip, clipMiddle, displayWidth, pad, pieces, wrapWords } from './width.js';
 
 export { displayWidth };
 
@@ -31,6 +31,11 @@ export interface TableColumn {
   whole?: boolean;
   /** When the terminal is too narrow, lower values are dropped first (default 0). */
   keep?: number;
+  /**
+   * What people tell rows apart by (an email, a name): shortened only once the other columns
+   * are as short as they go, and then in its middle, so both ends stay.
+   */
+  identifies?: boolean;
 }
 
 const isWhole = (c: TableColumn) => c.whole ?? (c.header === 'id' || c.header.endsWith('.id'));
@@ -78,11 +83,17 @@ export function fitColumns(
     return undefined;
   }
   const widths = kept.map((i) => natural[i]!);
-  while (tableWidth(widths) > limit) {
+  // The widest column gives way first; one that identifies the row only when no other can.
+  const widestOf = (identifying: boolean) => {
     let widest = -1;
     for (let k = 0; k < kept.length; k++) {
+      if (Boolean(columns[kept[k]!]!.identifies) !== identifying) continue;
       if (widths[k]! > min(kept[k]!) && (widest < 0 || widths[k]! > widths[widest]!)) widest = k;
     }
+    return widest;
+  };
+  while (tableWidth(widths) > limit) {
+    const widest = widestOf(false) >= 0 ? widestOf(false) : widestOf(true);
     if (widest < 0) break;
     widths[widest]!--;
   }
@@ -109,6 +120,8 @@ async function writeRows(io: IO, rows: string[][], render: (row: string[], n: nu
   }
 }
 
+const URL_VALUE = /^https?:\/\/\S+$/;
+
 /** psql's `\x`: a `-[ RECORD n ]` line, then `field │ value` per column, long values wrapped. */
 async function renderRecords(io: IO, columns: TableColumn[], rows: string[][], limit: number) {
   const heads = columns.map((c) => safeText(c.header));
@@ -125,6 +138,9 @@ async function renderRecords(io: IO, columns: TableColumn[], rows: string[][], l
       if (displayWidth(value) <= room) out += `${line(head, value)}\n`;
       // A whole value too long to sit beside its name gets a line of its own, uncut.
       else if (isWhole(c)) out += `${line(head, '')}\n${value}\n`;
+      // A (signed) URL wraps over lines nobody reads: its start and its end, on a terminal
+      // (the whole URL is in -o json, or in any output that is piped).
+      else if (URL_VALUE.test(value)) out += `${line(head, clipMiddle(value, room))}\n`;
       else {
         const parts = pieces(value, room);
         out += `${line(head, parts[0]!)}\n`;
@@ -161,7 +177,8 @@ export async function renderTable(io: IO, columns: TableColumn[], rows: string[]
   const physical = (cells: string[], styled?: (s: string) => string) =>
     `│${cells
       .map((c, k) => {
-        const text = pad(clip(c, widths[k]!), widths[k]!);
+        const cut = columns[shown[k]!]!.identifies ? clipMiddle : clip;
+        const text = pad(cut(c, widths[k]!), widths[k]!);
         return ` ${styled ? styled(text) : text} `;
       })
       .join('│')}│\n`;
@@ -171,7 +188,9 @@ export async function renderTable(io: IO, columns: TableColumn[], rows: string[]
     if (!wraps.some((w, k) => w && displayWidth(cells[k]!) > widths[k]!)) {
       return physical(cells, styled);
     }
-    const split = cells.map((c, k) => (wraps[k] ? pieces(c, widths[k]!) : [c]));
+    // At spaces where it can, so `users:read, users:write` does not break inside a word.
+    const wrapped = (c: string, w: number) => wrapWords(c, w).flatMap((l) => pieces(l, w));
+    const split = cells.map((c, k) => (wraps[k] ? wrapped(c, widths[k]!) : [c]));
     const height = Math.max(...split.map((p) => p.length));
     let out = '';
     for (let h = 0; h < height; h++) {

@@ -78,3 +78,15 @@ export function wrapWords(text: string, width: number): string[] {
   }
   return [...out, line];
 }
+
+/**
+ * `s` in at most `width` cells with its middle elided (`ann.archer@a-ve…example.com`): for a
+ * value people tell apart by both ends, as an email by its name and its domain.
+ */
+export function clipMiddle(s: string, width: number): string {
+  if (displayWidth(s) <= width) return s;
+  if (width < 3) return clip(s, width);
+  const tail = Math.floor((width - 1) / 2);
+  const head = clip(s, width - tail).slice(0, -1);
+  return `${head}…${clipStart(s, tail + 1).slice(1)}`;
+}

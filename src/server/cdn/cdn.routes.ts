@@ -69,8 +69,15 @@ export function registerCdnRoutes(
         ? undefined
         : targetOf(row, p, preview);
     const size = target && (await deps.blobs.stat(target.key))?.size;
-    if (!target || size === undefined) {
+    if (!target) {
       throw new AppError('notFound', `no file at /cdn/${path}; it was deleted or never existed`);
+    }
+    if (size === undefined) {
+      // The row is here, the file is not: a replica with media on its own disk, or a lost file.
+      throw new AppError(
+        'notFound',
+        `medium ${row!.id} exists, but this server has no copy of its file (/cdn/${path}); replicas share media files only through a bucket: serve every replica with the same --blobs s3://bucket/prefix`,
+      );
     }
 
     const lastModified = new Date(row!.created_at);

@@ -73,8 +73,8 @@ export function registerMediaRoutes(
       throw tooLarge(maxUploadBytes);
     }
     idleTimeout(ctx, opts.uploadIdleTimeoutMs ?? UPLOAD_IDLE_TIMEOUT_MS);
-    const row = await media.upload(ctx.state.scope, uploadBody(ctx));
-    ctx.body = view(ctx)(row);
+    const { row, previewError } = await media.upload(ctx.state.scope, uploadBody(ctx));
+    ctx.body = { ...view(ctx)(row), ...(previewError ? { previewError } : {}) };
   });
 
   router.options('/api/media', (ctx) => {

@@ -42,6 +42,12 @@ export interface MediaServiceDeps {
   log: (line: string) => void;
 }
 
+/** A stored upload, and why it has no preview when its type gets one (told its uploader once). */
+export interface Uploaded {
+  row: MediumRow;
+  previewError?: string;
+}
+
 /** A preview that cannot start within this time is skipped: the upload is answered without. */
 export const PREVIEW_QUEUE_WAIT_MS = 15_000;
 
@@ -93,17 +99,25 @@ export function mediaService(deps: MediaServiceDeps) {
   ) => {
     const { describeAndPreview } = await previews();
     const key = `${scope.tenant.id}/${scope.token.id}`;
-    const skipped = (why: string): Described => {
+    const skipped = (why: string, noPreview: string): Described => {
       log(`medium ${id} (${kind.mimeType}) stored without preview: ${why}`);
-      return {};
+      return kind.type === 'raw' ? {} : { noPreview };
     };
     deps.metrics?.previewsPending.inc();
     const outcome = await schedule(key, () =>
       describeAndPreview(path, kind, { previewPath, timeoutMs: deps.previewTimeoutMs }),
     )
-      .catch((err: Error) => ({ ran: true as const, value: skipped(err.message) }))
+      .catch((err: Error) => ({
+        ran: true as const,
+        value: skipped(err.message, `the file could not be read (${err.message})`),
+      }))
       .finally(() => deps.metrics?.previewsPending.dec());
-    return outcome.ran ? outcome.value : skipped(`preview ${outcome.reason}`);
+    return outcome.ran
+      ? outcome.value
+      : skipped(
+          `preview ${outcome.reason}`,
+          'the service was too busy to make one; upload it again later',
+        );
   };
 
   const strip = deps.stripMetadata
@@ -113,10 +127,10 @@ export function mediaService(deps: MediaServiceDeps) {
   const quotaOf = (scope: RequestScope) => scope.tenant.quotaBytes ?? deps.defaultQuotaBytes;
   const overQuota = (scope: RequestScope, used: number, quota: number, adding?: number) => {
     const what = adding === undefined ? 'has used' : 'would exceed';
-    const upload = adding === undefined ? '' : `, this upload is ${adding} bytes`;
+    const upload = adding === undefined ? '' : `, this upload is ${adding} bytes with its preview`;
     return new AppError(
       'insufficientStorage',
-      `tenant '${scope.tenant.host}' ${what} its storage quota: ${used} bytes used of ${quota}${upload}; delete media or raise the quota (roster tenants quota)`,
+      `tenant '${scope.tenant.host}' ${what} its storage quota: ${used} bytes used of ${quota} (media files and their previews count)${upload}; delete media or raise the quota (roster tenants quota)`,
     );
   };
 
@@ -132,7 +146,7 @@ export function mediaService(deps: MediaServiceDeps) {
   };
 
   /** Receives, inspects, stores and records one upload; the preview is best effort. */
-  const receiveAndStore = async (scope: RequestScope, body: UploadBody): Promise<MediumRow> => {
+  const receiveAndStore = async (scope: RequestScope, body: UploadBody): Promise<Uploaded> => {
     await checkQuota(scope);
     const id = newObjectId();
     const keys = { file: id, preview: `${id}.preview` };
@@ -211,7 +225,7 @@ export function mediaService(deps: MediaServiceDeps) {
         quota,
       );
       if ('used' in outcome) throw overQuota(scope, outcome.used, quota!, adding);
-      return outcome.inserted;
+      return { row: outcome.inserted, previewError: described.noPreview };
     } catch (err) {
       if (stored) await discard([keys.file, keys.preview]);
       else if (open) await write.abort();
@@ -247,7 +261,7 @@ export function mediaService(deps: MediaServiceDeps) {
     get: (scope: RequestScope, id: string) => find(scope, id),
 
     /** One upload, counted while it is under way. */
-    async upload(scope: RequestScope, body: UploadBody): Promise<MediumRow> {
+    async upload(scope: RequestScope, body: UploadBody): Promise<Uploaded> {
       deps.metrics?.uploadsInFlight.inc();
       try {
         return await receiveAndStore(scope, body);

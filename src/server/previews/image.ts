@@ -8,6 +8,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import sharp from 'sharp';
+import { pixelLimitReason } from '../../contract/medium.js';
 import { type Described, MAX_INPUT_PIXELS, PREVIEW_MAX, previewFile } from './preview-file.js';
 
 // Decoded images are big and rarely seen twice: do not keep them in libvips' cache.
@@ -47,12 +48,34 @@ export async function describeImage(
     width: meta.autoOrient?.width ?? meta.width,
     height: meta.autoOrient?.height ?? meta.height,
   };
+  return withPreview(described, () => renderPreview(path, previewPath, timeoutMs));
+}
+
+/**
+ * `described` with the preview `render` makes, or with the reason it has none: a corrupt,
+ * truncated or oversized image is described as far as its header goes, and its uploader hears
+ * why there is no preview (the pixel limit is read from the header, before any decoding).
+ */
+async function withPreview(
+  described: Described,
+  render: () => Promise<Described['preview']>,
+): Promise<Described> {
+  const tooBig = pixelLimitReason(described.width, described.height);
+  if (tooBig) return { ...described, noPreview: tooBig };
   try {
-    described.preview = await renderPreview(path, previewPath, timeoutMs);
-  } catch {
-    // A corrupt, truncated or oversized image: described as far as its header goes.
+    return { ...described, preview: await render() };
+  } catch (err) {
+    return { ...described, noPreview: whyNoPreview(err as Error) };
   }
-  return described;
+}
+
+/** libvips' words for a failed render, as an uploader would put them. */
+function whyNoPreview(err: Error): string {
+  const message = String(err.message ?? err).split('\n')[0]!;
+  if (/premature end|truncated|unexpected end/i.test(message)) return 'the image is truncated';
+  if (/pixel limit/i.test(message)) return 'the image has too many pixels for a preview';
+  if (/timeout/i.test(message)) return 'the preview took too long to render';
+  return `the image could not be decoded (${message})`;
 }
 
 /** The JPEG preview of an image sharp reads: upright, fit in 800×800, on white. */
@@ -83,12 +106,10 @@ async function describeDecoded(
       width: meta.autoOrient?.width ?? meta.width,
       height: meta.autoOrient?.height ?? meta.height,
     };
-    try {
-      described.preview = await renderPreview(decoded, previewPath, deadline - Date.now());
-    } catch {
-      // Decoded, but too big or broken to render: described by its size only.
-    }
-    return described;
+    // Decoded, but maybe too big or broken to render: then described by its size only.
+    return await withPreview(described, () =>
+      renderPreview(decoded, previewPath, deadline - Date.now()),
+    );
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -1,9 +1,12 @@
+import { MAX_PREVIEW_PIXELS } from '../../contract/medium.js';
+
 /** Every preview is a JPEG of at most 800×800, whatever it was made from. */
 export const PREVIEW_MAX = 800;
 export const PREVIEW_FORMAT = 'jpg';
 export const PREVIEW_MIME = 'image/jpeg';
-/** 100 megapixels: a 24-MP camera JPEG is fine, a 30000² PNG bomb is not (images and PDFs). */
-export const MAX_INPUT_PIXELS = 100_000_000;
+
+/** The contract's pixel limit for previews (images and PDFs), as libvips and pdfjs take it. */
+export const MAX_INPUT_PIXELS = MAX_PREVIEW_PIXELS;
 
 export interface PreviewFile {
   width: number;
@@ -20,6 +23,8 @@ export interface Described {
   /** Seconds, videos only. */
   duration?: number;
   preview?: PreviewFile;
+  /** Why a file of a type that gets previews has none, in words for whoever uploaded it. */
+  noPreview?: string;
 }
 
 export const previewFile = (width: number, height: number, bytes: number): PreviewFile => ({

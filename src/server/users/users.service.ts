@@ -4,6 +4,7 @@ import { customFieldsIssue } from '../../contract/limits.js';
 import type { Page } from '../../contract/medium.js';
 import { keyedRecord } from '../../contract/safe-keys.js';
 import { DEFAULT_LIMIT, type UserListQuery } from '../../contract/schemas.js';
+import { storedForm } from '../../contract/stored-form.js';
 import type { ProfileField, UserInput, UserRecord } from '../../contract/user.js';
 import {
   type IdentityField,
@@ -43,10 +44,11 @@ function plainColumns(input: UserInput): Partial<UserColumns> {
     const value = inputValue(input, f);
     if (value === undefined) continue;
     const key = value === null || !f.identity ? value : identityKey(f.name as IdentityField, value);
-    // A key with a `norm` column keeps its value as given beside the form it is indexed in;
+    // A key with a `norm` column keeps its value as given (an email's domain in lower case:
+    // contract/stored-form.ts) beside the form it is indexed in;
     // one without (externalId) is stored in the form it is compared in.
     if (f.norm) {
-      c[f.column] = value;
+      c[f.column] = value === null ? null : storedForm(f.name, value);
       c[f.norm] = key;
     } else c[f.column] = key;
   }

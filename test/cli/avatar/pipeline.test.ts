@@ -151,7 +151,7 @@ describe('bad input: a PhotoError naming the file', () => {
     ['truncated', 'broken', 'truncated'],
     ['empty', 'empty', 'is empty'],
     ['text', 'not-an-image', 'is not an image'],
-    ['huge', 'too-large', '200 MB'],
+    ['huge', 'too-large', '200 MiB'],
   ] as const)('%s', async (key, problem, words) => {
     const err = await makeAvatar(paths[key], out).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PhotoError);

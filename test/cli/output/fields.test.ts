@@ -25,8 +25,16 @@ describe('--fields', () => {
     ]);
   });
 
+  it('takes names and first segments in any case, spelt as the table spells them', () => {
+    expect(parseFields('lastname,EMAIL,ID,PROFILE.department', ['id', 'profile'], names)).toEqual([
+      { name: 'lastName', path: 'profile.lastName' },
+      { name: 'email', path: 'email.value' },
+      { name: 'ID', path: 'id' },
+      { name: 'PROFILE.department', path: 'profile.department' },
+    ]);
+  });
+
   it.each([
-    ['lastname', 'lastName'],
     ['lastNmae', 'lastName'],
     ['emali', 'email'],
     ['profil.department', 'profile'],

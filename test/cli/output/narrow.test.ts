@@ -93,6 +93,14 @@ describe('which columns give way', () => {
     expect(headers(at60.stdout)).toEqual(['id', 'email', 'status']);
   });
 
+  it('users list at 80 columns: the email is cut last, and in its middle (both ends stay)', async () => {
+    const r = await onTerminal(80, ['users', 'list', '--fields', 'id,email,position,status']);
+    expect(r.code, r.stderr).toBe(0);
+    const ann = lines(r.stdout).find((l) => l.includes(ids[0]!))!;
+    expect(displayWidth(ann)).toBeLessThanOrEqual(80);
+    expect(ann).toMatch(/│ ann\.archer@a-ve\S*…\S*example\.com +│/);
+  });
+
   it('users list in blocks below 40 columns: every field, long values wrapped', async () => {
     const r = await onTerminal(30, ['users', 'list']);
     const first = r.stdout.split(/^-\[ RECORD 2 \].*$/m)[0]!;
@@ -113,6 +121,20 @@ describe('which columns give way', () => {
     for (const line of lines(r.stdout)) expect(displayWidth(line)).toBeLessThanOrEqual(columns);
     expect(r.stdout).toMatch(/^-\[ RECORD 1 \]/);
     expect(r.stdout).toMatch(new RegExp(`(^|│ )${ids[0]}$`, 'm'));
+  });
+
+  it('media show at 80 columns: a signed URL on one line, its middle elided; whole when piped', async () => {
+    const r = await onTerminal(80, ['media', 'show', mediaIds[0]!]);
+    expect(r.code, r.stderr).toBe(0);
+    const url = lines(r.stdout).filter((l) => /^resourceInfo\.url/.test(l));
+    expect(url).toHaveLength(1);
+    expect(url[0]).toMatch(/│ http:\/\/127\.0\.0\.1:\d+\/\S*…\S+$/);
+    // The next line is the next field, not the URL going on.
+    const next = lines(r.stdout)[lines(r.stdout).indexOf(url[0]!) + 1]!;
+    expect(next).toMatch(/^\S/);
+    const piped = await srv.run(['media', 'show', mediaIds[0]!, '-o', 'table']);
+    expect(piped.stdout).toMatch(/http:\/\/\S+\?expires=\d+&signature=[\w-]+/);
+    expect(piped.stdout).not.toContain('…');
   });
 
   it('users show on a wide terminal: the field/value table', async () => {

@@ -4,22 +4,25 @@ import { formatBytes, transferBars, transferLine } from '../../../src/cli/output
 import { displayWidth } from '../../../src/cli/output/width.js';
 import { fakeIO } from '../helpers.js';
 
+const MiB = 1024 ** 2;
+
 describe('formatBytes', () => {
   it.each([
     [0, '0 B'],
-    [999, '999 B'],
-    [1000, '1 kB'],
-    [22148, '22.1 kB'],
-    [999_960, '1 MB'],
-    [314_572_800, '315 MB'],
-    [1024 ** 3, '1.1 GB'],
+    [1023, '1023 B'],
+    [1024, '1 KiB'],
+    [22148, '21.6 KiB'],
+    [1_048_100, '1 MiB'],
+    [314_572_800, '300 MiB'],
+    [1024 ** 3, '1 GiB'],
+    [1_000_000, '977 KiB'],
   ])('%d → %s', (n, text) => expect(formatBytes(n)).toBe(text));
 });
 
 describe('transferLine', () => {
   it('shows bytes, share, rate and ETA', () => {
-    expect(transferLine('photo.png', 50e6, 100e6, 2000)).toBe(
-      'photo.png                    [##########----------] 50 MB/100 MB 50%  25 MB/s  ETA 2s',
+    expect(transferLine('photo.png', 50 * MiB, 100 * MiB, 2000)).toBe(
+      'photo.png                    [##########----------] 50 MiB/100 MiB 50%  25 MiB/s  ETA 2s',
     );
   });
 
@@ -97,9 +100,9 @@ describe('progress lines on a narrow terminal', () => {
   it.each([30, 40, 60, 70, 80, 120])(
     'at %i columns: fits; share, rate and ETA stay; the name gives way, its end kept',
     (width) => {
-      const line = transferLine(name, 50e6, 100e6, 2000, width);
+      const line = transferLine(name, 50 * MiB, 100 * MiB, 2000, width);
       expect(displayWidth(line)).toBeLessThanOrEqual(width);
-      expect(line).toMatch(/50% {2}25 MB\/s {2}ETA 2s$/);
+      expect(line).toMatch(/50% {2}25 MiB\/s {2}ETA 2s$/);
       if (width >= 60) expect(line).toContain('[#');
       if (width >= 40) expect(line).toMatch(/^…[a-z0-9-]*\.png /);
     },

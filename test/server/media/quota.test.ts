@@ -19,7 +19,7 @@ test("an upload past the tenant's quota is 507 naming used, quota and size; noth
   expect(second.status).toBe(507);
   expect(second.json).toMatchObject({ identifier: 50700, type: 'InsufficientStorageException' });
   expect(second.json.message).toBe(
-    "tenant '*' would exceed its storage quota: 6000 bytes used of 10000, this upload is 6000 bytes; delete media or raise the quota (roster tenants quota)",
+    "tenant '*' would exceed its storage quota: 6000 bytes used of 10000 (media files and their previews count), this upload is 6000 bytes with its preview; delete media or raise the quota (roster tenants quota)",
   );
   expect(await mediaRows(s)).toBe(1);
   await eventually(async () => (await tempFiles(s)).length === 0);
@@ -64,6 +64,6 @@ test('a tenant at its quota is refused before the body is read', async () => {
   const r = await upload(s, randomBytes(10), 'more.bin');
   expect(r.status).toBe(507);
   expect(r.json.message).toBe(
-    "tenant '*' has used its storage quota: 4000 bytes used of 4000; delete media or raise the quota (roster tenants quota)",
+    "tenant '*' has used its storage quota: 4000 bytes used of 4000 (media files and their previews count); delete media or raise the quota (roster tenants quota)",
   );
 });

@@ -69,14 +69,22 @@ describe('image previews (sharp)', () => {
     expect(stats.channels.map((c) => c.min)).toEqual([255, 255, 255]);
   });
 
-  test('a truncated PNG: size from its header, no preview, no throw', async () => {
+  test('a truncated PNG: size from its header, no preview and why, no throw', async () => {
     const out = s.out();
-    expect(await inspect(s.paths.corruptPng, out)).toEqual({ width: 640, height: 480 });
+    expect(await inspect(s.paths.corruptPng, out)).toEqual({
+      width: 640,
+      height: 480,
+      noPreview: 'the image could not be decoded (vipspng: libpng read error)',
+    });
   });
 
   test('a 900-megapixel bomb: size from its header, no preview, refused at once', async () => {
     const out = s.out();
-    expect(await inspect(s.paths.pixelBomb, out)).toEqual({ width: 30000, height: 30000 });
+    expect(await inspect(s.paths.pixelBomb, out)).toEqual({
+      width: 30000,
+      height: 30000,
+      noPreview: 'the image has 900 megapixels; previews are made up to 100',
+    });
     expect(await gone(out)).toBe(true);
   });
 

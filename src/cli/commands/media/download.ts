@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { Medium } from '../../../contract/medium.js';
-import { PREVIEW } from '../../../contract/medium.js';
+import { PREVIEW, pixelLimitReason } from '../../../contract/medium.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
 import { globalsOf } from '../shared/options.js';
@@ -39,8 +39,15 @@ function pick(medium: Medium, preview: boolean | undefined) {
   if (!preview) return { info: medium.resourceInfo, name: medium.fileName };
   const info = medium.transformations?.[PREVIEW]?.resourceInfo;
   if (!info) {
+    const { type, width, height, mimeType } = medium.resourceInfo;
+    // What the medium itself shows; the reason the service gave is in the upload's answer only.
+    const why =
+      type === 'raw' || mimeType === 'image/svg+xml'
+        ? 'previews are made for raster images, PDFs and (with ffmpeg on the service) videos'
+        : ((type === 'image' ? pixelLimitReason(width, height) : undefined) ??
+          'the service could not make one (a damaged file, or one too slow to render)');
     throw new CliError(
-      `medium ${medium.id} (${medium.fileName}) has no preview: previews are made for images, PDFs and (with ffmpeg on the service) videos`,
+      `medium ${medium.id} (${medium.fileName}) has no preview: ${why}`,
       EXIT.notFound,
     );
   }

@@ -126,7 +126,9 @@ export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> 
       if ('error' in o) failed(o.name, o.error);
       else
         bars.log(
-          `${paintErr(io, 'green', 'uploaded')} ${o.name} → ${o.medium.id} ${describeMedium(o.medium)}`,
+          `${paintErr(io, 'green', 'uploaded')} ${o.name} → ${o.medium.id} ${describeMedium(o.medium)}${
+            o.medium.previewError ? `, no preview (${safeText(o.medium.previewError)})` : ''
+          }`,
         );
     },
   }).finally(() => {

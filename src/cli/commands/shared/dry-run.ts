@@ -5,6 +5,7 @@
  */
 import type { ApiClient } from '../../../client/index.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
+import { quoted } from '../../output/quoted.js';
 import { renderList, resolveFormat } from '../../output/render.js';
 import { finishBatch, type Noun, tryEach } from './batch.js';
 import { expandIds } from './ids.js';
@@ -17,7 +18,7 @@ export interface Preview {
   changes?: Changes;
 }
 
-const shown = (v: unknown) => (v === null || v === undefined ? '(none)' : String(v));
+const shown = (v: unknown) => (v === null || v === undefined ? '(none)' : quoted(String(v)));
 
 /** `profile.position: CEO → CTO; status: …`: a table's cell. */
 export const describeChanges = (changes: Changes = {}) =>

@@ -79,11 +79,11 @@ export async function runExport(opts: ExportFlags, deps: Deps) {
     ? exportToFile(client, to, options)
     : exportUsers(client, { ...options, out: io.stdout })
   ).finally(stopListening);
-  if (to) note(io, `exported ${result.users} users to ${to}`);
+  if (to) note(io, `exported ${result.users} user${result.users === 1 ? '' : 's'} to ${to}`);
   if (result.withoutExternalId > 0) {
     note(
       io,
-      `note: ${result.withoutExternalId} of them have no externalId; to import this file again, give them one or use --match email`,
+      `note: ${result.withoutExternalId === 1 ? '1 of them has' : `${result.withoutExternalId} of them have`} no externalId; to import this file again, give them one or use --match email`,
     );
   }
 }

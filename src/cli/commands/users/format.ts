@@ -30,13 +30,22 @@ const USER_FIELD_NAMES = Object.fromEntries(
 
 /** On a narrow terminal, what stays longest after the id: the address and status, then names. */
 const KEEP: Partial<Record<string, number>> = { email: 2, firstName: 1, lastName: 1 };
+/** What a person tells users apart by: cut last, and in the middle (table.ts). */
+const IDENTIFIES = new Set(['email', 'userName', 'firstName', 'lastName']);
 
 /** id, the fields the user-field table shows by default, and status. */
 export const USER_COLUMNS: Column<UserV3>[] = [
   { header: 'id', value: (u) => u.id },
   ...USER_FIELDS.flatMap((f: UserField) =>
     f.shown && f.read
-      ? [{ header: f.name, keep: KEEP[f.name], value: (u: UserV3) => getPath(u, f.read!) }]
+      ? [
+          {
+            header: f.name,
+            keep: KEEP[f.name],
+            identifies: IDENTIFIES.has(f.name),
+            value: (u: UserV3) => getPath(u, f.read!),
+          },
+        ]
       : [],
   ),
   { header: 'status', keep: 2, value: (u) => u.status },

@@ -5,7 +5,7 @@
 import type { FieldIssue } from '../../../contract/errors.js';
 import { isWriteOnly, USER_FIELDS } from '../../../contract/user-fields.js';
 import { usageError } from '../../errors.js';
-import { getPath } from '../../output/fields.js';
+import { getPath, nearest } from '../../output/fields.js';
 import { safeText } from '../../output/text-safe.js';
 import type { Body } from './patch.js';
 
@@ -35,7 +35,18 @@ function describe(
     value === '' && flagOf(issue.field).startsWith('--set ') && operation === 'update'
       ? `; to clear it: --unset ${issue.field}`
       : '';
-  return `${flagOf(issue.field)}${shown}: ${issue.message}${clear}`;
+  return `${flagOf(issue.field)}${shown}: ${issue.message}${clear}${guessFor(issue)}`;
+}
+
+/** For an unknown field, the user field it is nearest to (by name or path), as `--fields` does. */
+function guessFor(issue: FieldIssue): string {
+  if (issue.message !== 'is not a known field') return '';
+  const last = issue.field.split('.').at(-1)!;
+  const byName = new Map<string, string>(
+    USER_FIELDS.flatMap((f) => [[f.name, f.body] as const, [f.body, f.body] as const]),
+  );
+  const guess = nearest(issue.field, [...byName.keys()]) ?? nearest(last, [...byName.keys()]);
+  return guess ? `; did you mean ${byName.get(guess)}?` : '';
 }
 
 export async function validateUserBody(

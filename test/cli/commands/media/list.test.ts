@@ -35,7 +35,7 @@ describe('media list: run', () => {
     const stub = stubClient({ listMedia: async () => page(two, 250) });
     await runList({ globals: {} }, testDeps(fake, stub.client));
     expect(fake.out()).toMatch(/│ id\s+│ name\s+│ type\s+│ size\s+│ dimensions\s+│ preview\s+│/);
-    expect(fake.out()).toMatch(/│ photo\.png\s+│ image\s+│ 22\.1 kB\s+│ 640x480\s+│ yes\s+│/);
+    expect(fake.out()).toMatch(/│ photo\.png\s+│ image\s+│ 21\.6 KiB\s+│ 640x480\s+│ yes\s+│/);
     expect(fake.out()).toMatch(/│ notes\.txt\s+│ raw\s+│ 83 B\s+│\s+│ no\s+│/);
     expect(fake.err()).toContain('showing 1–2 of 250; --all for every page, or --offset 2');
   });

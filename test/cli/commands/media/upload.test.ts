@@ -124,7 +124,7 @@ describe('media upload: run', () => {
     });
     expect(r.err.exitCode).toBe(5);
     expect(r.errText).toContain(
-      `failed ${at('b.png')}: too large: the service accepts at most 1 MB (1000000 bytes) per file; this one is 14 B`,
+      `failed ${at('b.png')}: too large: the service accepts at most 977 KiB (1000000 bytes) per file; this one is 14 B`,
     );
     expect(JSON.parse(r.out)).toHaveLength(1);
   });

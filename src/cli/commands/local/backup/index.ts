@@ -72,7 +72,7 @@ export async function runBackup(opts: BackupOptions, deps: Deps): Promise<void> 
   }
   note(
     deps.io,
-    `backed up ${result.users} users and ${result.media} media rows to ${target} (${result.bytes} bytes)`,
+    `backed up ${result.users} user${result.users === 1 ? '' : 's'} and ${result.media} media rows to ${target} (${result.bytes} bytes)`,
   );
   note(deps.io, 'the media files are not in it: back up <data>/media/files as well');
 }

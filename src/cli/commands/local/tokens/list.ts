@@ -18,7 +18,8 @@ export function runList(opts: StoreOptions & { format: Format }, deps: Deps): Pr
       { header: 'name', value: (t) => t.name },
       { header: 'tenant', value: (t) => t.tenant },
       { header: 'branch', value: (t) => t.branch },
-      { header: 'scopes', value: (t) => t.scopes.join(',') },
+      // Wrapped, never cut: a cut list of every scope looked like a shorter one.
+      { header: 'scopes', keep: 3, wrap: true, value: (t) => t.scopes.join(', ') },
       // What --for made it for; tokens made before --for existed work on both (api,scim).
       { header: 'for', value: (t) => t.channels.join(',') },
       { header: 'created', value: (t) => t.createdAt },

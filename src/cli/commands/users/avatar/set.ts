@@ -2,7 +2,9 @@
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../../context.js';
 import { note } from '../../../context.js';
+import { usageError } from '../../../errors.js';
 import { renderRecord, resolveFormat, viewOf } from '../../../output/render.js';
+import { safeText } from '../../../output/text-safe.js';
 import { globalsOf } from '../../shared/options.js';
 
 export interface SetOptions {
@@ -33,6 +35,10 @@ and only then are the old avatar's media deleted. The same photo again changes n
 
 export async function runSet(opts: SetOptions, deps: Deps): Promise<void> {
   const format = resolveFormat(opts.globals.output, deps.io);
+  // A photo that is not there is the caller's mistake (exit 2), said before the service is asked.
+  const { checkFile } = await import('../../media/files.js');
+  const file = await checkFile(opts.photo);
+  if (!file.ok) throw usageError(`${safeText(opts.photo)}: ${file.problem}`);
   const { avatarSession, noteLeftOver, asCliError } = await import('./session.js');
   const { setAvatar } = await import('./apply.js');
   const { CHANGE_COLUMNS, changeJson } = await import('./format.js');

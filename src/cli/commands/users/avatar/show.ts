@@ -1,5 +1,6 @@
 /** `roster users avatar show <user>`: the avatar's images (URLs, sizes); `--download DIR` saves them. */
 import type { Command } from 'commander';
+import type { ApiClient } from '../../../../client/index.js';
 import type { Deps, GlobalOptions } from '../../../context.js';
 import { note, onCleanup } from '../../../context.js';
 import { renderList, resolveFormat } from '../../../output/render.js';
@@ -30,6 +31,31 @@ export function register(avatar: Command, deps: Deps, runFn = runShow) {
 
 const EXTENSION = /\.(jpe?g|png|gif|webp|tiff?|bmp|heic|avif)$/i;
 
+/** A medium id as a medium's URL path holds it: `/cdn/<tenant>/<branch>/<id>/<file>`. */
+const MEDIUM_IN_PATH = /\/([0-9a-f]{24})\/[^/]+$/;
+
+/**
+ * The thumb's and icon's dimensions, which the user answers for the original only (as the
+ * interface reads them): asked of their media, where a URL names one of this service and the
+ * token may read media; otherwise left out.
+ */
+async function addDimensions(client: ApiClient, rows: ImageRow[]) {
+  const { pathOf } = await import('./media.js');
+  await Promise.all(
+    rows.map(async (row) => {
+      if (row.width && row.height) return;
+      const path = pathOf(row.url);
+      const id = MEDIUM_IN_PATH.exec(path ?? '')?.[1];
+      if (!id) return;
+      const medium = await client.getMedium(id).catch(() => undefined);
+      // The same file (not another medium that happens to have that id elsewhere).
+      if (!medium || pathOf(medium.resourceInfo.url) !== path) return;
+      row.width = medium.resourceInfo.width;
+      row.height = medium.resourceInfo.height;
+    }),
+  );
+}
+
 export async function runShow(opts: ShowOptions, deps: Deps): Promise<void> {
   const format = resolveFormat(opts.globals.output, deps.io);
   const { apiClient } = await import('../../../client.js');
@@ -44,6 +70,7 @@ export async function runShow(opts: ShowOptions, deps: Deps): Promise<void> {
     return i?.url ? [{ image, ...i }] : [];
   });
   if (rows.length === 0) note(deps.io, `user ${user.id} has no avatar`);
+  await addDimensions(client, rows);
   if (opts.download !== undefined) {
     const { saveStream, targetPath } = await import('../../media/save.js');
     for (const row of rows) {

@@ -10,6 +10,7 @@ import type { Entry, Plan } from '../../../../import/plan.js';
 import { valuesOf } from '../../../../import/snapshot.js';
 import type { MatchField, Summary } from '../../../../import/types.js';
 import { type IO, note, print } from '../../../context.js';
+import { quoted } from '../../../output/quoted.js';
 import { type Column, type Format, renderList, renderOne } from '../../../output/render.js';
 
 /** Rows of the "first changes" table, and of listed failures, before "… and N more". */
@@ -32,10 +33,10 @@ const SUMMARY_KEYS = [
 /** A new user's fields (the match key is in its own column; secrets are masked). */
 export function describeCreate(values: Values, match: MatchField): string {
   const set = Object.entries(values).filter(([f, v]) => v !== null && f !== match);
-  return set.map(([f, v]) => `${f}=${CREATE_ONLY.has(f) ? '***' : v}`).join(', ');
+  return set.map(([f, v]) => `${f}=${CREATE_ONLY.has(f) ? '***' : quoted(v!)}`).join(', ');
 }
 
-const shown = (v: string | null) => (v === null ? '(empty)' : v);
+const shown = (v: string | null) => (v === null ? '(empty)' : quoted(v));
 
 export const describeChanges = (changes: Change[]) =>
   changes.map((c) => `${c.field}: ${shown(c.from)} → ${shown(c.to)}`).join(', ');

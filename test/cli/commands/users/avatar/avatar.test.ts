@@ -116,6 +116,13 @@ describe('users avatar show', () => {
     );
     const thumb = await sharp(join(dir, `${userId}.thumb.png`)).metadata();
     expect([thumb.width, thumb.height]).toEqual([200, 200]);
+    // Every image with its dimensions: the service answers them for the original only, its
+    // media know them for the thumb and the icon too.
+    const sizes = rows.map((x: { width?: number; height?: number }) => [x.width, x.height]);
+    expect(sizes.slice(1)).toEqual([
+      [200, 200],
+      [48, 48],
+    ]);
     // Again: refused, naming the flags this command has (it has no --to).
     const again = await srv.run(['users', 'avatar', 'show', userId, '--download', dir]);
     expect(again.exitCode).toBe(2);

@@ -87,6 +87,21 @@ describe('format', () => {
     expect(describeChanges(plan.preview[1]!.changes!)).toBe('department: Sales → (empty)');
   });
 
+  it('quotes a value that holds a comma (or a separator, quote or edge space): one reading only', () => {
+    expect(
+      describeChanges([
+        { field: 'department', from: 'Sales, EMEA', to: 'Sales' },
+        { field: 'position', from: 'a → b', to: ' CTO' },
+        { field: 'location', from: 'Berlin', to: 'Say "hi"' },
+      ]),
+    ).toBe(
+      'department: "Sales, EMEA" → Sales, position: "a → b" → " CTO", location: Berlin → "Say \\"hi\\""',
+    );
+    expect(describeCreate({ email: 'a@example.com', department: 'R&D, Lab' }, 'externalId')).toBe(
+      'email=a@example.com, department="R&D, Lab"',
+    );
+  });
+
   it('a dry run on a terminal: counts, first changes, deactivations', async () => {
     const { io, out } = fakeIO(true);
     const summary = { created: 1, updated: 1, unchanged: 1, deactivated: 1, failed: 1, rows: 4 };
