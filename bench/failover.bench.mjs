@@ -33,7 +33,7 @@ const SETTINGS = [
 ];
 
 function cluster(dir, s) {
-  const out = execFileSync(SCRIPT, ['start', dir, '56200'], {
+  const out = execFileSync(SCRIPT, ['start', dir, '20200'], {
     env: {
       ...process.env,
       ROSTER_FAILOVER_TTL: String(s.ttl),

@@ -9,14 +9,14 @@
 #   scripts/failover-test-server.sh stop DIR
 #   scripts/failover-test-server.sh node DIR N    starts node N's Patroni again (after a kill)
 #
-# Ports, from BASE_PORT (default 56400): etcd clients +0/+2/+4 (peers +1/+3/+5), PostgreSQL
+# Ports, from BASE_PORT (default 20400, below Linux's ephemeral range): etcd clients +0/+2/+4 (peers +1/+3/+5), PostgreSQL
 # +10..+12, Patroni's REST API +20..+22, haproxy's read-write port +30 and its admin socket in
 # DIR. PostgreSQL refuses to run as root, so as root everything runs as the `postgres` user.
 # Debian packages: patroni, etcd-server, etcd-client, postgresql, haproxy.
 set -euo pipefail
 cmd=${1:?start|stop}
 dir=${2:?a directory}
-base=${3:-56400} # start only (node takes a node number there)
+base=${3:-20400} # start only (node takes a node number there)
 
 # Patroni's timing: the leader key lives `ttl` seconds and is renewed every `loop_wait`; a lost
 # node's standby is promoted once the key expires. The figures in bench/README.md name these.

@@ -16,10 +16,15 @@ import { setTimeout as pause } from 'node:timers/promises';
 import { afterAll, expect, test } from 'vitest';
 import { roster } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
-import { freePort } from '../helpers/fake-server.js';
 import { scratch } from '../helpers/scratch.js';
 import { requester, V3 } from '../helpers/server.js';
-import { type Cluster, hasFailoverCluster, queryNode, startCluster } from './helpers/failover.js';
+import {
+  type Cluster,
+  clusterBase,
+  hasFailoverCluster,
+  queryNode,
+  startCluster,
+} from './helpers/failover.js';
 import { balancer, hasHaproxy, replicas } from './helpers/replicas.js';
 
 const scope = scratch();
@@ -41,8 +46,7 @@ test.runIf(hasFailoverCluster && hasHaproxy)(
   'through a postmaster crash, a switchover, a lost node (an import running) and a lost Patroni: no acknowledged write lost, no 500',
   async () => {
     const dir = scope.temp('roster-failover-');
-    const base = 56400 + ((await freePort()) % 50) * 40;
-    const cluster: Cluster = await startCluster(dir, base, {
+    const cluster: Cluster = await startCluster(dir, clusterBase(), {
       ttl: 5,
       loopWait: 1,
       retryTimeout: 2,

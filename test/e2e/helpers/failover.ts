@@ -37,17 +37,40 @@ export interface Timing {
   retryTimeout: number;
 }
 
+/**
+ * The cluster's ports start at `base` (see the script): below Linux's ephemeral range (32768 and
+ * up), where no other test's free port or outgoing connection can take one of them meanwhile.
+ */
+export const clusterBase = () => 21_000 + (process.pid % 150) * 40;
+
 export async function startCluster(dir: string, base: number, timing: Timing) {
-  const out = execFileSync(SCRIPT, ['start', dir, String(base)], {
-    env: {
-      ...process.env,
-      ROSTER_FAILOVER_TTL: String(timing.ttl),
-      ROSTER_FAILOVER_LOOP_WAIT: String(timing.loopWait),
-      ROSTER_FAILOVER_RETRY_TIMEOUT: String(timing.retryTimeout),
-    },
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  let out: string;
+  try {
+    out = execFileSync(SCRIPT, ['start', dir, String(base)], {
+      env: {
+        ...process.env,
+        ROSTER_FAILOVER_TTL: String(timing.ttl),
+        ROSTER_FAILOVER_LOOP_WAIT: String(timing.loopWait),
+        ROSTER_FAILOVER_RETRY_TIMEOUT: String(timing.retryTimeout),
+      },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+  } catch (err) {
+    // What failed to start, in the failure itself: the script's words and each daemon's last lines.
+    const logs = ['etcd0', 'patroni-pg1', 'patroni-pg2', 'haproxy'].map((name) => {
+      try {
+        return `${name}: ${readFileSync(join(dir, 'log', `${name}.log`), 'utf8')
+          .split('\n')
+          .slice(-6)
+          .join('\n')}`;
+      } catch {
+        return `${name}: no log`;
+      }
+    });
+    const stderr = String((err as { stderr?: unknown }).stderr ?? '');
+    throw new Error(`the failover cluster did not start: ${stderr}\n${logs.join('\n')}`);
+  }
   const vars = Object.fromEntries(
     [...out.matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]),
   );
