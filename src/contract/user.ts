@@ -35,6 +35,13 @@ export function parseStatusList(
 export const ROLES = ['admin', 'editor', 'moderator', 'reader', 'restricted'] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * A role as a person writes it (`--set role=Editor`, `--role`, an import's cell): role names
+ * compare without case and are sent as the service names them, lower-case. The one rule for
+ * the CLI and the import; the service itself takes its own names only, as the platform does.
+ */
+export const roleName = (value: string): string => value.toLowerCase();
+
 export { PROFILE_FIELDS, type ProfileField } from './user-fields.js';
 
 /** Keys GET /users accepts in `sort`. */
