@@ -4,7 +4,12 @@ import { customFieldsIssue } from '../../contract/limits.js';
 import type { Page } from '../../contract/medium.js';
 import { keyedRecord } from '../../contract/safe-keys.js';
 import { DEFAULT_LIMIT, type UserListQuery } from '../../contract/schemas.js';
-import type { ProfileField, UserInput, UserRecord } from '../../contract/user.js';
+import {
+  type ProfileField,
+  sendsInvitation,
+  type UserInput,
+  type UserRecord,
+} from '../../contract/user.js';
 import {
   type IdentityField,
   isProfileField,
@@ -280,8 +285,9 @@ export function usersService(
         ...plainColumns(input),
         ...secrets,
       };
+      // No invitation to one created activated with a secret: it has no sign-up to do.
       const invitation =
-        input.sendMail !== false && base.email
+        base.email && sendsInvitation(input)
           ? composeInvitation({
               userId: base.id,
               email: base.email,
