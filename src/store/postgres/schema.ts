@@ -296,4 +296,22 @@ export const MIGRATIONS: Migration[] = [
   `,
   // email and userName compare in NFKC (contract/identity.ts): existing keys refolded.
   refoldIdentities,
+  // A userName derived from the email counts for uniqueness (contract/identity.ts loginName).
+  `
+  -- The login name is the userName, else the email (what SCIM serves as userName): unique among
+  -- the tenant's live users, so no userName can be another user's email-derived one, even
+  -- between two concurrent writes. Pairs made before this rule are both kept: the newer is
+  -- marked in login_dup (its rowid) and so sits beside the older in the index; new rows get 0.
+  -- user_name_norm's collation is the default, email_norm's "C": the index names one.
+  ALTER TABLE users ADD COLUMN login_dup bigint NOT NULL DEFAULT 0;
+  UPDATE users SET login_dup = rowid WHERE status <> 'deleted' AND EXISTS (
+    SELECT 1 FROM users o WHERE o.tenant_id = users.tenant_id AND o.status <> 'deleted'
+      AND o.rowid < users.rowid
+      AND coalesce(o.user_name_norm, o.email_norm) = coalesce(users.user_name_norm, users.email_norm));
+  CREATE UNIQUE INDEX users_login ON users (tenant_id, coalesce(user_name_norm COLLATE "C", email_norm), login_dup)
+    WHERE status <> 'deleted' AND coalesce(user_name_norm, email_norm) IS NOT NULL;
+  -- PostgreSQL checks unique indexes in the order they were made: this one last, so a repeated
+  -- email, userName or externalId is still named as that field (SQLite's needs more: its
+  -- migration makes those again after this one).
+  `,
 ];
