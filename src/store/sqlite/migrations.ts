@@ -287,10 +287,15 @@ ${usersFts('1 2 3')}
   -- between two concurrent writes. Pairs made before this rule are both kept: the newer is
   -- marked in login_dup (its rowid) and so sits beside the older in the index; new rows get 0.
   ALTER TABLE users ADD COLUMN login_dup INTEGER NOT NULL DEFAULT 0;
-  UPDATE users SET login_dup = rowid WHERE status <> 'deleted' AND EXISTS (
-    SELECT 1 FROM users o WHERE o.tenant_id = users.tenant_id AND o.status <> 'deleted'
-      AND o.rowid < users.rowid
-      AND coalesce(o.user_name_norm, o.email_norm) = coalesce(users.user_name_norm, users.email_norm));
+  -- Grouped, not a correlated EXISTS: that compared every user with every other (23 s at
+  -- 20,000 users here); this sorts once (0.2 s at 200,000) and joins only the repeated logins.
+  UPDATE users SET login_dup = rowid WHERE rowid IN (
+    SELECT u.rowid FROM (
+      SELECT tenant_id, coalesce(user_name_norm, email_norm) AS login, min(rowid) AS first
+      FROM users WHERE status <> 'deleted' AND coalesce(user_name_norm, email_norm) IS NOT NULL
+      GROUP BY 1, 2 HAVING count(*) > 1
+    ) d JOIN users u ON u.tenant_id = d.tenant_id AND u.status <> 'deleted'
+      AND coalesce(u.user_name_norm, u.email_norm) = d.login AND u.rowid > d.first);
   CREATE UNIQUE INDEX users_login ON users (tenant_id, coalesce(user_name_norm, email_norm), login_dup)
     WHERE status <> 'deleted' AND coalesce(user_name_norm, email_norm) IS NOT NULL;
   -- SQLite checks a table's unique indexes newest first, and names only the first one violated:
