@@ -30,6 +30,8 @@ const POSTGRES_TESTS = [
   'test/store/postgres.test.ts',
   'test/store/postgres-failover.test.ts',
   'test/store/upgrade.test.ts',
+  'test/store/identity-refold.test.ts',
+  'test/store/login-name-index.test.ts',
   'test/server/users/**/*.test.ts',
   'test/server/scim/**/*.test.ts',
   'test/server/http/auth.test.ts',

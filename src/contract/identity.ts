@@ -44,3 +44,14 @@ export const FORMAT_MESSAGE =
 /** Two values of a key that name the same user. */
 export const sameIdentity = (field: IdentityField, a: string, b: string): boolean =>
   identityKey(field, a) === identityKey(field, b);
+
+/**
+ * A user logs in with a userName, else with its email: the login name SCIM serves as its
+ * `userName`. It is one of the keys, so no user's userName may be another's email-derived one
+ * (the store's unique index on the same fallback keeps that under concurrent writes).
+ */
+export const loginName = (u: { email: string | null; userName: string | null }): string | null =>
+  u.userName ?? u.email;
+
+/** The create rule, held on every write: a user keeps an email or a userName to log in with. */
+export const LOGIN_REQUIRED = { field: 'email', message: 'email or userName is required' } as const;

@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import type { FieldIssue } from './errors.js';
+import { LOGIN_REQUIRED } from './identity.js';
 import { isForbiddenKey, keyedRecord, RESERVED_KEY_MESSAGE, setOwn } from './safe-keys.js';
 import { fieldIssues, READ_ONLY_KEYS, userBodySchemas } from './schemas.js';
 import { PROFILE_FIELDS, type ProfileField, type UserInput } from './user.js';
@@ -138,7 +139,7 @@ export function parseUserBody(
     };
   }
   if (operation === 'create' && !input.email && !input.userName) {
-    return { ok: false, issues: [{ field: 'email', message: 'email or userName is required' }] };
+    return { ok: false, issues: [{ ...LOGIN_REQUIRED }] };
   }
   if (operation === 'update' && Object.keys(input).length === 0) {
     return { ok: false, issues: [{ field: '(body)', message: 'names no field to change' }] };

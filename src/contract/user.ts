@@ -35,6 +35,25 @@ export function parseStatusList(
 export const ROLES = ['admin', 'editor', 'moderator', 'reader', 'restricted'] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * A role as a person writes it (`--set role=Editor`, `--role`, an import's cell): role names
+ * compare without case and are sent as the service names them, lower-case. The one rule for
+ * the CLI and the import; the service itself takes its own names only, as the platform does.
+ */
+export const roleName = (value: string): string => value.toLowerCase();
+
+/**
+ * Whether creating a user sends the "sign up" invitation: it has an email to send it to, the
+ * caller did not say `sendMail: false`, and it is not created activated: a user given a
+ * secret (one-time password) has no sign-up to do. The service, the import's plan and its
+ * report count by this one rule.
+ */
+export const sendsInvitation = (u: {
+  email?: string | null;
+  secret?: string | null;
+  sendMail?: boolean;
+}): boolean => u.sendMail !== false && Boolean(u.email) && (u.secret ?? null) === null;
+
 export { PROFILE_FIELDS, type ProfileField } from './user-fields.js';
 
 /** Keys GET /users accepts in `sort`. */

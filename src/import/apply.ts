@@ -9,7 +9,7 @@
 import { ApiError, stopsRun } from '../client/index.js';
 import { issueText } from '../contract/errors.js';
 import { sameIdentity } from '../contract/identity.js';
-import { LISTABLE_STATUSES } from '../contract/user.js';
+import { LISTABLE_STATUSES, sendsInvitation } from '../contract/user.js';
 import { createBody, currentValues, diff, updateBody } from './fields.js';
 import type { Entry } from './plan.js';
 import { type KnownUser, valuesOf } from './snapshot.js';
@@ -90,7 +90,7 @@ export async function applyPlan(
   async function create(e: Entry) {
     try {
       const { user } = await client.createUser(createBody(e.values!, opts.sendMail));
-      const invited = opts.sendMail && Boolean(e.values!.email);
+      const invited = sendsInvitation({ ...e.values!, sendMail: opts.sendMail });
       return {
         action: 'create' as const,
         id: user.id,

@@ -6,7 +6,7 @@ import { type ZodType, z } from 'zod';
 import { fromCsvCell } from '../contract/csv-cell.js';
 import { isIdentityField, sameIdentity } from '../contract/identity.js';
 import { fieldIssues, userBodySchemas } from '../contract/schemas.js';
-import type { UserV3 } from '../contract/user.js';
+import { roleName, type UserV3 } from '../contract/user.js';
 import { fieldAt, PROFILE_FIELDS, USER_FIELDS, type UserField } from '../contract/user-fields.js';
 import { CREATE_ONLY, CUSTOM_PREFIX, type Layout, READ_ONLY } from './columns.js';
 
@@ -46,8 +46,8 @@ const valuesAt = (user: UserV3, paths: typeof READ_PATHS, values: Values) => {
 /**
  * The row's values; cells are trimmed and unquoted (contract/csv-cell), composed (NFC: a Mac's
  * export writes `é` as `e` and an accent, which is the same text and must not read as a change
- * every night), roles lower-cased. Where several columns feed one field, the first non-empty one
- * in the layout's order wins.
+ * every night), roles as contract/user.ts roleName reads them. Where several columns feed one
+ * field, the first non-empty one in the layout's order wins.
  */
 export function rowValues(cells: string[], layout: Layout, emptyClears: boolean) {
   const values: Values = {};
@@ -56,7 +56,7 @@ export function rowValues(cells: string[], layout: Layout, emptyClears: boolean)
     if (!field) continue;
     const cell = fromCsvCell((cells[i] ?? '').trim()).normalize('NFC');
     if (cell !== '') {
-      if (values[field] == null) values[field] = field === 'role' ? cell.toLowerCase() : cell;
+      if (values[field] == null) values[field] = field === 'role' ? roleName(cell) : cell;
     } else if (emptyClears && !CREATE_ONLY.has(field) && !(field in values)) values[field] = null;
   }
   return values;

@@ -11,6 +11,7 @@
 
 import { IDENTITY_FIELDS, identityKey } from '../contract/identity.js';
 import { safeText } from '../contract/text-safe.js';
+import { sendsInvitation } from '../contract/user.js';
 import { classifier, type Entry, type PlanOptions } from './classify.js';
 import type { Layout } from './columns.js';
 import { ImportError } from './errors.js';
@@ -49,7 +50,7 @@ export interface Plan {
   statusColumns: string[];
   /** The first rows marked as leavers (action `leaver`, or `deactivate` with --sync). */
   leavers: Entry[];
-  /** Creates with an email: the invitations a real run sends (unless --no-send-mail). */
+  /** Creates that invite (contract/user.ts sendsInvitation): what a real run sends (unless --no-send-mail). */
   invitations: number;
   /** Activated and pending users of the branch before the import: the base of a % limit. */
   active: number;
@@ -119,7 +120,7 @@ export async function buildPlan(
       : decide(rec, values, key!, leaver);
     actions.push(CODES.indexOf(entry.action as RowAction));
     kept?.push({ rec, values, key, leaver, entry });
-    if (entry.action === 'create' && values.email) mailed.push(at);
+    if (entry.action === 'create' && sendsInvitation(values)) mailed.push(at);
     if (entry.action === 'error') errors.set(at, entry);
     else if (entry.leaver) {
       if (leavers.length < (opts.preview ?? 20)) leavers.push(entry);

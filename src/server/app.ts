@@ -126,12 +126,6 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
     await store.meta.getOrCreate(SIGNING_SECRET_KEY, () => randomBytes(32).toString('base64url')),
     'base64url',
   );
-  const users = usersService(store, {
-    invited: () => delivery?.kick(),
-    countUpTo,
-    secretHashCost: config.secretHashCost,
-    cursors: listCursors(secret),
-  });
   const signer = urlSigner(secret, config.signedUrlTtlSeconds);
   const media = mediaService({
     store,
@@ -148,15 +142,21 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   });
   const cdnUrl = config.cdnUrl?.replace(/\/+$/, '');
   const cdnBase = (ctx: AppContext) => cdnUrl ?? `${ctx.state.origin}/cdn`;
-  registerUserRoutes(api, users, config.vendor, kind, {
-    service: avatarMedia({
-      store,
-      viewer: media.viewer,
-      removeMedium: media.remove,
-      contents: media.contents,
-    }),
-    cdnBase,
+  const avatars = avatarMedia({
+    store,
+    viewer: media.viewer,
+    removeMedium: media.remove,
+    contents: media.contents,
   });
+  const users = usersService(store, {
+    invited: () => delivery?.kick(),
+    // A removed user's avatar media go with it, whichever channel removed it (REST, SCIM).
+    removed: avatars.removeOf,
+    countUpTo,
+    secretHashCost: config.secretHashCost,
+    cursors: listCursors(secret),
+  });
+  registerUserRoutes(api, users, config.vendor, kind, { service: avatars, cdnBase });
 
   // SCIM 2.0 for identity providers: the same tokens, tenants and users service as /api.
   const scim = new Router<AppState>();

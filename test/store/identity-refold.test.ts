@@ -11,6 +11,7 @@ import { afterAll, expect, test } from 'vitest';
 import { databaseTarget, openStore } from '../../src/store/open.js';
 import { TEST_AUDIT } from '../helpers/audit.js';
 import { sql, testDatabase } from '../helpers/database.js';
+import { forgetMigrations, UNDO_LOGIN_INDEX } from '../helpers/migrations.js';
 import { userRow } from '../helpers/user-row.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -35,16 +36,9 @@ test('the migration refolds stored keys to NFKC; a look-alike pair keeps both us
   const bo = userRow({ ...at, user_name: 'bo', user_name_norm: 'bo' });
   const boTwin = userRow({ ...at, user_name: 'ｂｏ', user_name_norm: 'ｂｏ' });
   for (const row of [zoe, bo, boTwin]) await store.users.insert(row, TEST_AUDIT);
-  // The database as the previous release left it: the last migration not yet run.
-  if (store.engine === 'sqlite') {
-    const [version] = await sql<{ user_version: number }>(store, 'PRAGMA user_version');
-    await sql(store, `PRAGMA user_version = ${version!.user_version - 1}`);
-  } else {
-    await sql(
-      store,
-      'DELETE FROM schema_migrations WHERE version = (SELECT max(version) FROM schema_migrations)',
-    );
-  }
+  // The database as the release before the refold left it: the refold and the login-name index
+  // after it not yet run.
+  await forgetMigrations(store, 2, UNDO_LOGIN_INDEX);
   await store.close();
 
   store = await open();

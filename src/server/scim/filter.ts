@@ -16,6 +16,7 @@ import {
 import { forbiddenSegment } from '../../contract/safe-keys.js';
 import { activeValue, prop, SCIM_FIELDS } from './attributes.js';
 import { ScimError } from './errors.js';
+import { filterProblem } from './filter-errors.js';
 
 type Obj = Record<string, unknown>;
 
@@ -50,7 +51,9 @@ export function parseFilter(text: string): ParsedFilter {
     ast = normalise(parse(text));
   } catch (err) {
     if (err instanceof ScimError) throw err;
-    throw invalid(`the filter '${text}' is not a valid SCIM filter: ${(err as Error).message}`);
+    throw invalid(
+      `the filter '${text}' is not a valid SCIM filter: ${filterProblem(text, (err as Error).message)}`,
+    );
   }
   check(ast, '');
   return { ast, matches: (r) => test(ast, r) };

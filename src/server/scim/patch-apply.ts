@@ -9,7 +9,7 @@
  * most MAX_VALUES: a request's cost grows with its operations, never with their square.
  */
 import { setOwn } from '../../contract/safe-keys.js';
-import { MAX_VALUES } from './attributes.js';
+import { MAX_VALUES, SCIM_FIELDS } from './attributes.js';
 import { ScimError } from './errors.js';
 import type { Operation, Target } from './patch.js';
 
@@ -33,6 +33,14 @@ function objectAt(o: Obj, name: string, create: boolean): Obj | undefined {
   put(o, name, made);
   return made;
 }
+
+/**
+ * Multi-valued attributes that hold a login identity (emails): a `replace` on a filtered path
+ * that matches none of their values is 400 noTarget (RFC 7644 §3.5.2.3), never a login made up.
+ */
+const LOGIN_LISTS = new Set(
+  SCIM_FIELDS.filter((m) => m.field.identity && m.path.type).map((m) => m.path.attr.toLowerCase()),
+);
 
 function checkCount(t: Target, list: unknown[]): unknown[] {
   if (list.length > MAX_VALUES) {
@@ -91,6 +99,13 @@ function listAfter(current: unknown, { op, target: t, value, at }: Operation): u
     throw new ScimError('validation', 'invalidValue', `${at}: a value of ${t.attr} is an object`);
   }
   if (entries.length === 0) {
+    if (op === 'replace' && t.filter && (!t.sub || LOGIN_LISTS.has(t.attr.toLowerCase()))) {
+      throw new ScimError(
+        'validation',
+        'noTarget',
+        `${at}: no value of ${t.attr} matches the path's filter, so there is nothing to replace (add makes one)`,
+      );
+    }
     const made = t.filter ? seedOf(t, at) : {};
     if (t.sub) put(made, t.sub, value);
     else for (const [k, v] of Object.entries(value as Obj)) put(made, k, v);

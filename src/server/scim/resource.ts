@@ -3,6 +3,7 @@
  * a resource to the v3 body the REST API takes (so one validation, with its size and
  * control-character limits, holds for both). Both walk the map derived from the field table.
  */
+import { localeSchema } from '../../contract/schemas.js';
 import { toV3, type UserRecord } from '../../contract/user.js';
 import { withValueAt } from '../../contract/user-fields.js';
 import { etagOf } from '../http/etag.js';
@@ -61,6 +62,22 @@ export function toScim(user: UserRecord, location: string): Obj {
   return resource;
 }
 
+/**
+ * A SCIM locale (BCP 47, `de-DE`) as the service's (`de_DE`); one the service would refuse is
+ * refused here, in SCIM's form, so the provider is not told to send REST's `de_DE`.
+ */
+function localeFromScim(value: string): string {
+  const locale = fromScimLocale(value);
+  if (!localeSchema.safeParse(locale).success) {
+    throw new ScimError(
+      'validation',
+      'invalidValue',
+      'locale must have the form xx-YY (a BCP 47 language and region), for example de-DE',
+    );
+  }
+  return locale;
+}
+
 function refuseMisshapen(resource: unknown) {
   const problem = shapeProblem(resource);
   if (problem) throw new ScimError('validation', 'invalidValue', problem);
@@ -90,7 +107,7 @@ export function scimBody(resource: unknown, mode: 'create' | 'replace'): ScimBod
       if (mode === 'create' || m.field.identity || m.field.name === 'secret') continue;
       value = null;
     }
-    if (m.field.name === 'locale' && typeof value === 'string') value = fromScimLocale(value);
+    if (m.field.name === 'locale' && typeof value === 'string') value = localeFromScim(value);
     body = withValueAt(body, m.field.body, value);
   }
   const custom = prop(resource, ROSTER_USER);
@@ -121,7 +138,7 @@ export function scimChanges(before: Obj, after: Obj): ScimBody {
     const was = readPath(before, m.path);
     let now = readPath(after, m.path);
     if (was === now) continue;
-    if (m.field.name === 'locale' && typeof now === 'string') now = fromScimLocale(now);
+    if (m.field.name === 'locale' && typeof now === 'string') now = localeFromScim(now);
     body = withValueAt(body, m.field.body, now ?? null);
   }
   const wasCustom = (prop(before, ROSTER_USER) ?? {}) as Obj;

@@ -141,6 +141,14 @@ export function registerScimRoutes(
     );
   });
 
+  router.all(`${p}/Bulk{/*rest}`, () => {
+    throw new ScimError(
+      'notImplemented',
+      undefined,
+      'Bulk is not supported (ServiceProviderConfig says bulk.supported false): send each operation as its own request',
+    );
+  });
+
   router.get(`${p}/Users`, read, async (ctx) => {
     const filter = typeof ctx.query.filter === 'string' ? ctx.query.filter : undefined;
     const { startIndex, count } = paging(ctx.query.startIndex, ctx.query.count);

@@ -8,6 +8,8 @@ import { AppError, validationError } from '../errors.js';
 import type { VersionCheck } from '../http/etag.js';
 import type { RequestScope } from '../http/state.js';
 import type { UsersService } from '../users/users.service.js';
+import { CORE_USER, prop } from './attributes.js';
+import { ScimError } from './errors.js';
 import { type Lookup, lookupOf, parseFilter } from './filter.js';
 import { patchOperations } from './patch.js';
 import { applyPatch } from './patch-apply.js';
@@ -24,6 +26,18 @@ const ORDER = [
 export interface ScimPage {
   total: number;
   users: UserRecord[];
+}
+
+/** A resource names the schemas it holds, the core User's among them (RFC 7643 §3). */
+function requireCoreSchema(resource: unknown) {
+  const schemas = prop(resource, 'schemas');
+  if (!Array.isArray(schemas) || !schemas.includes(CORE_USER)) {
+    throw new ScimError(
+      'validation',
+      'invalidSyntax',
+      `a User resource names its schemas: "schemas": ["${CORE_USER}", …]`,
+    );
+  }
 }
 
 /** What `active` asks of a user in `status` (undefined: nothing). */
@@ -109,7 +123,13 @@ export function scimService(users: UsersService) {
     get: (scope: RequestScope, id: string) => users.get(scope, id),
 
     async create(scope: RequestScope, resource: unknown, sendMail: boolean) {
+      requireCoreSchema(resource);
       const { body, active } = scimBody(resource, 'create');
+      // RFC 7643 §4.1.1: userName is required. Entra ID and Okta always send one; a user made
+      // without one through REST is still served with its email as userName (resource.ts).
+      if (body.userName === undefined || body.userName === null) {
+        throw new ScimError('validation', 'invalidValue', 'userName is required to create a user');
+      }
       if (body.externalId === undefined) {
         throw validationError([{ field: 'externalId', message: 'is required to create a user' }]);
       }

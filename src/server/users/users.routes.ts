@@ -153,9 +153,8 @@ export function registerUserRoutes(
     negotiate('/users/{userId}', 'DELETE', { vendor, kind }),
     async (ctx) => {
       const { scope } = ctx.state;
-      const user = await users.remove(scope, ctx.params.userId!, ifMatch(ctx.get('If-Match')));
-      // Its avatar's media go with it, once the user is gone (a failure leaves them, not it).
-      await avatars?.service.removeOf(scope, user);
+      // The service takes its avatar's media along (users.service.ts remove).
+      await users.remove(scope, ctx.params.userId!, ifMatch(ctx.get('If-Match')));
       // 202 without a body, and so without a body type.
       ctx.body = null;
       ctx.status = 202;

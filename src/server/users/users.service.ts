@@ -1,11 +1,16 @@
 /** User rules: status on create and change, secrets, uniqueness answers, invitations. */
-import { identityKey } from '../../contract/identity.js';
+import { identityKey, LOGIN_REQUIRED, loginName } from '../../contract/identity.js';
 import { customFieldsIssue } from '../../contract/limits.js';
 import type { Page } from '../../contract/medium.js';
 import { keyedRecord } from '../../contract/safe-keys.js';
 import { DEFAULT_LIMIT, type UserListQuery } from '../../contract/schemas.js';
 import { storedForm } from '../../contract/stored-form.js';
-import type { ProfileField, UserInput, UserRecord } from '../../contract/user.js';
+import {
+  type ProfileField,
+  sendsInvitation,
+  type UserInput,
+  type UserRecord,
+} from '../../contract/user.js';
 import {
   type IdentityField,
   isProfileField,
@@ -87,6 +92,14 @@ function conflict(err: unknown, input: UserInput): never {
   if (err instanceof UniqueViolationError) {
     const field = STORED_FIELDS.find((f) => f.name === err.field);
     const value = field && inputValue(input, field);
+    if (err.field === 'userName' && value == null && input.email) {
+      // The login-name index (contract/identity.ts loginName): no userName given, the email is it.
+      throw new AppError(
+        'conflict',
+        `email '${input.email}' is the userName of another user of this tenant, and a user without a userName logs in with its email: give this one a userName`,
+        [{ field: 'email', message: 'is already in use as a userName' }],
+      );
+    }
     throw new AppError(
       'conflict',
       `${err.field} '${value}' is already used by another user of this tenant`,
@@ -120,6 +133,24 @@ function nextStatus(row: UserRow, input: UserInput): Partial<UserColumns> {
     );
   }
   return { status: 'activated', activated_at: now };
+}
+
+/**
+ * The create rule on every write (contract/identity.ts): a change that clears the user's email
+ * or userName must leave the other. Checked in the store step, on the row it changes.
+ */
+function checkLogin(row: UserRow, changes: Partial<UserColumns>) {
+  if (!('email' in changes) && !('user_name' in changes)) return;
+  const after = {
+    email: 'email' in changes ? (changes.email ?? null) : row.email,
+    userName: 'user_name' in changes ? (changes.user_name ?? null) : row.user_name,
+  };
+  if (loginName(after) !== null) return;
+  throw new AppError(
+    'validation',
+    `user ${row.id} would have neither an email nor a userName to log in with: keep one of them`,
+    [{ ...LOGIN_REQUIRED }],
+  );
 }
 
 /** Whether an input carries a secret to hash (slow: never inside a store step). */
@@ -157,11 +188,16 @@ export interface UsersServiceOptions {
   secretHashCost?: number;
   /** The list cursors' codec, keyed with the store's secret (list-cursor.ts). */
   cursors: ListCursors;
+  /**
+   * Cleans up after a user is removed (its avatar's media, avatars.ts), once it is gone: a
+   * failure there leaves the media, not the user. Every channel removes through `remove`.
+   */
+  removed?: (scope: RequestScope, user: UserRecord) => Promise<void>;
 }
 
 export function usersService(
   store: Store,
-  { invited, countUpTo, secretHashCost, cursors }: UsersServiceOptions,
+  { invited, countUpTo, secretHashCost, cursors, removed }: UsersServiceOptions,
 ) {
   const hashed = (input: UserInput) => secretColumns(input, secretHashCost);
   const notFound = (scope: RequestScope, key: string) =>
@@ -205,6 +241,7 @@ export function usersService(
             version: current.version + 1,
           };
           if (input.custom) changes.custom = mergeCustom(JSON.parse(current.custom), input.custom);
+          checkLogin(current, changes);
           return changes;
         },
         scope.audit,
@@ -287,8 +324,9 @@ export function usersService(
         ...plainColumns(input),
         ...secrets,
       };
+      // No invitation to one created activated with a secret: it has no sign-up to do.
       const invitation =
-        input.sendMail !== false && base.email
+        base.email && sendsInvitation(input)
           ? composeInvitation({
               userId: base.id,
               email: base.email,
@@ -359,9 +397,12 @@ export function usersService(
       );
     },
 
-    /** Removes a user; answers the user as it was removed (its avatar's media go next). */
+    /**
+     * Removes a user, then what it leaves behind (`removed`: its avatar's media), whatever the
+     * channel; answers the user as it was removed.
+     */
     async remove(scope: RequestScope, key: string, ifMatch?: VersionCheck): Promise<UserRecord> {
-      const removed = await store.reserve.whenFull(() =>
+      const row = await store.reserve.whenFull(() =>
         store.users.update(
           scope.branch.id,
           byKey(key),
@@ -376,8 +417,10 @@ export function usersService(
           scope.audit,
         ),
       );
-      if (!removed) throw notFound(scope, key);
-      return toRecord(removed);
+      if (!row) throw notFound(scope, key);
+      const user = toRecord(row);
+      await removed?.(scope, user);
+      return user;
     },
   };
 }

@@ -46,6 +46,8 @@ const CONSTRAINT_FIELDS: Record<string, UniqueViolationError['field']> = {
   users_external_id: 'externalId',
   users_email: 'email',
   users_user_name: 'userName',
+  // The login name (userName, else email): a userName that is another user's login.
+  users_login: 'userName',
   tenants_host: 'host',
   branches_name: 'branch',
 };

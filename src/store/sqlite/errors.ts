@@ -6,6 +6,8 @@ const INDEX_FIELDS: Record<string, UniqueViolationError['field']> = {
   'users.external_id': 'externalId',
   'users.email_norm': 'email',
   'users.user_name_norm': 'userName',
+  // An index on an expression is named, not its columns: the login name (userName, else email).
+  "index 'users_login'": 'userName',
   'tenants.host': 'host',
   'branches.tenant_id, branches.name': 'branch',
 };

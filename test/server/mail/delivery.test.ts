@@ -48,18 +48,18 @@ afterEach(async () => {
 const invite = (s: TestServer, body: Record<string, unknown>) =>
   s.req('POST', '/api/users', jsonBody({ sendMail: true, ...body }));
 
-test('with --smtp-url the invitation goes to the relay, with a stable Message-ID and no secret', async () => {
+test('with --smtp-url the invitation goes to the relay, with a stable Message-ID; none to a user given a secret', async () => {
   const relay = await smtp();
   open.push(relay);
   const s = await startServer({ smtpUrl: `smtp://127.0.0.1:${relay.port}` });
   open.push(s);
-  const r = await invite(s, {
-    email: 'ann@example.com',
-    secret: 'one-time-pass-1',
-    profile: { firstName: 'Ann' },
-  });
+  // Created activated with a one-time password: nothing to sign up for, so no invitation.
+  const activated = await invite(s, { email: 'cem@example.com', secret: 'one-time-pass-1' });
+  expect(activated.status).toBe(201);
+  const r = await invite(s, { email: 'ann@example.com', profile: { firstName: 'Ann' } });
   expect(r.status).toBe(201);
-  await eventually(() => relay.received.length === 1);
+  await eventually(async () => (await s.store.outbox.pending()) === 0);
+  expect(relay.received).toHaveLength(1);
   const [mail] = relay.received;
   expect(mail!.to).toEqual(['ann@example.com']);
   expect(mail!.from).toBe('roster@localhost');

@@ -334,7 +334,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
         io,
         opts.sendMail === false
           ? `no invitations would be queued (--no-send-mail; ${n} new users have an email)`
-          : `${n} invitation${n === 1 ? '' : 's'} would be queued by the service (one per new user with an email; --no-send-mail for none)`,
+          : `${n} invitation${n === 1 ? '' : 's'} would be queued by the service (one per new user with an email and no secret; --no-send-mail for none)`,
       );
     }
   }

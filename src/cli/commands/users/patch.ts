@@ -5,6 +5,7 @@
  */
 import { forbiddenKeyText } from '../../../contract/safe-json.js';
 import { forbiddenSegment } from '../../../contract/safe-keys.js';
+import { roleName } from '../../../contract/user.js';
 import { userField } from '../../../contract/user-fields.js';
 import { usageError } from '../../errors.js';
 
@@ -31,7 +32,8 @@ function assign(body: Body, path: string, value: unknown, flag: string) {
   if (Object.hasOwn(target, last) && target[last] !== null && typeof target[last] === 'object') {
     throw usageError(`${flag}: '${path}' conflicts with the fields under it`);
   }
-  target[last] = value;
+  // A role in any case is that role (contract/user.ts roleName), as in an import.
+  target[last] = path === 'role' && typeof value === 'string' ? roleName(value) : value;
 }
 
 /** Sets a user field (by its table name, or a dotted path) in `body`, as `--set` does. */

@@ -3,6 +3,7 @@
  * role is a usage error naming the flag (exit 2) instead of a 400 from the service.
  */
 import type { FieldIssue } from '../../../contract/errors.js';
+import { LOGIN_REQUIRED } from '../../../contract/identity.js';
 import { isWriteOnly, USER_FIELDS } from '../../../contract/user-fields.js';
 import { usageError } from '../../errors.js';
 import { getPath, nearest } from '../../output/fields.js';
@@ -20,7 +21,7 @@ function describe(
   flagOf: (field: string) => string,
   operation: 'create' | 'update',
 ): string {
-  if (issue.message === 'email or userName is required') {
+  if (issue.message === LOGIN_REQUIRED.message) {
     return `${flagOf('email')} or ${flagOf('userName')} is required`;
   }
   const value = getPath(body, issue.field);

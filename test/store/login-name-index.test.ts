@@ -1,0 +1,68 @@
+/**
+ * The login-name index (a userName, else the email, unique per tenant: contract/identity.ts
+ * loginName), on either backend: a pair that broke the rule before it is kept by the migration,
+ * and each of the two can still be written; a new user taking either login is refused.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import { UniqueViolationError } from '../../src/store/errors.js';
+import { databaseTarget, openStore } from '../../src/store/open.js';
+import { TEST_AUDIT } from '../helpers/audit.js';
+import { sql, testDatabase } from '../helpers/database.js';
+import { forgetMigrations, UNDO_LOGIN_INDEX } from '../helpers/migrations.js';
+import { userRow } from '../helpers/user-row.js';
+
+const cleanups: (() => unknown)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+test('a pair made before the index is kept; each still updates; a third taking the login is refused', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'roster-login-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const db = await testDatabase();
+  cleanups.push(db.drop);
+  const open = () => openStore({ dataDir, target: databaseTarget(db.url, dataDir) });
+
+  let store = await open();
+  await store.bootstrap();
+  const tenant = (await store.tenants.byHost('*'))!;
+  const branch = (await store.branches.byName(tenant.id, 'main'))!;
+  const at = { tenant_id: tenant.id, branch_id: branch.id };
+  await forgetMigrations(store, 1, UNDO_LOGIN_INDEX);
+  // As the previous release allowed: Ann logs in with her email; Bo took it as his userName.
+  const ann = userRow({ ...at, email: 'ann@example.com', email_norm: 'ann@example.com' });
+  const bo = userRow({
+    ...at,
+    email: 'bo@example.com',
+    email_norm: 'bo@example.com',
+    user_name: 'ann@example.com',
+    user_name_norm: 'ann@example.com',
+  });
+  for (const row of [ann, bo]) await store.users.insert(row, TEST_AUDIT);
+  await store.close();
+
+  store = await open();
+  cleanups.push(() => store.close());
+  for (const id of [ann.id, bo.id]) {
+    const row = await store.users.update(
+      branch.id,
+      id,
+      () => ({ department: 'Moved' }),
+      TEST_AUDIT,
+    );
+    expect(row?.department).toBe('Moved');
+  }
+  const third = userRow({ ...at, user_name: 'ANN@example.com', user_name_norm: 'ann@example.com' });
+  await expect(store.users.insert(third, TEST_AUDIT)).rejects.toBeInstanceOf(UniqueViolationError);
+  // The older of the pair holds the login; the newer sits beside it.
+  const dups = await sql<{ id: string; login_dup: number | string }>(
+    store,
+    'SELECT id, login_dup FROM users WHERE id IN (?, ?) ORDER BY rowid',
+    ann.id,
+    bo.id,
+  );
+  expect(dups.map((d) => Number(d.login_dup) === 0)).toEqual([true, false]);
+});
