@@ -37,5 +37,6 @@ it('Ctrl-C while stdin is spooled: exit 130, and no roster-stdin- dir is left in
   child.kill('SIGINT');
   const r = await child;
   expect(r.exitCode, String(r.stderr)).toBe(130);
-  expect(readdirSync(tmp)).toEqual([]);
+  // Roster's own dirs: Node 26 keeps its compile cache under TMPDIR too.
+  expect(readdirSync(tmp).filter((name) => name.startsWith('roster-'))).toEqual([]);
 });

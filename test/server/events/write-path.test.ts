@@ -17,10 +17,11 @@ afterAll(() => server.close());
 const READS = new Set([
   // A SCIM search sent as a POST (RFC 7644 §3.4.3): a read.
   'POST /scim/v2/Users/.search',
-  // Answer every method with 404 / 501: SCIM Groups and /Me are not offered.
+  // Answer every method with 404 / 501: SCIM Groups, /Me and /Bulk are not offered.
   ...['POST', 'PUT', 'PATCH', 'DELETE'].flatMap((m) => [
     `${m} /scim/v2/Groups{/*rest}`,
     `${m} /scim/v2/Me{/*rest}`,
+    `${m} /scim/v2/Bulk{/*rest}`,
   ]),
 ]);
 const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
