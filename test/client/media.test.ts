@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import busboy from 'busboy';
+import { Busboy } from '@fastify/busboy';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/client/index.js';
 import { guessMediumType } from '../../src/client/media.js';
@@ -22,15 +22,17 @@ interface Parsed {
   };
 }
 
-/** Parses a multipart request the way the service does (busboy, UTF-8 file names). */
+/** Parses a multipart request with the service's parser (@fastify/busboy, UTF-8 file names). */
 function parseMultipart(req: IncomingMessage): Promise<Parsed> {
   return new Promise((resolve, reject) => {
     const parsed: Parsed = { fields: {} };
-    const bb = busboy({ headers: req.headers, defParamCharset: 'utf8' });
+    const bb = Busboy({
+      headers: { ...req.headers, 'content-type': req.headers['content-type'] ?? '' },
+    });
     bb.on('field', (name, value) => {
       parsed.fields[name] = value;
     });
-    bb.on('file', (name, stream, info) => {
+    bb.on('file', (name, stream, fileName, _encoding, mimeType) => {
       const hash = createHash('sha256');
       let size = 0;
       stream.on('data', (chunk: Buffer) => {
@@ -40,14 +42,14 @@ function parseMultipart(req: IncomingMessage): Promise<Parsed> {
       stream.on('end', () => {
         parsed.file = {
           name,
-          fileName: info.filename,
-          mimeType: info.mimeType,
+          fileName,
+          mimeType,
           sha: hash.digest('hex'),
           size,
         };
       });
     });
-    bb.on('close', () => resolve(parsed));
+    bb.on('finish', () => resolve(parsed));
     bb.on('error', reject);
     req.pipe(bb);
   });

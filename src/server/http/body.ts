@@ -2,17 +2,18 @@
  * Request bodies for the JSON endpoints: read whole (they are small), capped at a limit, then
  * parsed by encoding. Form encodings use dotted keys (`profile.firstName=Ann`) and come out as
  * the same nested object a JSON body would be.
+ *
+ * Multipart bodies go through @fastify/busboy (server/multipart.ts, shared with media uploads),
+ * the maintained fork the contract names. It replaced busboy 1.x (last release 2022), which had
+ * been kept because the fork passes raw control bytes in part headers on where 1.x refused the
+ * body: multipart.ts now refuses those itself (400 "malformed multipart body"), before any part
+ * reaches us, and reports filename="" as a field as 1.x did.
  */
 import type { IncomingMessage } from 'node:http';
-// busboy 1.x (also media/receive.ts), kept rather than @fastify/busboy, its maintained fork
-// (checked 2026-11 with 3.2.6): the fork grew from busboy 0.3's parser and passes control bytes
-// in a part's headers (a file name "bad\0.txt", a Content-Type) on to us, where 1.x refuses the
-// body as malformed (media-api.suite.ts: raw control bytes); we would have to re-check every
-// header value ourselves.
-import busboy from 'busboy';
 import type { Context } from 'koa';
 import { isForbiddenKey } from '../../contract/safe-keys.js';
 import { AppError } from '../errors.js';
+import { type MultipartParser, multipartParser } from '../multipart.js';
 
 export const MAX_JSON_BYTES = 1024 * 1024;
 /** A JSON or form body must be complete this long after the request began (CONTRACT: 408). */
@@ -151,10 +152,11 @@ export async function readFormBody(ctx: Context): Promise<Record<string, unknown
 function multipartFields(contentType: string, raw: Buffer): Promise<[string, string][]> {
   return new Promise((resolve, reject) => {
     const fields: [string, string][] = [];
-    let parser: busboy.Busboy;
+    let parser: MultipartParser;
     try {
-      parser = busboy({
+      parser = multipartParser({
         headers: { 'content-type': contentType },
+        // Limits count as exceeded: 200 parts pass, the 201st is refused.
         limits: { files: 0, fields: 200, fieldSize: 64 * 1024, parts: 200 },
       });
     } catch (err) {
@@ -162,15 +164,15 @@ function multipartFields(contentType: string, raw: Buffer): Promise<[string, str
       return;
     }
     const fail = (message: string) => reject(new AppError('validation', message));
-    parser.on('field', (name, value, info) => {
-      if (info.valueTruncated) fail(`form field '${name}' is longer than 64 KiB`);
+    parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
+      if (valueTruncated) fail(`form field '${name}' is longer than 64 KiB`);
       fields.push([name, value]);
     });
     parser.on('filesLimit', () => fail('file parts are not accepted here; send form fields only'));
     parser.on('fieldsLimit', () => fail('too many form fields (at most 200)'));
     parser.on('partsLimit', () => fail('too many form parts (at most 200)'));
-    parser.on('error', (err: Error) => fail(`malformed multipart body: ${err.message}`));
-    parser.on('close', () => resolve(fields));
+    parser.on('error', (err) => fail(`malformed multipart body: ${(err as Error).message}`));
+    parser.on('finish', () => resolve(fields));
     parser.end(raw);
   });
 }

@@ -1,15 +1,15 @@
 /**
  * Receives POST /media's multipart body: `metaData` (JSON hint) and one `file` part, streamed
- * straight into the blob store's sink with busboy (never held in memory). The caller aborts the
- * write on failure; the error middleware deals with the rest of a refused body (see discardRest
- * in http/body.ts).
+ * straight into the blob store's sink by the multipart parser (server/multipart.ts), never held
+ * in memory. The caller aborts the write on failure; the error middleware deals with the rest of
+ * a refused body (see discardRest in http/body.ts).
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import busboy from 'busboy';
 import type { MediumType } from '../../contract/medium.js';
 import { AppError } from '../errors.js';
+import { baseName, type MultipartParser, multipartParser } from '../multipart.js';
 import { parseMetaData } from './meta-data.js';
 
 /** Room for the metaData part and part headers on top of the file itself. */
@@ -50,24 +50,22 @@ export function receiveUpload(
 ): Promise<ReceivedFile> {
   const { stream: req, signal } = body;
   return new Promise((resolve, reject) => {
-    let parser: busboy.Busboy;
+    let parser: MultipartParser;
     try {
-      parser = busboy({
-        headers: body.headers,
-        defParamCharset: 'utf8',
-        preservePath: false,
+      // File names are decoded as UTF-8 by the fork (1.x needed defParamCharset for that).
+      parser = multipartParser({
+        headers: { ...body.headers, 'content-type': body.headers['content-type'] ?? '' },
         limits: {
-          // busboy reports reaching fileSize; one more byte than the limit is what is refused.
-          fileSize: maxBytes + 1,
+          // Counted as exceeded: maxBytes pass, the byte after them is refused.
+          fileSize: maxBytes,
           // Two: metaData may come as a file part too (curl -F metaData=@meta.json).
           files: 2,
           // Two: a file part sent with filename="" comes as a field, and must reach the field
           // handler to be named as what it is (with one, it was 'more than one metaData').
           fields: 2,
-          // busboy reports reaching this, not exceeding it: a third part is already too many.
-          parts: 3,
+          // Counted as exceeded: the third part is the one refused.
+          parts: 2,
           fieldSize: META_DATA_MAX,
-          fieldNameSize: 100,
           headerPairs: 20,
         },
       });
@@ -101,18 +99,19 @@ export function receiveUpload(
       }
     };
 
-    parser.on('field', (name, value, info) => {
+    parser.on('field', (name, value, _nameTruncated, valueTruncated) => {
+      if (settled) return;
       if (name === 'file') {
         return fail(bad('the file part has no file name; send it with filename="…"'));
       }
       if (name !== 'metaData') return fail(bad(`unknown part '${name}'; send metaData and file`));
-      if (info.valueTruncated) return fail(bad(`the metaData part is over ${META_DATA_MAX} bytes`));
+      if (valueTruncated) return fail(bad(`the metaData part is over ${META_DATA_MAX} bytes`));
       if (sawMetaData) return fail(bad('more than one metaData part'));
       sawMetaData = true;
       takeMetaData(value);
     });
 
-    parser.on('file', (name, stream, info) => {
+    parser.on('file', (name, stream, fileName, _encoding, mimeType) => {
       if (settled) return void stream.resume();
       if (name === 'metaData') {
         if (sawMetaData) return fail(bad('more than one metaData part'));
@@ -144,8 +143,8 @@ export function receiveUpload(
       });
       written = pipeline(stream, sink).then(() => ({
         bytes,
-        fileName: info.filename,
-        partType: info.mimeType,
+        fileName: baseName(fileName),
+        partType: mimeType,
       }));
       written.catch(fail);
     });
@@ -153,8 +152,8 @@ export function receiveUpload(
     parser.on('filesLimit', () => fail(bad('too many file parts; send metaData and one file')));
     parser.on('fieldsLimit', () => fail(bad('too many parts; send metaData and one file only')));
     parser.on('partsLimit', () => fail(bad('too many parts; send metaData and one file only')));
-    parser.on('error', (err: Error) => fail(bad(`malformed multipart body: ${err.message}`)));
-    parser.on('close', () => {
+    parser.on('error', (err) => fail(bad(`malformed multipart body: ${(err as Error).message}`)));
+    parser.on('finish', () => {
       if (!written)
         return fail(bad("the upload has no file part; send the file in a part named 'file'"));
       written.then((file) => {
