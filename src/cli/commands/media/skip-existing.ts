@@ -12,7 +12,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { ApiError, redactUrl } from '../../../client/errors.js';
 import type { ApiClient } from '../../../client/index.js';
 import { uploadFileName } from '../../../client/media.js';
@@ -22,9 +21,18 @@ import type { UploadTask } from './upload-run.js';
 const keyOf = (name: string, bytes: number) => `${bytes}\u0000${name}`;
 
 async function sha256(stream: Readable | NodeJS.ReadableStream): Promise<string> {
+  return (await digest(stream)).sha;
+}
+
+/** The SHA-256 of a stream's bytes, and how many there were. */
+async function digest(stream: Readable | NodeJS.ReadableStream) {
   const hash = createHash('sha256');
-  await pipeline(stream, hash);
-  return hash.digest('hex');
+  let bytes = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    bytes += chunk.length;
+  }
+  return { sha: hash.digest('hex'), bytes };
 }
 
 /**
@@ -66,7 +74,13 @@ export async function findExisting(
     const origin = originUrlOf(medium);
     let viaOrigin: unknown;
     try {
-      return { sha: await sha256(await client.downloadUrl(origin)) };
+      const read = await digest(await client.downloadUrl(origin));
+      // A service without the route may answer any path with a page of its own (a web app's
+      // catch-all): that is not the file, so its URL is read instead.
+      if (read.bytes === medium.resourceInfo.bytes) return { sha: read.sha };
+      viaOrigin = new Error(
+        `answered ${read.bytes} bytes, not the medium's ${medium.resourceInfo.bytes}`,
+      );
     } catch (err) {
       viaOrigin = err;
     }

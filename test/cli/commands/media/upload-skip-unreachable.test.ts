@@ -8,7 +8,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliServed, startCliServed } from '../../../helpers/cli-run.js';
+import { type CliServed, cliAgainst, startCliServed } from '../../../helpers/cli-run.js';
+import { sendJson, startServer as startListener } from '../../../helpers/fake-server.js';
 
 /** A local port nothing listens on: bound, then closed. */
 async function closedPort(): Promise<number> {
@@ -68,5 +69,49 @@ describe('media upload --skip-existing with an unreachable public CDN', () => {
       'fresh-far.txt',
     ]);
     expect(r.stderr).toMatch(/1 uploaded, 0 skipped, 1 failed/);
+  });
+});
+
+describe('media upload --skip-existing on a service without the /cdn route (the platform)', () => {
+  it('an API origin that answers /cdn/… with a page of its own is not taken for the file: the media URL is read', async () => {
+    const content = 'platform bytes\n';
+    const fake = await startListener((req, res) => {
+      const url = req.url ?? '';
+      if (url.startsWith('/api/media')) {
+        const medium = {
+          id: 'm1',
+          ownerID: 't',
+          ownerType: 'token',
+          publicID: 'acme/main/m1/platform.txt',
+          fileName: 'platform.txt',
+          entityType: 'medium',
+          resourceInfo: {
+            type: 'raw',
+            bytes: Buffer.byteLength(content),
+            url: `${fake.origin}/files/m1/platform.txt`,
+            format: 'txt',
+            mimeType: 'text/plain',
+          },
+        };
+        sendJson(res, 200, { total: 1, limit: 1000, offset: 0, data: [medium] });
+      } else if (url === '/files/m1/platform.txt') {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end(content);
+      } else if (url.startsWith('/cdn/')) {
+        // A web app's catch-all: 200 and a page, for any path.
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<!doctype html><title>app</title>');
+      } else sendJson(res, 404, { statusCode: 404, message: 'not found', type: 'NotFound' });
+    });
+    try {
+      const path = file('platform.txt', content);
+      const cli = cliAgainst({ url: fake.origin }, 'platform-token', srv.configDir);
+      const r = await cli(['media', 'upload', '--skip-existing', path]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`skipped ${path}: already there as m1`);
+      expect(fake.seen.some((s) => s.method === 'POST')).toBe(false);
+    } finally {
+      await fake.close();
+    }
   });
 });
