@@ -99,7 +99,13 @@ export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> 
   const existing = opts.skipExisting
     ? await (await import('./skip-existing.js')).findExisting(client, readable)
     : new Map();
-  for (const [name, { medium, sameAs }] of existing) {
+  let skippedCount = 0;
+  for (const [name, { medium, sameAs, problem }] of existing) {
+    if (problem !== undefined) {
+      failed(name, problem);
+      continue;
+    }
+    skippedCount++;
     const why = medium ? `already there as ${medium.id}` : `the same file as ${sameAs} in this run`;
     bars.log(`${paintErr(io, 'yellow', 'skipped')} ${name}: ${why}`);
   }
@@ -141,14 +147,14 @@ export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> 
   if (view.format !== 'table' || media.length > 0) {
     await renderList(io, view.format, media, view.columns, view.json);
   }
-  const failures = files.length - existing.size - tasks.length + done.length - media.length;
+  const failures = files.length - skippedCount - tasks.length + done.length - media.length;
   const cancelled = run.started - done.length;
   const notStarted = tasks.length - run.started;
   const rest = [
     cancelled > 0 ? `${cancelled} cancelled` : '',
     notStarted > 0 ? `${notStarted} not started` : '',
   ].filter(Boolean);
-  const skipped = opts.skipExisting ? `${existing.size} skipped, ` : '';
+  const skipped = opts.skipExisting ? `${skippedCount} skipped, ` : '';
   note(io, [`${media.length} uploaded, ${skipped}${failures} failed`, ...rest].join(', '));
 
   if (controller.signal.aborted) throw controller.signal.reason;

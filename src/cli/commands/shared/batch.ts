@@ -9,7 +9,7 @@
  */
 import type { ApiClient } from '../../../client/index.js';
 import type { Deps, GlobalOptions } from '../../context.js';
-import { note } from '../../context.js';
+import { interactive, note } from '../../context.js';
 import { CliError, EXIT, firstLine } from '../../errors.js';
 import { renderList, resolveFormat, type View } from '../../output/render.js';
 import { paintErr } from '../../output/style.js';
@@ -173,6 +173,11 @@ export async function runConfirmedBatch(
     action: (client: ApiClient, id: string) => Promise<string>;
     /** `--dry-run`: what the action would do to this id (reads only). */
     preview: (client: ApiClient, id: string) => Promise<Preview>;
+    /**
+     * How the question names this id (`Ann Smith <ann@example.com> [id]`), read before asking
+     * so a person confirms whom, not an id; undefined (or a failed read): the id as given.
+     */
+    label?: (client: ApiClient, id: string) => Promise<string | undefined>;
   },
 ): Promise<void> {
   if (opts.dryRun) {
@@ -181,20 +186,43 @@ export async function runConfirmedBatch(
     return;
   }
   const ids = [...new Set(await expandIds(opts.ids, deps))];
-  const what = describeIds(
-    ids.map((id) => (isBadId(id) ? id.text : id)),
-    spec.noun,
-  );
-  const question = `${spec.verb} ${what}?`;
-  const refusal = `not ${spec.doing} ${what}`;
+  const given = ids.map((id) => (isBadId(id) ? id.text : id));
+  const { apiClient } = await import('../../client.js');
+  const client = await apiClient(opts.globals, deps);
+  // Read only when a person will be asked: --yes and scripts cost no extra request.
+  const asking = !opts.globals.yes && interactive(deps.io);
+  const labels =
+    asking && spec.label ? await labelsOf(given, ids, (id) => spec.label!(client, id)) : given;
+  const what = describeIds(labels, spec.noun);
+  const refusal = `not ${spec.doing} ${describeIds(given, spec.noun)}`;
   // No ids (an empty list piped in) means nothing to do: nothing to confirm.
-  if (ids.length > 0 && !(await confirmOrRefuse(deps, opts.globals, question, refusal))) {
+  if (
+    ids.length > 0 &&
+    !(await confirmOrRefuse(deps, opts.globals, `${spec.verb} ${what}?`, refusal))
+  ) {
     // Nothing was done, so the command did not do what it was asked: not a success (exit 1).
     throw new CliError(`nothing ${spec.done}: not confirmed`);
   }
-  const { apiClient } = await import('../../client.js');
-  const client = await apiClient(opts.globals, deps);
   await runBatch(ids, (id) => spec.action(client, id), spec.done, opts.globals, deps, spec.noun);
+}
+
+/** A question lists every id; beyond this many, the rest are named by id (no request each). */
+const LABELLED_UP_TO = 20;
+
+/** What `label` says for each id it names (the first LABELLED_UP_TO); the id as given otherwise. */
+async function labelsOf(
+  given: string[],
+  ids: IdItem[],
+  label: (id: string) => Promise<string | undefined>,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const [i, id] of ids.entries()) {
+    const text = given[i]!;
+    const name =
+      i < LABELLED_UP_TO && !isBadId(id) ? await label(id).catch(() => undefined) : undefined;
+    out.push(name || text);
+  }
+  return out;
 }
 
 /** `show -`: the records found, as one list in `view`; an id not found fails on its own. */

@@ -1,9 +1,11 @@
 /** `roster users remove <id…>`: asks on a terminal; without one, refuses unless --yes. */
 import type { Command } from 'commander';
 import type { Deps, GlobalOptions } from '../../context.js';
+import { safeText } from '../../output/text-safe.js';
 import { BATCH_EXIT_HELP, runConfirmedBatch } from '../shared/batch.js';
 import { STDIN_IDS_HELP } from '../shared/ids.js';
 import { globalsOf } from '../shared/options.js';
+import { describeUser } from './format.js';
 import { findUser, userIdOf } from './lookup.js';
 
 export interface RemoveOptions {
@@ -41,5 +43,12 @@ export const runRemove = (opts: RemoveOptions, deps: Deps) =>
     preview: async (client, id) => {
       await findUser(client, id);
       return { action: 'remove' };
+    },
+    label: async (client, id) => {
+      const user = await findUser(client, id);
+      const named = describeUser(user);
+      const userId = safeText(user.id);
+      // describeUser falls back to the id: never `a [a]`.
+      return named === userId ? userId : `${named} [${userId}]`;
     },
   });

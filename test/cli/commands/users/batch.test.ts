@@ -191,4 +191,41 @@ describe('users remove: confirmation', () => {
     expect(refused.message).toBe('nothing removed: not confirmed');
     expect(no.stub.calls).toEqual([]);
   });
+
+  it('the question names each user by name and email, fetched before asking', async () => {
+    const fake = fakeIO({ tty: true });
+    const prompter = scriptedPrompter([false]);
+    const ann = user({ id: 'a', profile: { firstName: 'Ann', lastName: 'Smith' } as any });
+    const stub = stubClient({
+      getUser: async (id: string) => {
+        if (id === 'a') return ann;
+        throw apiError(404);
+      },
+      deleteUser: async () => undefined,
+    });
+    const err = await runRemove(
+      { ids: ['a', 'gone'], globals: {} },
+      testDeps(fake, stub.client, { prompter }),
+    ).catch((e) => e);
+    expect(err.message).toBe('nothing removed: not confirmed');
+    // A user not found is named by what was given; the batch reports it if confirmed.
+    expect(prompter.asked).toEqual(['Remove 2 users (Ann Smith <ann@example.com> [a], gone)?']);
+    expect(stub.calls.map((c) => c.method)).toEqual(['getUser', 'getUser']);
+  });
+
+  it('one user by email: named once, with its id', async () => {
+    const fake = fakeIO({ tty: true });
+    const prompter = scriptedPrompter([false]);
+    const ann = user({ id: 'a1', profile: { firstName: 'Ann' } as any });
+    const stub = stubClient({
+      iterateUsers: async function* () {
+        yield ann;
+      },
+    });
+    await runRemove(
+      { ids: ['ann@example.com'], globals: {} },
+      testDeps(fake, stub.client, { prompter }),
+    ).catch(() => {});
+    expect(prompter.asked).toEqual(['Remove user Ann <ann@example.com> [a1]?']);
+  });
 });

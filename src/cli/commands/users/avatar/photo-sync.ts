@@ -9,6 +9,7 @@ import type { UserV3 } from '../../../../contract/user.js';
 import { checkPhoto, hashPhoto, PhotoError } from '../../../avatar/index.js';
 import type { Deps } from '../../../context.js';
 import { CliError, EXIT, firstLine } from '../../../errors.js';
+import { count } from '../../../output/count.js';
 import { paintErr } from '../../../output/style.js';
 import { exitCodeOf, onInterrupt } from '../../../signals.js';
 import { type AvatarDeps, setAvatar } from './apply.js';
@@ -119,7 +120,7 @@ export async function syncPhotos(
     controller.abort(new CliError('interrupted: no more photos were started', exitCodeOf(signal))),
   );
   const rows: SyncRow[] = [];
-  const progress = () => bars.footer(`${rows.length} of ${tasks.length} photos done`);
+  const progress = () => bars.footer(`${rows.length} of ${count(tasks.length, 'photo')} done`);
 
   const one = async ({ user, photo }: (typeof tasks)[number]): Promise<SyncRow> => {
     const base = { ...who(user), photo };
@@ -200,20 +201,24 @@ export async function writePhotoReport(path: string, r: PhotoSyncResult): Promis
   await writeFile(path, `${JSON.stringify(report, null, 2)}\n`);
 }
 
-const count = (r: PhotoSyncResult, result: SyncRow['result']) =>
+const countOf = (r: PhotoSyncResult, result: SyncRow['result']) =>
   r.rows.filter((x) => x.result === result).length;
 
-/** `2 set, 1 unchanged, 0 failed, 1 photos matched nobody, …`: the run in one line. */
+/** `2 set, 1 unchanged, 0 failed, 1 photo matched nobody, …`: the run in one line. */
 export function photoSummary(r: PhotoSyncResult, dryRun: boolean | undefined): string {
-  const changed = dryRun ? `${count(r, 'would set')} would be set` : `${count(r, 'set')} set`;
+  const changed = dryRun ? `${countOf(r, 'would set')} would be set` : `${countOf(r, 'set')} set`;
   return [
-    `${changed}, ${count(r, 'unchanged')} unchanged, ${count(r, 'failed')} failed`,
-    `${r.unmatched.length} photos matched nobody`,
-    ...(r.ambiguous.length > 0 ? [`${r.ambiguous.length} names with more than one photo`] : []),
-    `${r.withoutPhoto.length} users without a photo`,
+    `${changed}, ${countOf(r, 'unchanged')} unchanged, ${countOf(r, 'failed')} failed`,
+    `${count(r.unmatched.length, 'photo')} matched nobody`,
+    ...(r.ambiguous.length > 0
+      ? [`${count(r.ambiguous.length, 'name')} with more than one photo`]
+      : []),
+    `${count(r.withoutPhoto.length, 'user')} without a photo`,
     // Not "without a photo": they have one, and this folder leaves it as it is.
     ...(r.keeping.length > 0
-      ? [`${r.keeping.length} users with no photo in this folder (they keep their current one)`]
+      ? [
+          `${count(r.keeping.length, 'user')} with no photo in this folder (they keep their current one)`,
+        ]
       : []),
     ...(r.notStarted > 0 ? [`${r.notStarted} not done`] : []),
   ].join(', ');
@@ -225,9 +230,10 @@ export function photoSummary(r: PhotoSyncResult, dryRun: boolean | undefined): s
  */
 export function photoVerdict(r: PhotoSyncResult): unknown {
   if (r.stoppedBy) return r.stoppedBy;
-  const failed = count(r, 'failed');
+  const failed = countOf(r, 'failed');
   if (failed === 0) return undefined;
   if (failed < r.rows.length)
-    return new CliError(`${failed} of ${r.rows.length} photos failed`, EXIT.partial);
+    return new CliError(`${failed} of ${count(r.rows.length, 'photo')} failed`, EXIT.partial);
+  if (r.rows.length === 1) return new CliError('the photo could not be set');
   return new CliError(`none of the ${r.rows.length} photos could be set`);
 }

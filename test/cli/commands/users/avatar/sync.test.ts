@@ -81,7 +81,7 @@ describe('users avatar sync', () => {
       `photos with the same name, none used: ${both.join(', ')} (keep one)`,
     );
     expect(r.stderr).not.toContain('no user for photo');
-    expect(r.stderr).toContain('0 photos matched nobody, 1 names with more than one photo');
+    expect(r.stderr).toContain('0 photos matched nobody, 1 name with more than one photo');
     expect(JSON.parse(readFileSync(report, 'utf8')).ambiguousPhotos).toEqual([both]);
   });
 
@@ -130,7 +130,7 @@ describe('users avatar sync', () => {
     ]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).toContain(
-      '1 users without a photo, 2 users with no photo in this folder (they keep their current one)',
+      '1 user without a photo, 2 users with no photo in this folder (they keep their current one)',
     );
     const written = JSON.parse(readFileSync(report, 'utf8'));
     expect(written.usersWithoutPhoto.map((u: { user: string }) => u.user)).toEqual([ids.dan]);
