@@ -69,5 +69,35 @@ test('events tail: lines as changes happen, through a restart, Ctrl-C names --af
   await create('t4@example.com');
   const rest = await srv.run(['events', 'list', '--after', cursor!, '-o', 'json']);
   expect(JSON.parse(rest.stdout).map((e: any) => e.target.email)).toEqual(['t4@example.com']);
+
+  // --since starts that far back, not at the log's end: what happened in the last hour first.
+  const since = execa(process.execPath, [BIN, 'events', 'tail', '--since', '1h', '-o', 'ndjson'], {
+    env: { PATH: process.env.PATH, NO_COLOR: '1', ...srv.env },
+    extendEnv: false,
+    reject: false,
+  });
+  let out = '';
+  await new Promise<void>((resolve) => {
+    since.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('t4@example.com')) resolve();
+    });
+    void since.then(() => resolve());
+  });
+  since.kill('SIGINT');
+  await since;
+  const users = out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.type === 'user.created')
+    .map((e) => e.target.email);
+  expect(users).toEqual([
+    'before-tail@example.com',
+    't1@example.com',
+    't2@example.com',
+    't3@example.com',
+    't4@example.com',
+  ]);
   await again.close(100);
 });

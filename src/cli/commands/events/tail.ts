@@ -56,9 +56,9 @@ export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
   onCleanup(deps, () => {
     if (after) note(deps.io, `resume with: roster events tail --after ${after}`);
   });
-  // The first page tells the start: without --after, from now on (what is already there is
-  // `events list`'s), so a first empty long poll gives the cursor of the log's end.
-  if (after === undefined) {
+  // Where it starts: after --after; from --since's time, with what happened since then first;
+  // else from now on (what is already there is `events list`'s): the cursor of the log's end.
+  if (after === undefined && opts.since === undefined) {
     let cursor: string | undefined;
     do {
       const page = await listEvents(client.http, { ...query, limit: 1000, after: cursor });
