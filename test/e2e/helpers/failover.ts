@@ -69,6 +69,13 @@ export async function startCluster(dir: string, base: number, timing: Timing) {
       }
     });
     const stderr = String((err as { stderr?: unknown }).stderr ?? '');
+    // What did start must not outlive the test (no clean-up is registered for a cluster that
+    // never came up).
+    try {
+      execFileSync(SCRIPT, ['stop', dir]);
+    } catch {
+      // nothing was running
+    }
     throw new Error(`the failover cluster did not start: ${stderr}\n${logs.join('\n')}`);
   }
   const vars = Object.fromEntries(
