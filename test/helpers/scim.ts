@@ -1,4 +1,5 @@
 /** SCIM requests to a test server: bearer token, SCIM's media type, JSON in and out. */
+import { expect } from 'vitest';
 import { SCOPES } from '../../src/contract/scopes.js';
 import type { TestServer } from './server.js';
 
@@ -49,3 +50,17 @@ export const scimUser = (n: string | number, extra: Record<string, unknown> = {}
   ...extra,
 });
 export const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+
+/** A PATCH body of these operations. */
+export const patchOps = (...Operations: unknown[]) => ({ schemas: [PATCH_OP], Operations });
+
+/** A SCIM error answer of `status` (and, when given, that scimType). */
+export function expectScimError(
+  res: { status: number; json: any },
+  status: number,
+  scimType?: string,
+) {
+  expect(res.status, JSON.stringify(res.json)).toBe(status);
+  expect(res.json.schemas).toEqual([ERROR]);
+  if (scimType) expect(res.json.scimType).toBe(scimType);
+}

@@ -5,7 +5,7 @@
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { CORE_USER, ERROR, PATCH_OP, scimClient, scimUser } from '../../helpers/scim.js';
+import { CORE_USER, expectScimError, patchOps, scimClient, scimUser } from '../../helpers/scim.js';
 import { jsonBody, startServer, type TestServer, V3 } from '../../helpers/server.js';
 import { upload } from '../media/media-helpers.js';
 
@@ -17,15 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const patch = (...Operations: unknown[]) => ({ schemas: [PATCH_OP], Operations });
 const restUser = (body: Record<string, unknown>) =>
   server.req('POST', '/api/users', jsonBody({ sendMail: false, ...body }, V3));
-
-function expectScimError(res: { status: number; json: any }, status: number, scimType?: string) {
-  expect(res.status, JSON.stringify(res.json)).toBe(status);
-  expect(res.json.schemas).toEqual([ERROR]);
-  if (scimType) expect(res.json.scimType).toBe(scimType);
-}
 
 describe('a userName derived from the email counts for uniqueness', () => {
   test('a SCIM POST taking the userName a REST user is served with is 409; the filter finds the original', async () => {
@@ -59,7 +52,7 @@ describe('a userName derived from the email counts for uniqueness', () => {
     const patched = await scim(
       'PATCH',
       `/Users/${other.json.id}`,
-      patch({ op: 'replace', path: 'userName', value: 'derived2@example.com' }),
+      patchOps({ op: 'replace', path: 'userName', value: 'derived2@example.com' }),
     );
     expectScimError(patched, 409, 'uniqueness');
     // user<d2>@example.com is now the SCIM user's userName (and email); a third by a userName
@@ -88,7 +81,7 @@ describe('no write leaves a user without a login identity', () => {
     const res = await scim(
       'PATCH',
       `/Users/${u.json.id}`,
-      patch({ op: 'remove', path: 'emails' }, { op: 'remove', path: 'externalId' }),
+      patchOps({ op: 'remove', path: 'emails' }, { op: 'remove', path: 'externalId' }),
     );
     expectScimError(res, 400, 'invalidValue');
     expect(res.json.detail).toContain('neither an email nor a userName');

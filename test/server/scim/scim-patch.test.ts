@@ -5,7 +5,7 @@
  * before anything applies, advertised in ServiceProviderConfig.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ENTERPRISE, PATCH_OP, ROSTER_EXT, scimClient, scimUser } from '../../helpers/scim.js';
+import { ENTERPRISE, patchOps, ROSTER_EXT, scimClient, scimUser } from '../../helpers/scim.js';
 import { startServer, type TestServer, V3 } from '../../helpers/server.js';
 
 let server: TestServer;
@@ -16,7 +16,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const patch = (...Operations: unknown[]) => ({ schemas: [PATCH_OP], Operations });
 const create = async (n: string, extra: Record<string, unknown> = {}) => {
   const res = await scim('POST', '/Users', scimUser(n, extra));
   expect(res.status, res.text).toBe(201);
@@ -37,7 +36,7 @@ describe('what an operation does', () => {
     const res = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch(
+      patchOps(
         { op: 'remove', path: 'phoneNumbers[type eq "mobile"]' },
         { op: 'remove', path: 'emails[type eq "public"].value' },
       ),
@@ -58,7 +57,7 @@ describe('what an operation does', () => {
     const res = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({ op: 'replace', path: 'name', value: { givenName: 'New' } }),
+      patchOps({ op: 'replace', path: 'name', value: { givenName: 'New' } }),
     );
     expect(res.json.name).toEqual({ givenName: 'New', familyName: 'Familycomplex' });
   });
@@ -68,7 +67,7 @@ describe('what an operation does', () => {
     const res = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch(
+      patchOps(
         { op: 'replace', path: 'NAME.GIVENNAME', value: 'Upper' },
         {
           op: 'replace',
@@ -86,7 +85,7 @@ describe('what an operation does', () => {
     const res = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({
+      patchOps({
         op: 'add',
         value: { [ENTERPRISE]: { department: 'Ops' }, [ROSTER_EXT]: { team: 'Red' } },
       }),
@@ -101,7 +100,7 @@ describe('what an operation does', () => {
     const res = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch(
+      patchOps(
         { op: 'replace', path: 'nickName', value: 'Nick' },
         { op: 'add', path: 'urn:example:params:scim:schemas:extension:other:2.0:User:x', value: 1 },
         { op: 'replace', value: { displayName: 'Shown' } },
@@ -117,7 +116,7 @@ describe('what an operation does', () => {
     const res = await scim(
       'PATCH',
       `/Users/${one}`,
-      patch({ op: 'replace', path: 'emails.value', value: 'changed@example.com' }),
+      patchOps({ op: 'replace', path: 'emails.value', value: 'changed@example.com' }),
     );
     expect(res.status, res.text).toBe(200);
     expect((await rest(one)).email.value).toBe('changed@example.com');
@@ -130,7 +129,7 @@ describe('what an operation does', () => {
     const refused = await scim(
       'PATCH',
       `/Users/${two}`,
-      patch({ op: 'replace', path: 'emails.value', value: 'x@example.com' }),
+      patchOps({ op: 'replace', path: 'emails.value', value: 'x@example.com' }),
     );
     expect([refused.status, refused.json.scimType]).toEqual([400, 'invalidPath']);
     expect(refused.json.detail).toContain('emails[type eq "work"].value');
@@ -141,7 +140,7 @@ describe('what an operation does', () => {
     const res = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({ op: 'add', path: 'phoneNumbers[value co "555"].value', value: '+1 555' }),
+      patchOps({ op: 'add', path: 'phoneNumbers[value co "555"].value', value: '+1 555' }),
     );
     expect([res.status, res.json.scimType]).toEqual([400, 'noTarget']);
   });
@@ -149,7 +148,7 @@ describe('what an operation does', () => {
   test('a path that is no attribute path, or a filter on a single value: 400 invalidPath', async () => {
     const id = await create('bad-path');
     for (const path of ['name..givenName', 'title[type eq "x"]', 'userName.value', 'a b']) {
-      const res = await scim('PATCH', `/Users/${id}`, patch({ op: 'add', path, value: 'x' }));
+      const res = await scim('PATCH', `/Users/${id}`, patchOps({ op: 'add', path, value: 'x' }));
       expect([res.status, res.json.scimType], path).toEqual([400, 'invalidPath']);
     }
   });
@@ -163,7 +162,7 @@ describe('caps', () => {
     const over = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch(...Array.from({ length: 101 }, (_, i) => title(i))),
+      patchOps(...Array.from({ length: 101 }, (_, i) => title(i))),
     );
     expect([over.status, over.json.scimType]).toEqual([400, 'tooMany']);
     expect(over.json.detail).toContain('at most 100 operations');
@@ -171,7 +170,7 @@ describe('caps', () => {
     const hundred = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch(...Array.from({ length: 100 }, (_, i) => title(i))),
+      patchOps(...Array.from({ length: 100 }, (_, i) => title(i))),
     );
     expect(hundred.status, hundred.text).toBe(200);
     expect(hundred.json.title).toBe('T99');
@@ -184,7 +183,7 @@ describe('caps', () => {
     const oneByOne = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch(
+      patchOps(
         ...Array.from({ length: 11 }, (_, i) => ({ op: 'add', path: 'emails', value: [email(i)] })),
       ),
     );
@@ -193,7 +192,7 @@ describe('caps', () => {
     const atOnce = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({
+      patchOps({
         op: 'replace',
         path: 'emails',
         value: Array.from({ length: 11 }, (_, i) => email(i)),

@@ -3,7 +3,7 @@
  * Replace that matches nothing, filter errors and locales, in SCIM's own terms.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ERROR, PATCH_OP, scimClient, scimUser } from '../../helpers/scim.js';
+import { expectScimError, patchOps, scimClient, scimUser } from '../../helpers/scim.js';
 import { jsonBody, startServer, type TestServer, V3 } from '../../helpers/server.js';
 
 let server: TestServer;
@@ -14,15 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const patch = (...Operations: unknown[]) => ({ schemas: [PATCH_OP], Operations });
 const restUser = (body: Record<string, unknown>) =>
   server.req('POST', '/api/users', jsonBody({ sendMail: false, ...body }, V3));
-
-function expectScimError(res: { status: number; json: any }, status: number, scimType?: string) {
-  expect(res.status, JSON.stringify(res.json)).toBe(status);
-  expect(res.json.schemas).toEqual([ERROR]);
-  if (scimType) expect(res.json.scimType).toBe(scimType);
-}
 
 describe('RFC 7643/7644 requirements', () => {
   test('a POST without userName is 400 invalidValue', async () => {
@@ -49,13 +42,17 @@ describe('RFC 7643/7644 requirements', () => {
     const mail = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({ op: 'replace', path: 'emails[type eq "work"].value', value: 'made@example.com' }),
+      patchOps({ op: 'replace', path: 'emails[type eq "work"].value', value: 'made@example.com' }),
     );
     expectScimError(mail, 400, 'noTarget');
     const whole = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({ op: 'replace', path: 'phoneNumbers[type eq "mobile"]', value: { value: '+1 555' } }),
+      patchOps({
+        op: 'replace',
+        path: 'phoneNumbers[type eq "mobile"]',
+        value: { value: '+1 555' },
+      }),
     );
     expectScimError(whole, 400, 'noTarget');
     const after = await server.req('GET', `/api/users/${id}`, { headers: { accept: V3 } });

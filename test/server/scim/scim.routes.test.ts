@@ -9,7 +9,7 @@ import {
   CORE_USER,
   ENTERPRISE,
   ERROR,
-  PATCH_OP,
+  patchOps,
   ROSTER_EXT,
   SCIM_TYPE,
   scimClient,
@@ -25,8 +25,6 @@ beforeAll(async () => {
   scim = scimClient(server);
 });
 afterAll(() => server.close());
-
-const patch = (...Operations: unknown[]) => ({ schemas: [PATCH_OP], Operations });
 
 function expectScimError(res: { status: number; json: any; headers: any }, status: number) {
   expect(res.status).toBe(status);
@@ -251,7 +249,7 @@ describe('users', () => {
     const res = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch(
+      patchOps(
         { op: 'replace', path: 'name.familyName', value: 'Changed' },
         { op: 'add', path: 'phoneNumbers[type eq "mobile"].value', value: '+1 555' },
         { op: 'replace', path: `${ENTERPRISE}:department`, value: 'Sales' },
@@ -280,7 +278,7 @@ describe('users', () => {
       scim(
         'PATCH',
         `/Users/${id}`,
-        patch({ op: 'replace', value: { password: 'Pushed-123' } }),
+        patchOps({ op: 'replace', value: { password: 'Pushed-123' } }),
         headers,
       );
     // Derived from version 1, written only to it: a stale If-Match is 412, nothing stored.
@@ -301,7 +299,7 @@ describe('users', () => {
       await scim(
         'PATCH',
         '/Users/000000000000000000000000',
-        patch({ op: 'replace', value: { password: 'x-123456' } }),
+        patchOps({ op: 'replace', value: { password: 'x-123456' } }),
       ),
       404,
     );
@@ -312,7 +310,7 @@ describe('users', () => {
     const off = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({ op: 'replace', path: 'active', value: false }),
+      patchOps({ op: 'replace', path: 'active', value: false }),
     );
     expect(off.json.active).toBe(false);
     expect((await scim('GET', `/Users/${id}`)).json.active).toBe(false);
@@ -324,7 +322,7 @@ describe('users', () => {
     const on = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({ op: 'replace', value: { active: true } }),
+      patchOps({ op: 'replace', value: { active: true } }),
     );
     expect(on.json.active).toBe(true);
     const rest = await server.req('GET', `/api/users/${id}`, { headers: { accept: V3 } });
@@ -333,7 +331,7 @@ describe('users', () => {
     const again = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({ op: 'replace', path: 'active', value: true }),
+      patchOps({ op: 'replace', path: 'active', value: true }),
     );
     expect(again.status).toBe(200);
   });
@@ -356,7 +354,7 @@ describe('ETag and If-Match', () => {
     const patched = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({ op: 'replace', path: 'title', value: 'T' }),
+      patchOps({ op: 'replace', path: 'title', value: 'T' }),
     );
     expect(patched.headers.etag).toBe('W/"2"');
     const got = await scim('GET', `/Users/${id}`);
@@ -368,13 +366,13 @@ describe('ETag and If-Match', () => {
   test('a stale If-Match is 412 on PUT, PATCH and DELETE, and changes nothing', async () => {
     const created = await scim('POST', '/Users', scimUser('ifmatch'));
     const id = created.json.id;
-    await scim('PATCH', `/Users/${id}`, patch({ op: 'replace', path: 'title', value: 'T' }));
+    await scim('PATCH', `/Users/${id}`, patchOps({ op: 'replace', path: 'title', value: 'T' }));
     const stale = { 'if-match': 'W/"1"' };
     expectScimError(
       await scim(
         'PATCH',
         `/Users/${id}`,
-        patch({ op: 'replace', path: 'title', value: 'X' }),
+        patchOps({ op: 'replace', path: 'title', value: 'X' }),
         stale,
       ),
       412,
@@ -389,7 +387,7 @@ describe('ETag and If-Match', () => {
     const ok = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({ op: 'replace', path: 'title', value: 'X' }),
+      patchOps({ op: 'replace', path: 'title', value: 'X' }),
       {
         'if-match': now.headers.etag ?? '',
       },
@@ -421,7 +419,7 @@ describe('SCIM and REST see one user', () => {
     const id = (await scim('POST', '/Users', scimUser('cross'))).json.id;
     await server.req('PUT', `/api/users/${id}`, jsonBody({ profile: { position: 'CTO' } }));
     expect((await scim('GET', `/Users/${id}`)).json.title).toBe('CTO');
-    await scim('PATCH', `/Users/${id}`, patch({ op: 'replace', path: 'title', value: 'CEO' }));
+    await scim('PATCH', `/Users/${id}`, patchOps({ op: 'replace', path: 'title', value: 'CEO' }));
     const rest = await server.req('GET', `/api/users/${id}`, { headers: { accept: V3 } });
     expect(rest.json.profile.position).toBe('CEO');
   });
@@ -486,7 +484,7 @@ describe('a value of a known attribute that is not what it should be is refused,
       const res = await scim(
         'PATCH',
         `/Users/${id}`,
-        patch({ op: 'Replace', path: 'active', value }),
+        patchOps({ op: 'Replace', path: 'active', value }),
       );
       expectScimError(res, 400);
       expect(res.json.scimType).toBe('invalidValue');
@@ -505,7 +503,7 @@ describe('a value of a known attribute that is not what it should be is refused,
     const replaced = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({ op: 'replace', path: 'emails', value: 'other@example.com' }),
+      patchOps({ op: 'replace', path: 'emails', value: 'other@example.com' }),
     );
     expectScimError(replaced, 400);
     expect((await scim('GET', `/Users/${id}`)).json.emails[0].value).toBe(
@@ -518,7 +516,7 @@ describe('a value of a known attribute that is not what it should be is refused,
     const res = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({
+      patchOps({
         op: 'Add',
         path: 'emails',
         value: [{ type: 'work', value: 'new-work@example.com', primary: true }],
@@ -541,7 +539,11 @@ describe('a value of a known attribute that is not what it should be is refused,
     const alias = await scim(
       'PATCH',
       `/Users/${created.json.id}`,
-      patch({ op: 'add', path: 'emails', value: [{ type: 'work', value: 'other@example.com' }] }),
+      patchOps({
+        op: 'add',
+        path: 'emails',
+        value: [{ type: 'work', value: 'other@example.com' }],
+      }),
     );
     expect(alias.status, alias.text).toBe(200);
     expect(alias.json.emails[0].value).toBe('primary@example.com');
@@ -552,7 +554,7 @@ describe('a value of a known attribute that is not what it should be is refused,
     const res = await scim(
       'PATCH',
       `/Users/${id}`,
-      patch({
+      patchOps({
         op: 'Add',
         value: { 'emails[type eq "work"].value': 'filtered@example.com', 'name.givenName': 'Pat' },
       }),
