@@ -5,7 +5,7 @@
  */
 import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import type Conf from 'conf';
-import { forbiddenKeyIn, forbiddenKeyText } from '../contract/safe-json.js';
+import { forbiddenKeyIn, forbiddenKeyText } from '../contract/safe-keys.js';
 import { DestinationError, destinationError } from '../files/destination.js';
 import { CliError, usageError } from './errors.js';
 import { configDir, configPath } from './paths.js';

@@ -1,6 +1,5 @@
 /** Which profile a command acts on: one rule for the API commands and the profile commands. */
-import { forbiddenKeyText } from '../contract/safe-json.js';
-import { isForbiddenKey } from '../contract/safe-keys.js';
+import { forbiddenKeyText, isForbiddenKey } from '../contract/safe-keys.js';
 import type { ConfigView } from './config.js';
 import { usageError } from './errors.js';
 

@@ -3,7 +3,7 @@
  * the user it may have made, found by the body's keys as the identity rule compares them, or
  * undefined when there is none — the create was not made and may be sent again.
  */
-import { type IdentityField, sameIdentity } from '../contract/identity.js';
+import { carriesKey } from '../contract/identity.js';
 import type { UserV3 } from '../contract/user.js';
 import { ApiError } from './errors.js';
 
@@ -22,9 +22,6 @@ const keyValue = (v: unknown): string | undefined =>
       ? (v as { value: string }).value
       : undefined;
 
-const keyOf = (user: UserV3, field: IdentityField): string | undefined =>
-  field === 'externalId' ? (user.externalId ?? undefined) : keyValue(user[field]);
-
 export async function findMadeUser(
   body: Record<string, unknown>,
   lookup: UserLookup,
@@ -41,11 +38,7 @@ export async function findMadeUser(
   for (const field of ['email', 'userName'] as const) {
     const key = keyValue(body[field]);
     if (key === undefined) continue;
-    const found = await lookup.search(key);
-    return found.find((u) => {
-      const theirs = keyOf(u, field);
-      return theirs !== undefined && sameIdentity(field, theirs, key);
-    });
+    return (await lookup.search(key)).find((u) => carriesKey(u, field, key));
   }
   return undefined;
 }

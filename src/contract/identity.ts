@@ -13,6 +13,7 @@
  * character. The value is stored as given (NFC); only its compared form is NFKC.
  */
 
+import type { UserV3 } from './user.js';
 import { IDENTITY_FIELDS, type IdentityField, USER_FIELDS, type UserField } from './user-fields.js';
 
 // Which fields are keys, and how each compares, is the user-field table's (user-fields.ts).
@@ -44,6 +45,19 @@ export const FORMAT_MESSAGE =
 /** Two values of a key that name the same user. */
 export const sameIdentity = (field: IdentityField, a: string, b: string): boolean =>
   identityKey(field, a) === identityKey(field, b);
+
+/**
+ * Whether a user as the API answers it (v3) holds `key` in `field`: how a search's hits are
+ * told from the one user a key names (a query for `an@x` also finds `joan@x`).
+ */
+export function carriesKey(
+  user: Pick<UserV3, 'externalId' | 'email' | 'userName'>,
+  field: IdentityField,
+  key: string,
+): boolean {
+  const theirs = field === 'externalId' ? user.externalId : user[field]?.value;
+  return typeof theirs === 'string' && sameIdentity(field, theirs, key);
+}
 
 /**
  * A user logs in with a userName, else with its email: the login name SCIM serves as its

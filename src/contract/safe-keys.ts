@@ -14,6 +14,10 @@ const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 export const RESERVED_KEY_MESSAGE =
   'is a reserved name: __proto__, constructor and prototype are never field names';
 
+/** What the CLI says of such a key in a path, a header or a file a person gave. */
+export const forbiddenKeyText = (key: string) =>
+  `the key '${key}' is not allowed (__proto__, constructor and prototype never become property names)`;
+
 /** `%XX` decoded (repeatedly, for double encoding); malformed escapes are left as they are. */
 function decoded(text: string): string {
   let out = text;

@@ -8,7 +8,7 @@
  */
 import { ApiError, stopsRun } from '../client/index.js';
 import { issueText } from '../contract/errors.js';
-import { sameIdentity } from '../contract/identity.js';
+import { carriesKey } from '../contract/identity.js';
 import { LISTABLE_STATUSES, sendsInvitation } from '../contract/user.js';
 import { createBody, currentValues, diff, updateBody } from './fields.js';
 import type { Entry } from './plan.js';
@@ -49,14 +49,14 @@ async function findByKey(client: ImportClient, match: MatchField, key: string) {
   if (match === 'externalId') {
     try {
       const user = await client.getUser(key);
-      return user.externalId && sameIdentity('externalId', user.externalId, key) ? user : undefined;
+      return carriesKey(user, 'externalId', key) ? user : undefined;
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return undefined;
       throw err;
     }
   }
   const page = await client.listUsers({ query: key, status: [...LISTABLE_STATUSES], limit: 100 });
-  return page.data.find((u) => u.email && sameIdentity('email', u.email.value, key));
+  return page.data.find((u) => carriesKey(u, 'email', key));
 }
 
 /** One request's worth of work: who it is about, and how to send it. */

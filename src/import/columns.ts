@@ -5,8 +5,7 @@
  */
 
 import { fromCsvCell } from '../contract/csv-cell.js';
-import { forbiddenKeyText } from '../contract/safe-json.js';
-import { isForbiddenKey } from '../contract/safe-keys.js';
+import { forbiddenKeyText, isForbiddenKey } from '../contract/safe-keys.js';
 import { customFieldIdSchema } from '../contract/schemas.js';
 import { safeText } from '../contract/text-safe.js';
 import {

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { type ZodType, z } from 'zod';
 import { RUN_ID } from '../contract/events.js';
-import { forbiddenKeyIn } from '../contract/safe-json.js';
+import { forbiddenKeyIn } from '../contract/safe-keys.js';
 import { importUsageError } from './errors.js';
 import { PRESET_NAMES } from './presets.js';
 import { MATCH_FIELDS } from './types.js';

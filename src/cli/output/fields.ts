@@ -5,8 +5,7 @@
  * a jq filter written for the full object still works.
  */
 import { splitList } from '../../contract/list.js';
-import { forbiddenKeyText } from '../../contract/safe-json.js';
-import { forbiddenSegment } from '../../contract/safe-keys.js';
+import { forbiddenKeyText, forbiddenSegment } from '../../contract/safe-keys.js';
 import { usageError } from '../errors.js';
 import type { Column } from './render.js';
 import { safeText } from './text-safe.js';

@@ -86,9 +86,12 @@ export function userEvent(
   return { type: userType(before, after), target: userTarget(after), changes };
 }
 
+/** A field of something made (`from` nothing) or removed (`to` nothing). */
+const lifeChange = (created: boolean) => (v: unknown) =>
+  created ? { from: null, to: v } : { from: v, to: null };
+
 export function mediumEvent(type: 'medium.created' | 'medium.deleted', row: MediumRow): NewEvent {
-  const created = type === 'medium.created';
-  const value = (v: unknown) => (created ? { from: null, to: v } : { from: v, to: null });
+  const value = lifeChange(type === 'medium.created');
   return {
     type,
     target: { type: 'medium', id: row.id },
@@ -106,7 +109,7 @@ export function tokenEvent(
   token: Pick<Token, 'id' | 'name' | 'scopes'>,
 ): NewEvent {
   const created = type === 'token.created';
-  const value = (v: unknown) => (created ? { from: null, to: v } : { from: v, to: null });
+  const value = lifeChange(created);
   return {
     type,
     target: { type: 'token', id: token.id },

@@ -5,7 +5,7 @@
  * and `//host` are refused (exit 2), so the token never leaves it.
  */
 import type { Command } from 'commander';
-import { forbiddenKeyIn, forbiddenKeyText } from '../../../contract/safe-json.js';
+import { forbiddenKeyIn, forbiddenKeyText } from '../../../contract/safe-keys.js';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { collect, globalsOf } from '../shared/options.js';

@@ -5,7 +5,7 @@
  * hit on a longer address (`an@x` inside `joan@x`) is never taken for the user.
  */
 import type { ApiClient } from '../../../client/index.js';
-import { sameIdentity } from '../../../contract/identity.js';
+import { carriesKey } from '../../../contract/identity.js';
 import { LISTABLE_STATUSES, type UserV3 } from '../../../contract/user.js';
 
 export async function findUser(client: ApiClient, key: string): Promise<UserV3> {
@@ -30,8 +30,7 @@ async function byEmail(client: ApiClient, key: string): Promise<UserV3 | undefin
   if (!key.includes('@')) return undefined;
   const query = { query: key, status: [...LISTABLE_STATUSES] };
   for await (const user of client.iterateUsers(query)) {
-    const email = user.email?.value;
-    if (email !== undefined && sameIdentity('email', email, key)) return user;
+    if (carriesKey(user, 'email', key)) return user;
   }
   return undefined;
 }

@@ -3,8 +3,7 @@
  * means `profile.firstName`, `locale` means `config.locale`: contract/user-fields.ts) or a dotted
  * path (`profile.costCenter=CC-1`). Values are strings; `--unset` sends null (clears the field).
  */
-import { forbiddenKeyText } from '../../../contract/safe-json.js';
-import { forbiddenSegment } from '../../../contract/safe-keys.js';
+import { forbiddenKeyText, forbiddenSegment } from '../../../contract/safe-keys.js';
 import { roleName } from '../../../contract/user.js';
 import { userField } from '../../../contract/user-fields.js';
 import { usageError } from '../../errors.js';
