@@ -7,6 +7,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createApp } from '../../src/server/app.js';
 import { BIN, type Served, serve } from '../helpers/e2e.js';
+import { eachLine } from '../helpers/lines.js';
 import { jsonBody } from '../helpers/server.js';
 
 let srv: Served;
@@ -28,13 +29,9 @@ test('events tail: lines as changes happen, through a restart, Ctrl-C names --af
     reject: false,
   });
   const lines: { target: { email?: string } }[] = [];
-  let buffered = '';
   const waiters: (() => void)[] = [];
-  child.stdout!.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString();
-    const parts = buffered.split('\n');
-    buffered = parts.pop()!;
-    for (const p of parts) if (p) lines.push(JSON.parse(p));
+  eachLine(child.stdout!, (line) => {
+    if (line) lines.push(JSON.parse(line));
     for (const w of waiters.splice(0)) w();
   });
   const seen = async (n: number) => {

@@ -15,6 +15,7 @@ import { cliEnv, cliWith, startCliServed } from './cli-run.js';
 export { s3Env } from './cli-run.js';
 
 import { testBlobs, testDatabase } from './database.js';
+import { eachLine } from './lines.js';
 import { scratch } from './scratch.js';
 import { requester, type TestServer } from './server.js';
 
@@ -76,16 +77,10 @@ export async function spawnServe(
   );
   const logs: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
-    let buffered = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        logs.push(line);
-        const m = /listening on (http:\/\/\S+)\/api/.exec(line);
-        if (m) resolve(m[1]!);
-      }
+    eachLine(child.stderr!, (line) => {
+      logs.push(line);
+      const m = /listening on (http:\/\/\S+)\/api/.exec(line);
+      if (m) resolve(m[1]!);
     });
     child.then((r) => reject(new Error(`serve exited early (${r.exitCode}): ${logs.join('\n')}`)));
   });

@@ -8,6 +8,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from './fake-server.js';
+import { eachLine } from './lines.js';
 
 /** The newest PostgreSQL's binaries (Debian: /usr/lib/postgresql/N/bin), or undefined. */
 export function postgresBin(): string | undefined {
@@ -161,15 +162,9 @@ export async function createCluster(bin: string, dir: string): Promise<Cluster> 
       }),
     );
     const log: string[] = [];
-    let buffered = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) {
-        log.push(line);
-        for (const w of [...watchers]) w(line);
-      }
+    eachLine(child.stderr!, (line) => {
+      log.push(line);
+      for (const w of [...watchers]) w(line);
     });
     const ready = logged(
       standby ? /entering standby mode|consistent recovery state reached|waiting for WAL/ : READY,
