@@ -1,6 +1,27 @@
 /** Puts a migrated test store back to what an earlier release left, for a migration's test. */
+import { databaseTarget, openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
-import { sql } from './database.js';
+import { sql, testDatabase } from './database.js';
+
+/**
+ * A bootstrapped store of its own on the run's backend (a data dir in `scope`, a database of
+ * its own on PostgreSQL) that a migration's test closes and `open`s again; `at` places rows in
+ * its main branch.
+ */
+export async function storeToReopen(scope: {
+  temp(prefix: string): string;
+  defer(fn: () => unknown): void;
+}) {
+  const dataDir = scope.temp('roster-migration-');
+  const db = await testDatabase();
+  scope.defer(db.drop);
+  const open = () => openStore({ dataDir, target: databaseTarget(db.url, dataDir) });
+  const store = await open();
+  await store.bootstrap();
+  const tenant = (await store.tenants.byHost('*'))!;
+  const branch = (await store.branches.byName(tenant.id, 'main'))!;
+  return { open, store, tenant, branch, at: { tenant_id: tenant.id, branch_id: branch.id } };
+}
 
 /**
  * Undoes the newest migrations: `undo` is the SQL that takes back what they made (newest

@@ -4,33 +4,20 @@
  * the rule is kept (the older holds the key) instead of stopping the start-up.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { databaseTarget, openStore } from '../../src/store/open.js';
 import { TEST_AUDIT } from '../helpers/audit.js';
-import { sql, testDatabase } from '../helpers/database.js';
-import { forgetMigrations, UNDO_LOGIN_INDEX } from '../helpers/migrations.js';
+import { sql } from '../helpers/database.js';
+import { forgetMigrations, storeToReopen, UNDO_LOGIN_INDEX } from '../helpers/migrations.js';
+import { scratch } from '../helpers/scratch.js';
 import { userRow } from '../helpers/user-row.js';
 
-const cleanups: (() => unknown)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-});
+const scope = scratch();
+afterAll(scope.cleanup);
 
 test('the migration refolds stored keys to NFKC; a look-alike pair keeps both users', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'roster-refold-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const db = await testDatabase();
-  cleanups.push(db.drop);
-  const open = () => openStore({ dataDir, target: databaseTarget(db.url, dataDir) });
-
-  let store = await open();
-  await store.bootstrap();
-  const tenant = (await store.tenants.byHost('*'))!;
-  const branch = (await store.branches.byName(tenant.id, 'main'))!;
-  const at = { tenant_id: tenant.id, branch_id: branch.id };
+  const reopenable = await storeToReopen(scope);
+  const { open, tenant, branch, at } = reopenable;
+  let { store } = reopenable;
   // As the previous rule stored them: NFC and lower-cased, fullwidth letters left as they are.
   const zoe = userRow({ ...at, user_name: 'ＺＯＥ', user_name_norm: 'ｚｏｅ' });
   const bo = userRow({ ...at, user_name: 'bo', user_name_norm: 'bo' });
@@ -42,7 +29,7 @@ test('the migration refolds stored keys to NFKC; a look-alike pair keeps both us
   await store.close();
 
   store = await open();
-  cleanups.push(() => store.close());
+  scope.defer(() => store.close());
   expect((await store.users.findBy(tenant.id, branch.id, 'userName', 'zoe'))?.id).toBe(zoe.id);
   expect((await store.users.findBy(tenant.id, branch.id, 'userName', 'bo'))?.id).toBe(bo.id);
   const twin = await sql<{ user_name_norm: string }>(

@@ -3,34 +3,21 @@
  * loginName), on either backend: a pair that broke the rule before it is kept by the migration,
  * and each of the two can still be written; a new user taking either login is refused.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { UniqueViolationError } from '../../src/store/errors.js';
-import { databaseTarget, openStore } from '../../src/store/open.js';
 import { TEST_AUDIT } from '../helpers/audit.js';
-import { sql, testDatabase } from '../helpers/database.js';
-import { forgetMigrations, UNDO_LOGIN_INDEX } from '../helpers/migrations.js';
+import { sql } from '../helpers/database.js';
+import { forgetMigrations, storeToReopen, UNDO_LOGIN_INDEX } from '../helpers/migrations.js';
+import { scratch } from '../helpers/scratch.js';
 import { userRow } from '../helpers/user-row.js';
 
-const cleanups: (() => unknown)[] = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-});
+const scope = scratch();
+afterAll(scope.cleanup);
 
 test('a pair made before the index is kept; each still updates; a third taking the login is refused', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'roster-login-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const db = await testDatabase();
-  cleanups.push(db.drop);
-  const open = () => openStore({ dataDir, target: databaseTarget(db.url, dataDir) });
-
-  let store = await open();
-  await store.bootstrap();
-  const tenant = (await store.tenants.byHost('*'))!;
-  const branch = (await store.branches.byName(tenant.id, 'main'))!;
-  const at = { tenant_id: tenant.id, branch_id: branch.id };
+  const reopenable = await storeToReopen(scope);
+  const { open, branch, at } = reopenable;
+  let { store } = reopenable;
   await forgetMigrations(store, 1, UNDO_LOGIN_INDEX);
   // As the previous release allowed: Ann logs in with her email; Bo took it as his userName.
   const ann = userRow({ ...at, email: 'ann@example.com', email_norm: 'ann@example.com' });
@@ -45,7 +32,7 @@ test('a pair made before the index is kept; each still updates; a third taking t
   await store.close();
 
   store = await open();
-  cleanups.push(() => store.close());
+  scope.defer(() => store.close());
   for (const id of [ann.id, bo.id]) {
     const row = await store.users.update(
       branch.id,
