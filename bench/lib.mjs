@@ -95,12 +95,20 @@ export function exec(cmd, args, env = {}) {
   });
 }
 
-/** `roster serve` on a data dir; resolves with its origin, its admin token and a stop(). */
-export async function serve(dataDir, configDir = tempDir('roster-bench-config-'), extra = []) {
+/**
+ * `roster serve` on a data dir; resolves with its origin, its admin token and a stop(). `bin`
+ * serves another build (a baseline checkout's bin/roster.js).
+ */
+export async function serve(
+  dataDir,
+  configDir = tempDir('roster-bench-config-'),
+  extra = [],
+  bin = BIN,
+) {
   const { child, match } = await spawnUntil(
     [
       ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []),
-      BIN,
+      bin,
       'serve',
       '--port',
       '0',

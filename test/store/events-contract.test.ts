@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { systemAudit } from '../../src/store/common/event-rows.js';
 import type { Store } from '../../src/store/store.js';
 import type { Audit, NewUserRow } from '../../src/store/types.js';
@@ -145,6 +145,47 @@ test('filters: types, target, run, since/until, after; newest first', async () =
   expect((await list({ newestFirst: true })).rows).toEqual([...all].reverse());
   expect((await list({ since: '2999-01-01T00:00:00.000Z' })).rows).toEqual([]);
   expect((await list({ until: '2000-01-01T00:00:00.000Z' })).rows).toEqual([]);
+});
+
+test('since/until keep every event of the window, one timed out of sequence order too', async () => {
+  // The page is read in sequence order between edges the time index finds (event-rows.ts
+  // sequenceEdges); an event written after another but timed two minutes before it must still
+  // be in a window that holds its time, and one outside must not.
+  const { b, user } = await freshBranch('ev-t');
+  const t0 = Date.parse('2031-01-01T00:10:00.000Z');
+  const at = async (ms: number, key: string) => {
+    vi.setSystemTime(t0 + ms);
+    return (await store.users.insert(user({ external_id: key }), audit)).id;
+  };
+  vi.useFakeTimers({ toFake: ['Date'] });
+  let ids: string[];
+  try {
+    ids = [
+      await at(0, 'w1'),
+      await at(-2 * 60_000, 'w2'), // the clock stepped back
+      await at(60_000, 'w3'),
+      await at(20 * 60_000, 'w4'),
+    ];
+  } finally {
+    vi.useRealTimers();
+  }
+  const iso = (ms: number) => new Date(t0 + ms).toISOString();
+  const window = async (since?: number, until?: number) =>
+    (
+      await store.events.list({
+        branchId: b.id,
+        limit: 100,
+        ...(since === undefined ? {} : { since: iso(since) }),
+        ...(until === undefined ? {} : { until: iso(until) }),
+      })
+    ).rows.map((e) => ids.indexOf(e.target.id) + 1);
+  expect(await window(-3 * 60_000)).toEqual([1, 2, 3, 4]);
+  expect(await window(-60_000)).toEqual([1, 3, 4]);
+  expect(await window(10 * 60_000)).toEqual([4]);
+  expect(await window(undefined, 2 * 60_000)).toEqual([1, 2, 3]);
+  expect(await window(undefined, -60_000)).toEqual([2]);
+  expect(await window(-60_000, 2 * 60_000)).toEqual([1, 3]);
+  expect(await window(30 * 60_000)).toEqual([]);
 });
 
 test('prune deletes at most a batch of the oldest expired events per call', async () => {

@@ -10,7 +10,13 @@
  * after the previous one is visible (or rolled back). Within a tenant, sequence order is commit
  * order, and a reader that sees sequence n sees every lower one (docs/events.md).
  */
-import { EVENT_COLUMNS, type EventRow, eventOf, eventRow } from '../common/event-rows.js';
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  eventOf,
+  eventRow,
+  sequenceEdges,
+} from '../common/event-rows.js';
 import type { Notifier } from '../common/notifier.js';
 import type { EventsRepo } from '../store.js';
 import type { Audit, NewEvent } from '../types.js';
@@ -62,6 +68,21 @@ export function eventsRepo(pool: Pool, notifier: Notifier): EventsRepo {
       if (f.run !== undefined) add((n) => `run = ${n}`, f.run);
       if (f.since !== undefined) add((n) => `occurred_at >= ${n}`, f.since);
       if (f.until !== undefined) add((n) => `occurred_at < ${n}`, f.until);
+      const { floor, ceiling } = sequenceEdges(f);
+      if (floor !== undefined) {
+        add(
+          (n) => `sequence > coalesce((SELECT sequence FROM events WHERE occurred_at < ${n}
+            ORDER BY occurred_at DESC LIMIT 1), 0)`,
+          floor,
+        );
+      }
+      if (ceiling !== undefined) {
+        add(
+          (n) => `sequence < coalesce((SELECT sequence FROM events WHERE occurred_at >= ${n}
+            ORDER BY occurred_at LIMIT 1), 9223372036854775807)`,
+          ceiling,
+        );
+      }
       if (f.afterSequence !== undefined) {
         add((n) => `sequence ${f.newestFirst ? '<' : '>'} ${n}`, f.afterSequence);
       }

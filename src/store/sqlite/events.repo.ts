@@ -4,7 +4,13 @@
  * SQLite has one writer at a time: sequences are given in commit order, and a reader never sees
  * a later sequence before an earlier one.
  */
-import { EVENT_COLUMNS, type EventRow, eventOf, eventRow } from '../common/event-rows.js';
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  eventOf,
+  eventRow,
+  sequenceEdges,
+} from '../common/event-rows.js';
 import type { Notifier } from '../common/notifier.js';
 import type { Audit, EventFilter, EventPage, NewEvent } from '../types.js';
 import type { Db } from './db.js';
@@ -48,11 +54,25 @@ export function eventsRepo(db: Db, notifier: Notifier) {
           params[`t${i}`] = t;
         });
       }
+      const { floor, ceiling } = sequenceEdges(f);
+      // `+occurred_at`: the time index only finds the edges; the page is read in sequence order.
       const optional = [
         ['target_id = @targetId', 'targetId', f.targetId],
         ['run = @run', 'run', f.run],
-        ['occurred_at >= @since', 'since', f.since],
-        ['occurred_at < @until', 'until', f.until],
+        ['+occurred_at >= @since', 'since', f.since],
+        ['+occurred_at < @until', 'until', f.until],
+        [
+          `sequence > coalesce((SELECT sequence FROM events WHERE occurred_at < @floor
+             ORDER BY occurred_at DESC LIMIT 1), 0)`,
+          'floor',
+          floor,
+        ],
+        [
+          `sequence < coalesce((SELECT sequence FROM events WHERE occurred_at >= @ceiling
+             ORDER BY occurred_at LIMIT 1), 9223372036854775807)`,
+          'ceiling',
+          ceiling,
+        ],
         [`sequence ${f.newestFirst ? '<' : '>'} @after`, 'after', f.afterSequence],
       ] as const;
       for (const [condition, name, value] of optional) {

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# A built checkout of an earlier commit, for the benches that measure "before" and "after" in
+# the same run (events.bench.mjs: BENCH_EVENTS_BASE). Its own node_modules: an old commit's
+# dependencies are not today's.
+#   bench/baseline.sh REF DIR    e.g. bench/baseline.sh dfc1c76 /tmp/roster-before-events
+set -euo pipefail
+ref=${1:?a commit}
+dir=${2:?a directory}
+root=$(cd "$(dirname "$0")/.." && pwd)
+git -C "$root" worktree add --detach "$dir" "$ref"
+cd "$dir"
+npm ci --no-audit --no-fund
+npm run build
+echo "built $ref in $dir: BENCH_EVENTS_BASE=$dir"
