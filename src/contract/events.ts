@@ -82,6 +82,13 @@ export const RUN_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** How long a long poll (`wait=`) may hold, in seconds. */
 export const MAX_WAIT_SECONDS = 60;
+/**
+ * `after=end`: the log's end, as a cursor. Its page holds what came after it (nothing, unless
+ * a write raced it) and its `next` is a cursor at that end, so a follower starts from now in
+ * one request instead of paging the whole log to find where it stops. An addition to the
+ * contract, as `run=` is.
+ */
+export const AFTER_END = 'end';
 export const MAX_EVENTS_LIMIT = 1000;
 export const DEFAULT_EVENTS_LIMIT = 100;
 /** Days events are kept unless `serve --events-retention` says otherwise. */

@@ -73,7 +73,11 @@ const query = (name: string, description: string, schema: Json): Json => ({
 });
 
 export const EVENT_PARAMETERS: Json[] = [
-  query('after', 'The `next` of a previous page (bound to its filters)', text),
+  query(
+    'after',
+    'The `next` of a previous page (bound to its filters), or `end`: start at the log’s end (a follower’s first request)',
+    text,
+  ),
   {
     ...query('type', 'Event types or families (`user.*`); repeatable or a comma list', {
       type: 'array',

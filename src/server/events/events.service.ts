@@ -7,7 +7,7 @@
  * of its tenant has committed (see store/postgres/events.repo.ts), so following `next` never
  * skips or repeats one.
  */
-import type { RosterEvent } from '../../contract/events.js';
+import { AFTER_END, type RosterEvent } from '../../contract/events.js';
 import type { Store } from '../../store/store.js';
 import type { EventFilter } from '../../store/types.js';
 import { validationError } from '../errors.js';
@@ -79,7 +79,12 @@ export function eventsService(store: Store, cursors: CursorSeal) {
       ...(q.since ? { since: q.since } : {}),
       ...(q.until ? { until: q.until } : {}),
     };
-    const after = q.after === undefined ? undefined : decode(cursors, shape, q.after);
+    const after =
+      q.after === undefined
+        ? undefined
+        : q.after === AFTER_END
+          ? await endOf(scope.branch.id)
+          : decode(cursors, shape, q.after);
     const read = () =>
       store.events.list({
         ...shape,
@@ -92,6 +97,12 @@ export function eventsService(store: Store, cursors: CursorSeal) {
     }
     const last = page.rows.at(-1)?.sequence ?? after ?? 0;
     return { data: page.rows, next: cursors.seal(bindingOf(shape), [last]), more: page.more };
+  }
+
+  /** The sequence of the branch's newest event (0 in an empty log): where `after=end` stands. */
+  async function endOf(branchId: number): Promise<number> {
+    const { rows } = await store.events.list({ branchId, limit: 1, newestFirst: true });
+    return rows[0]?.sequence ?? 0;
   }
 
   /**

@@ -182,6 +182,19 @@ describe('filters and paging', () => {
     expect(before.data.every((e) => e.occurredAt < middle)).toBe(true);
   });
 
+  test("after=end starts at the log's end: an empty page whose next gives only later events", async () => {
+    await create({ email: 'before-end@example.com' });
+    const end = await events('?after=end&type=user.*');
+    expect(end.data).toEqual([]);
+    const made = await create({ email: 'after-end@example.com' });
+    const later = await since(end.next, '&type=user.*');
+    expect(later.map((e) => e.target.id)).toEqual([made.json.id]);
+    // With wait= it is where a follower starts: the poll holds until the next event.
+    const polled = server.req('GET', '/api/events?after=end&wait=30');
+    const next = await create({ email: 'after-end-2@example.com' });
+    expect((await polled).json.data.map((e: any) => e.target.id)).toEqual([next.json.id]);
+  });
+
   test('a token without events:read is refused (403)', async () => {
     const token = await server.token({ scopes: ['users:read', 'users:write'] });
     const res = await server.req('GET', '/api/events', { token });

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { ApiError, ClientError } from '../../../client/errors.js';
 import { EventsNotOfferedError, listEvents } from '../../../client/events.js';
+import { AFTER_END } from '../../../contract/events.js';
 import { type Deps, type GlobalOptions, note, onCleanup, print } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { globalsOf } from '../shared/options.js';
@@ -56,16 +57,19 @@ export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
   onCleanup(deps, () => {
     if (after) note(deps.io, `resume with: roster events tail --after ${after}`);
   });
+  const show = (page: Awaited<ReturnType<typeof listEvents>>) => {
+    for (const e of page.data) {
+      if (format === 'text')
+        for (const line of tailLines(e, deps.io.columns ?? 80)) print(deps.io, line);
+      else print(deps.io, JSON.stringify(e));
+    }
+    after = page.next;
+  };
   // Where it starts: after --after; from --since's time, with what happened since then first;
-  // else from now on (what is already there is `events list`'s): the cursor of the log's end.
+  // else from now on (what is already there is `events list`'s): the cursor of the log's end,
+  // asked for without a wait so that Ctrl-C at once still prints a cursor to resume from.
   if (after === undefined && opts.since === undefined) {
-    let cursor: string | undefined;
-    do {
-      const page = await listEvents(client.http, { ...query, limit: 1000, after: cursor });
-      cursor = page.next;
-      if (page.data.length < 1000) break;
-    } while (cursor);
-    after = cursor;
+    show(await listEvents(client.http, { ...query, after: AFTER_END }));
   }
   let failures = 0;
   for (;;) {
@@ -81,11 +85,6 @@ export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
       await sleep(ms);
       continue;
     }
-    for (const e of page.data) {
-      if (format === 'text')
-        for (const line of tailLines(e, deps.io.columns ?? 80)) print(deps.io, line);
-      else print(deps.io, JSON.stringify(e));
-    }
-    after = page.next;
+    show(page);
   }
 }
