@@ -88,6 +88,48 @@ const TABLES = [
 export type CopyProgress = (table: string, copied: number, total: number) => void;
 
 const BATCH = 500;
+/** Source keys compared per DELETE when removing what the source deleted since a copy. */
+const KEYS_PER_DELETE = 10_000;
+
+/** The highest id an AUTOINCREMENT table of the data dir ever gave (0 for any other table). */
+function everGiven(db: ReturnType<typeof sqliteHandle>, table: string): number {
+  const tracked = db
+    .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_sequence'`)
+    .get();
+  if (!tracked) return 0;
+  const seq = db.prepare('SELECT seq FROM sqlite_sequence WHERE name = ?').pluck().get(table);
+  return typeof seq === 'number' ? seq : 0;
+}
+
+/**
+ * Deletes the target's rows whose (integer) key the source no longer has, one key range at a
+ * time: each DELETE covers the range of the next `chunk` source keys, so memory and each
+ * statement stay small however many rows the table holds (a year of events is millions; one
+ * array of every key was their size in memory and a slow `NOT = ANY` over the whole table).
+ */
+async function removeGone(
+  db: ReturnType<typeof sqliteHandle>,
+  pool: ReturnType<typeof postgresHandle>,
+  table: string,
+  key: string,
+  chunk: number,
+): Promise<void> {
+  const next = db
+    .prepare(`SELECT ${key} FROM ${table} WHERE ${key} > ? ORDER BY ${key} LIMIT ${chunk}`)
+    .pluck();
+  let after = Number.MIN_SAFE_INTEGER;
+  for (;;) {
+    const keys = next.all(after) as number[];
+    const last = keys.length < chunk ? undefined : keys.at(-1)!;
+    await pool.query(
+      `DELETE FROM ${table} WHERE ${key} > $1 ${last === undefined ? '' : `AND ${key} <= $3`}
+         AND NOT (${key} = ANY($2))`,
+      last === undefined ? [after, keys] : [after, keys, last],
+    );
+    if (last === undefined) return;
+    after = last;
+  }
+}
 
 /**
  * Copies every row of a SQLite store into a PostgreSQL store, keeping ids. A row already there
@@ -100,6 +142,7 @@ export async function copySqliteToPostgres(
   source: Store,
   target: Store,
   progress: CopyProgress = () => {},
+  { keysPerDelete = KEYS_PER_DELETE }: { keysPerDelete?: number } = {},
 ): Promise<Record<string, number>> {
   const db = sqliteHandle(source);
   const pool = postgresHandle(target);
@@ -143,15 +186,16 @@ export async function copySqliteToPostgres(
       after = rows.at(-1)![table.key] as string | number;
       progress(table.name, copied, total);
     }
-    if ('deletes' in table) {
-      const keys = db.prepare(`SELECT ${table.key} FROM ${table.name}`).pluck().all();
-      await pool.query(`DELETE FROM ${table.name} WHERE NOT (${table.key} = ANY($1))`, [keys]);
-    }
+    if ('deletes' in table) await removeGone(db, pool, table.name, table.key, keysPerDelete);
     if (table.identity) {
-      // New rows made by `serve` on PostgreSQL continue after the copied ids.
+      // New rows made by `serve` on PostgreSQL continue after the copied ids, and after every
+      // id the data dir ever gave: an AUTOINCREMENT table (events) never gives one twice, even
+      // when its newest rows were deleted, and a follower's cursor counts on that.
       await pool.query(
         `SELECT setval(pg_get_serial_sequence('${table.name}', '${table.key}'),
-                       coalesce((SELECT max(${table.key}) FROM ${table.name}), 0) + 1, false)`,
+                       greatest(coalesce((SELECT max(${table.key}) FROM ${table.name}), 0), $1) + 1,
+                       false)`,
+        [everGiven(db, table.name)],
       );
     }
     // The copy's own mark (meta) is the database's, not a row of the data dir's.
