@@ -97,6 +97,22 @@ describe('a new descriptor is picked up by every derived list', () => {
     expect(item.options.operationId).toBe('optionsUsersUserIdEvents');
   });
 
+  test('a plain JSON body by its schema’s name', () => {
+    const NOTE: EndpointDescriptor = {
+      ...FAKE,
+      method: 'POST',
+      scope: ['users:write', 403],
+      openapi: { ...FAKE.openapi, operationId: 'addUserEvent', jsonBody: 'MediaMetaData' },
+      client: 'addUserEvent',
+    };
+    const doc = openApiDocument('service', '/api', [...WITH_FAKE, NOTE]);
+    const post = (doc.paths[FAKE.path] as any).post;
+    expect(post.requestBody.content).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/MediaMetaData' } },
+    });
+    expect(allowOf(FAKE.path, [...WITH_FAKE, NOTE])).toBe('OPTIONS, POST, GET');
+  });
+
   test('the Allow answer, in the interface’s order', () => {
     expect(allowOf(FAKE.path, WITH_FAKE)).toBe('OPTIONS, GET');
     expect(allowOf('/users')).toBe('OPTIONS, POST, GET');

@@ -45,6 +45,11 @@ export interface OpenApiMeta {
   headers?: readonly ('Link' | 'Location')[];
   /** A multipart/form-data upload (a `file` part and an optional `metaData` part). */
   upload?: boolean;
+  /**
+   * A plain application/json body (no versions to negotiate: `versions.contentType` is for the
+   * user shapes), by the name of its schema in the document's components.
+   */
+  jsonBody?: string;
   errors: readonly ErrorKind[];
 }
 

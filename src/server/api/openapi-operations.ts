@@ -50,9 +50,13 @@ const UPLOAD: Json = {
   },
 };
 
-/** Request bodies besides the registry's JSON versions: forms (their fields: UserForm), uploads. */
+/**
+ * Request bodies besides the registry's JSON versions: an upload, plain JSON, or forms (their
+ * fields: UserForm).
+ */
 export function moreBodiesOf(meta: OpenApiMeta, forms = false): Json | undefined {
   if (meta.upload) return UPLOAD;
+  if (meta.jsonBody) return { 'application/json': { schema: ref('schemas', meta.jsonBody) } };
   if (forms)
     return Object.fromEntries(FORM_TYPES.map((t) => [t, { schema: ref('schemas', 'UserForm') }]));
   return undefined;
