@@ -118,6 +118,8 @@ describe('a new descriptor is picked up by every derived list', () => {
     expect(allowOf('/users')).toBe('OPTIONS, POST, GET');
     expect(allowOf('/users/{userId}')).toBe('OPTIONS, PUT, GET, DELETE');
     expect(allowOf('/media/{mediumID}')).toBe('OPTIONS, GET, DELETE');
+    const patch = { ...FAKE, method: 'PATCH' } as const;
+    expect(allowOf(FAKE.path, [...WITH_FAKE, patch])).toBe('OPTIONS, PATCH, GET');
   });
 
   test('path templates match exact segments only', () => {

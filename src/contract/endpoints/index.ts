@@ -70,7 +70,7 @@ export function matchEndpoint<D extends EndpointDescriptor>(
  * DELETE"): OPTIONS, the writes that make or change, the read, the removal. HEAD is served
  * wherever GET is but, as in the interface, not listed.
  */
-const ALLOW_ORDER = ['OPTIONS', 'POST', 'PUT', 'GET', 'DELETE'];
+const ALLOW_ORDER = ['OPTIONS', 'POST', 'PUT', 'PATCH', 'GET', 'DELETE'];
 
 /** The Allow header of an endpoint's path, from the methods given (default: its descriptors). */
 export function allowOf(

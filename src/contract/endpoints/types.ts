@@ -10,7 +10,8 @@ import type { ErrorKind } from '../errors.js';
 import type { Scope } from '../scopes.js';
 import type { Entity, Shape, Stage } from '../versions.js';
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+/** PATCH: none of the interface's endpoints, but Roster's own may (the webhooks' update). */
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RowExtras {
   /** Body fields (dotted paths) this request type requires beyond the shape's own rules. */
