@@ -4,6 +4,7 @@
 // Goals: <= 2.0x node -e 0 (or within 1.2x of the floor when the floor is above 1.7x) and
 // <= 80 MB peak RSS; --version and --help <= 1.5x. Wall time is the goal; CPU time (user +
 // system, 10 ms ticks) is printed too, as it moves less when other work shares the machine.
+// BENCH_BASELINE=/path/to/bin/roster.js adds each roster command run by that build as well.
 import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -95,6 +96,18 @@ export async function run() {
       roster(`media show ${medium.id} -o json`, 'one-shot', 'roster media show ID -o json'),
       roster('check'),
     ];
+    // BENCH_BASELINE=<another build's bin/roster.js>: each roster command again with that build,
+    // in the same alternation, so a change's before and after are measured in one run.
+    const baseline = process.env.BENCH_BASELINE;
+    if (baseline) {
+      for (const c of commands.filter((c) => c.args[0] === BIN)) {
+        commands.push({
+          ...c,
+          label: `${c.label} [baseline]`,
+          args: [baseline, ...c.args.slice(1)],
+        });
+      }
+    }
     for (const c of commands) c.runs = [];
     for (let i = 0; i < RUNS; i++) for (const c of commands) c.runs.push(once(c.args, c.env));
     const of = (c, key) => c.runs.map((r) => r[key]).filter((v) => v !== undefined);

@@ -5,8 +5,10 @@
  * 406 or 415 it steps down: to a type the answer offers (not the one it repeats), to the
  * catalog, to the next registered type, or to a known vendor word not tried yet.
  */
+import { ENDPOINTS, type EndpointDescriptor } from '../contract/endpoints/index.js';
 import {
   clientChoices,
+  clientUsable,
   DEFAULT_VENDOR,
   defaultChoice,
   type Endpoint,
@@ -15,6 +17,7 @@ import {
   KNOWN_VENDORS,
   type Method,
   mediaTypeOf,
+  registryOf,
   VENDOR_WORD,
   type VersionEntry,
   vendorsNamedIn,
@@ -76,27 +79,18 @@ export function typesFromCatalog(
   return { vendor, types };
 }
 
-function allKeys(): string[] {
-  const keys = new Set<string>();
-  for (const [endpoint, method] of [
-    ['/users', 'GET'],
-    ['/users', 'POST'],
-    ['/users/{userId}', 'GET'],
-    ['/users/{userId}', 'PUT'],
-    ['/users/{userId}', 'DELETE'],
-    ['/media', 'GET'],
-    ['/media', 'POST'],
-    ['/media/{mediumID}', 'GET'],
-    ['/media/{mediumID}', 'DELETE'],
-    ['/events', 'GET'],
-  ] as [Endpoint, Method][]) {
-    for (const header of ['accept', 'content-type'] as Header[]) {
-      if (clientChoices(endpoint, method, header).length > 0)
-        keys.add(keyOf(endpoint, method, header));
-    }
-  }
-  return [...keys];
+/**
+ * Every `METHOD endpoint header` whose media type the client negotiates: each header of each
+ * endpoint declared (contract/endpoints/) with a version the client can use.
+ */
+export function negotiatedKeys(endpoints: readonly EndpointDescriptor[]): string[] {
+  const keys = registryOf(endpoints)
+    .filter(clientUsable)
+    .map((e) => keyOf(e.endpoint, e.method, e.header));
+  return [...new Set(keys)];
 }
+
+const allKeys = () => negotiatedKeys(ENDPOINTS);
 
 /** The choices for one base URL, as they stand; `step` and `learn` change them. */
 export class MediaTypes {

@@ -3,7 +3,12 @@
  * and negotiated media types. The path is relative to the base URL and must stay on its origin
  * and under its path, so the token never goes anywhere else, whatever the path says.
  */
-import { type Endpoint, type Method, REGISTRY } from '../contract/versions.js';
+import {
+  ENDPOINTS,
+  type Endpoint,
+  type EndpointDescriptor,
+  matchEndpoint,
+} from '../contract/endpoints/index.js';
 import { ClientError } from './errors.js';
 import type { HttpClient, HttpMethod, JsonResponse, RequestSpec } from './types.js';
 
@@ -35,20 +40,19 @@ export function apiPath(baseUrl: string, path: string): { path: string } | { ref
   return { path: url.pathname.slice(base.pathname.length) + url.search };
 }
 
-/** The registry endpoint a path names (`/users/abc` → `/users/{userId}`), for negotiation. */
-function endpointOf(path: string, method: HttpMethod) {
-  const [, group, id, ...rest] = path.split('?')[0]!.split('/');
-  if (rest.length > 0 || (group !== 'users' && group !== 'media' && group !== 'events')) {
-    return undefined;
-  }
-  const endpoint = (
-    id === undefined ? `/${group}` : `/${group}/{${group === 'users' ? 'userId' : 'mediumID'}}`
-  ) as Endpoint;
-  if (!REGISTRY.some((e) => e.endpoint === endpoint && e.method === (method as Method)))
-    return undefined;
-  const params: Record<string, string> = {};
-  if (id !== undefined) params[group === 'users' ? 'userId' : 'mediumID'] = decodeURIComponent(id);
-  return { endpoint, params };
+/**
+ * The declared endpoint a path names (`/users/abc` → `/users/{userId}`, any depth), for
+ * negotiation; undefined where no endpoint of that path has this method (sent as it is).
+ */
+export function endpointOf(
+  path: string,
+  method: HttpMethod,
+  endpoints: readonly EndpointDescriptor[] = ENDPOINTS,
+): { endpoint: Endpoint; params: Record<string, string> } | undefined {
+  const matched = matchEndpoint(path.split('?')[0]!, endpoints);
+  if (!matched?.descriptors.some((d) => d.method === method)) return undefined;
+  // A path of the declarations given (a test's own may lie outside the API's union).
+  return { endpoint: matched.path as Endpoint, params: matched.params };
 }
 
 export interface RawRequest {

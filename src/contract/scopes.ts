@@ -1,3 +1,10 @@
+import {
+  ENDPOINTS,
+  type EndpointDescriptor,
+  type EndpointKey,
+  keyOfEndpoint,
+} from './endpoints/index.js';
+
 /** Token permission scopes; a new token gets all of them unless told otherwise. */
 export const SCOPES = [
   'users:read',
@@ -26,31 +33,36 @@ export function isChannel(s: string): s is Channel {
   return (CHANNELS as readonly string[]).includes(s);
 }
 
+type ScopeRule = readonly [Scope, 401 | 403];
+
+/** Which scope each request of these endpoints needs, and how a token without it is answered. */
+export function neededScopesOf(
+  endpoints: readonly Pick<EndpointDescriptor, 'method' | 'path' | 'scope'>[],
+): Record<string, ScopeRule> {
+  return Object.fromEntries(endpoints.map((d) => [keyOfEndpoint(d), d.scope]));
+}
+
+/** SCIM (RFC 7644 §3.12): a token without the permission is 403, whatever the operation. */
+const SCIM_SCOPES = {
+  'GET /scim/v2/Users': ['users:read', 403],
+  'POST /scim/v2/Users': ['users:write', 403],
+} as const satisfies Record<string, ScopeRule>;
+
 /**
  * Which scope each API request needs, and how the service answers a token without it: the
  * interface answers some with 401, as the platform does, and others with 403. The server's
- * routes require these; the client names the missing one.
+ * routes require these; the client names the missing one. The API's come from its endpoints'
+ * declarations (contract/endpoints/).
  */
 export const NEEDED_SCOPES = {
-  'GET /users': ['users:read', 403],
-  'POST /users': ['users:write', 401],
-  'GET /users/{userId}': ['users:read', 403],
-  'PUT /users/{userId}': ['users:write', 401],
-  'DELETE /users/{userId}': ['users:write', 403],
-  'GET /media': ['media:read', 401],
-  'POST /media': ['media:write', 401],
-  'GET /media/{mediumID}': ['media:read', 401],
-  'DELETE /media/{mediumID}': ['media:write', 403],
-  'GET /events': ['events:read', 403],
-  // SCIM (RFC 7644 §3.12): a token without the permission is 403, whatever the operation.
-  'GET /scim/v2/Users': ['users:read', 403],
-  'POST /scim/v2/Users': ['users:write', 403],
-} as const satisfies Record<string, readonly [Scope, 401 | 403]>;
+  ...neededScopesOf(ENDPOINTS),
+  ...SCIM_SCOPES,
+} as Record<EndpointKey | keyof typeof SCIM_SCOPES, ScopeRule>;
 
 export type ScopedRequest = keyof typeof NEEDED_SCOPES;
 
 /** The scope a request needs (`GET`, `/media`), if it is one of the API's. */
 export function scopeNeededBy(method: string, endpoint: string): Scope | undefined {
-  const rule = (NEEDED_SCOPES as Record<string, readonly [Scope, number]>)[`${method} ${endpoint}`];
+  const rule = (NEEDED_SCOPES as Record<string, ScopeRule | undefined>)[`${method} ${endpoint}`];
   return rule?.[0];
 }

@@ -1,12 +1,18 @@
 /**
  * The media-type registry: endpoint × method × header × version × stage. It drives the server's
- * negotiation, the client's headers, `GET /api` and the OpenAPI document, so a version is added
- * here and nowhere else.
+ * negotiation, the client's headers, `GET /api` and the OpenAPI document. Its rows are the
+ * endpoints' own (contract/endpoints/): a version is added in its endpoint's declaration.
  */
 
+import {
+  ENDPOINTS,
+  type Endpoint,
+  type EndpointDescriptor,
+  type Method,
+} from './endpoints/index.js';
+
+export type { Endpoint, Method } from './endpoints/index.js';
 export type Stage = 'beta' | 'production' | 'deprecated';
-export type Endpoint = '/users' | '/users/{userId}' | '/media' | '/media/{mediumID}' | '/events';
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** Which header carries the version: Accept (response shape) or Content-Type (request shape). */
 export type Header = 'accept' | 'content-type';
 /** The user shape a version carries: flat (v1), nested with plain strings (v2), current (v3). */
@@ -51,96 +57,53 @@ export const KNOWN_VENDORS: Readonly<Record<string, ServerKind>> = {
   staffbase: 'platform',
 };
 
-interface RowExtras {
-  requires?: readonly string[];
-  /** Offered by Roster only, not by the real platform. */
-  rosterOnly?: boolean;
+/**
+ * The rows of the endpoints' declarations (contract/endpoints/), one entry per version, in their
+ * order: answers before bodies, per endpoint.
+ */
+export function registryOf(endpoints: readonly EndpointDescriptor[]): VersionEntry[] {
+  return endpoints.flatMap((d) =>
+    (
+      [
+        ['accept', d.versions.accept],
+        ['content-type', d.versions.contentType ?? []],
+      ] as const
+    ).flatMap(([header, rows]) =>
+      rows.map(([entity, version, stage, shape, extras = {}]) => ({
+        endpoint: d.path as Endpoint,
+        method: d.method,
+        header,
+        entity,
+        version,
+        stage,
+        shape,
+        ...(extras.requires ? { requires: extras.requires } : {}),
+        platform: !extras.rosterOnly,
+      })),
+    ),
+  );
 }
-type Row = [
-  entity: VersionEntry['entity'],
-  version: string,
-  stage: Stage,
-  shape: Shape,
-  extras?: RowExtras,
-];
 
-const ROSTER_ONLY = { rosterOnly: true } as const;
-
-const USER_RESPONSE: Row[] = [
-  [null, 'v1', 'production', 'flat'],
-  ['user', 'v2', 'deprecated', 'v2', ROSTER_ONLY],
-  ['user', 'v3', 'production', 'v3'],
-];
-const PLAIN: Row[] = [[null, 'v1', 'production', 'json']];
-
-const TABLE: [Endpoint, Method, Header, Row[]][] = [
-  [
-    '/users',
-    'GET',
-    'accept',
-    [
-      [null, 'v1', 'production', 'flat'],
-      ['users', 'v2', 'production', 'v3'],
-    ],
-  ],
-  ['/users', 'POST', 'accept', USER_RESPONSE],
-  [
-    '/users',
-    'POST',
-    'content-type',
-    [
-      [null, 'v1', 'production', 'flat', ROSTER_ONLY],
-      ['user', 'v2', 'deprecated', 'v2', ROSTER_ONLY],
-      ['user', 'v3', 'production', 'v3', ROSTER_ONLY],
-      ['user-invite', 'v2', 'production', 'v3', { requires: ['role', 'config.locale'] }],
-    ],
-  ],
-  ['/users/{userId}', 'GET', 'accept', USER_RESPONSE],
-  ['/users/{userId}', 'PUT', 'accept', USER_RESPONSE],
-  [
-    '/users/{userId}',
-    'PUT',
-    'content-type',
-    [
-      [null, 'v1', 'production', 'flat'],
-      ['user', 'v2', 'deprecated', 'v2', ROSTER_ONLY],
-      ['user', 'v3', 'production', 'v3', ROSTER_ONLY],
-      ['user-update', 'v1', 'production', 'v3'],
-    ],
-  ],
-  ['/users/{userId}', 'DELETE', 'accept', PLAIN],
-  ['/media', 'GET', 'accept', PLAIN],
-  ['/media', 'POST', 'accept', PLAIN],
-  ['/media/{mediumID}', 'GET', 'accept', PLAIN],
-  ['/media/{mediumID}', 'DELETE', 'accept', PLAIN],
-  // The event log (docs/events.md): Roster's own, the platform has none.
-  ['/events', 'GET', 'accept', [[null, 'v1', 'production', 'json', ROSTER_ONLY]]],
-];
-
-export const REGISTRY: readonly VersionEntry[] = TABLE.flatMap(([endpoint, method, header, rows]) =>
-  rows.map(([entity, version, stage, shape, extras = {}]) => ({
-    endpoint,
-    method,
-    header,
-    entity,
-    version,
-    stage,
-    shape,
-    ...(extras.requires ? { requires: extras.requires } : {}),
-    platform: !extras.rosterOnly,
-  })),
-);
+export const REGISTRY: readonly VersionEntry[] = registryOf(ENDPOINTS);
 
 /** Whether a server of this kind offers the version. */
 export const offeredBy = (entry: VersionEntry, kind: ServerKind) =>
   kind === 'roster' || entry.platform;
 
-/** The versions of one endpoint, method and header, oldest first. */
-export function versionsOf(endpoint: Endpoint, method: Method, header: Header): VersionEntry[] {
-  return REGISTRY.filter(
+/** The versions of one endpoint, method and header, oldest first (of `registry`'s). */
+export function versionsOf(
+  endpoint: Endpoint,
+  method: Method,
+  header: Header,
+  registry: readonly VersionEntry[] = REGISTRY,
+): VersionEntry[] {
+  return registry.filter(
     (e) => e.endpoint === endpoint && e.method === method && e.header === header,
   );
 }
+
+/** Whether a client reads and writes the version's shape: the current one, or plain JSON. */
+export const clientUsable = (e: VersionEntry) => e.shape === 'v3' || e.shape === 'json';
 
 /**
  * The versions a client can use, best first: those whose shape the client reads and writes (the
@@ -149,7 +112,7 @@ export function versionsOf(endpoint: Endpoint, method: Method, header: Header): 
  */
 export function clientChoices(endpoint: Endpoint, method: Method, header: Header): VersionEntry[] {
   const entries = versionsOf(endpoint, method, header);
-  const usable = entries.filter((e) => e.shape === 'v3' || e.shape === 'json');
+  const usable = entries.filter(clientUsable);
   const rank = (e: VersionEntry) => [
     e.stage === 'deprecated' ? 1 : 0,
     e.requires ? 1 : 0,

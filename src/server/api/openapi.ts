@@ -1,20 +1,29 @@
 /**
- * The OpenAPI 3.1 document, generated from the version registry and the contract's zod schemas,
+ * The OpenAPI 3.1 document, generated from the endpoints' declarations (their versions and
+ * operations' texts: contract/endpoints/) and the contract's zod schemas,
  * so it cannot drift from what the server negotiates, validates and answers. Made once per
  * vendor word, on the first request for it, so the server's start does not pay for it.
  */
+import { ENDPOINTS, type EndpointDescriptor } from '../../contract/endpoints/index.js';
 import { ERRORS, type ErrorKind } from '../../contract/errors.js';
 import { userBodySchemas } from '../../contract/schemas.js';
 import { SCIM_BASE_PATH } from '../../contract/scim.js';
 import {
   type Endpoint,
-  type Method,
+  type Header,
   mediaTypeOf,
-  REGISTRY,
+  registryOf,
+  type VersionEntry,
   versionsOf,
 } from '../../contract/versions.js';
 import { components, type Json, ref, userBodyName } from './openapi-components.js';
-import { PATH_PARAMETERS, REGISTRY_OPERATIONS } from './openapi-operations.js';
+import {
+  headersOf,
+  moreBodiesOf,
+  PATH_PARAMETERS,
+  queryOf,
+  successBody,
+} from './openapi-operations.js';
 import { SCIM_ERRORS, SCIM_PATHS, SCIM_SCHEMAS } from './openapi-scim.js';
 import { FIXED_OPERATIONS } from './openapi-service.js';
 
@@ -37,13 +46,17 @@ function requiredPaths(paths: readonly string[]): Json {
   return { type: 'object', required: [...below.keys()], properties };
 }
 
-function requestBody(method: Method, endpoint: Endpoint, vendor: string, more: Json = {}) {
+/** One endpoint's registry entries for one header, oldest first. */
+type VersionsOf = (d: EndpointDescriptor, header: Header) => VersionEntry[];
+
+function requestBody(d: EndpointDescriptor, vendor: string, versions: VersionsOf) {
+  const { method, path } = d;
   const content: Record<string, Json> = {};
-  for (const e of versionsOf(endpoint, method, 'content-type')) {
+  for (const e of versions(d, 'content-type')) {
     const ops: Record<string, unknown> | undefined =
       userBodySchemas[e.shape as keyof typeof userBodySchemas];
     if (!ops?.[method === 'POST' ? 'create' : 'update'])
-      throw new Error(`no request schema for registry shape '${e.shape}' (${method} ${endpoint})`);
+      throw new Error(`no request schema for registry shape '${e.shape}' (${method} ${path})`);
     const shape = ref('schemas', userBodyName(e.shape, method));
     content[mediaTypeOf(e, vendor)] = {
       schema: e.requires ? { allOf: [shape, requiredPaths(e.requires)] } : shape,
@@ -51,28 +64,34 @@ function requestBody(method: Method, endpoint: Endpoint, vendor: string, more: J
       'x-version': e.version,
     };
   }
-  Object.assign(content, more);
+  Object.assign(content, moreBodiesOf(d.openapi, d.forms));
   return Object.keys(content).length > 0 ? { required: true, content } : undefined;
 }
 
-function registryOperation(method: Method, endpoint: Endpoint, vendor: string): Json {
-  const meta = REGISTRY_OPERATIONS[`${method} ${endpoint}`];
-  if (!meta)
-    throw new Error(`${method} ${endpoint} is in the registry but has no OpenAPI description`);
-  const responses = versionsOf(endpoint, method, 'accept');
-  const deprecated = [...responses, ...versionsOf(endpoint, method, 'content-type')].some(
+/** `/users/{userId}` → its path parameters, each described once (PATH_PARAMETERS). */
+function pathParameters(path: string): Json[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
+    const p = PATH_PARAMETERS[name!];
+    if (!p) throw new Error(`the path parameter {${name}} of ${path} has no OpenAPI description`);
+    return p;
+  });
+}
+
+function registryOperation(d: EndpointDescriptor, vendor: string, versions: VersionsOf): Json {
+  const meta = d.openapi;
+  const responses = versions(d, 'accept');
+  const deprecated = [...responses, ...versions(d, 'content-type')].some(
     (e) => e.stage === 'deprecated',
   );
   const content = Object.fromEntries(
     responses.flatMap((e) => {
-      const schema = meta.body(e.shape);
+      const schema = successBody(meta.body, e.shape);
       const media = { schema, 'x-stage': e.stage, 'x-version': e.version };
       return schema ? [[mediaTypeOf(e, vendor), media]] : [];
     }),
   );
-  const param = /\{(\w+)\}/.exec(endpoint)?.[1];
-  const body = requestBody(method, endpoint, vendor, meta.moreBodies);
-  const parameters = [...(param ? [PATH_PARAMETERS[param]!] : []), ...(meta.parameters ?? [])];
+  const body = requestBody(d, vendor, versions);
+  const parameters = [...pathParameters(d.path), ...queryOf(meta)];
   return {
     operationId: meta.operationId,
     summary: meta.summary,
@@ -85,7 +104,7 @@ function registryOperation(method: Method, endpoint: Endpoint, vendor: string): 
         description: 'Success',
         headers: {
           ...requestId,
-          ...meta.headers,
+          ...headersOf(meta),
           ...(deprecated && { Deprecation: ref('headers', 'Deprecation') }),
         },
         ...(Object.keys(content).length > 0 && { content }),
@@ -147,14 +166,21 @@ function optionsOf(path: string, sibling: Json, authenticated: boolean, base: st
   };
 }
 
-export function openApiDocument(vendor: string, serverUrl: string) {
+/** The document of the endpoints declared (a test passes its own), for a vendor word. */
+export function openApiDocument(
+  vendor: string,
+  serverUrl: string,
+  endpoints: readonly EndpointDescriptor[] = ENDPOINTS,
+) {
+  const registry = registryOf(endpoints);
+  const versions: VersionsOf = (d, header) =>
+    versionsOf(d.path as Endpoint, d.method, header, registry);
   const paths: Record<string, Json> = {};
   const registryPaths = new Set<string>();
-  for (const key of new Set(REGISTRY.map((e) => `${e.method} ${e.endpoint}`))) {
-    const [method, endpoint] = key.split(' ') as [Method, Endpoint];
-    registryPaths.add(endpoint);
-    paths[endpoint] ??= {};
-    paths[endpoint][method.toLowerCase()] = registryOperation(method, endpoint, vendor);
+  for (const d of endpoints) {
+    registryPaths.add(d.path);
+    paths[d.path] ??= {};
+    paths[d.path]![d.method.toLowerCase()] = registryOperation(d, vendor, versions);
   }
   for (const { path, root, operation } of FIXED_OPERATIONS) {
     paths[path] = { ...(root && { servers: [{ url: '/' }] }), get: operation };

@@ -63,15 +63,17 @@ export interface NegotiateOptions {
    * platform does, does not list them in a 406 or 415 message but repeats the type asked for.
    */
   kind?: ServerKind;
+  /** The endpoint's versions, where they are not the registry's (a declaration of a test's). */
+  versions?: readonly VersionEntry[];
 }
 
 export function negotiate(
   endpoint: Endpoint,
   method: Method,
-  { vendor, forms = false, kind = 'roster' }: NegotiateOptions,
+  { vendor, forms = false, kind = 'roster', versions }: NegotiateOptions,
 ): Middleware<AppState> {
   const offered = (header: 'accept' | 'content-type') =>
-    versionsOf(endpoint, method, header).filter((e) => offeredBy(e, kind));
+    versionsOf(endpoint, method, header, versions).filter((e) => offeredBy(e, kind));
   const responses = offered('accept');
   const requests = offered('content-type');
   const list = (entries: VersionEntry[]) => entries.map((e) => mediaTypeOf(e, vendor));

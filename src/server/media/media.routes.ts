@@ -1,9 +1,10 @@
 /** HTTP for /api/media: scopes, negotiation, validation, the service, the Medium shape. */
 import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { type EndpointDescriptor, MEDIA_ENDPOINTS } from '../../contract/endpoints/index.js';
 import { pageQuerySchema } from '../../contract/schemas.js';
 import { AppError } from '../errors.js';
-import { requireScopeOf } from '../http/auth.middleware.js';
-import { negotiate } from '../http/negotiation.js';
+import { routeEndpoint } from '../http/endpoint-route.js';
 import { parseQuery } from '../http/query.js';
 import type { AppContext, AppState } from '../http/state.js';
 import type { MediaService } from './media.service.js';
@@ -51,18 +52,16 @@ export function registerMediaRoutes(
   },
 ): void {
   const { vendor, maxUploadBytes } = opts;
-  // One guard per row kind of the contract's table (GET by id has the same row as the list).
-  const read = requireScopeOf('GET /media');
-  const write = requireScopeOf('POST /media');
-  const remove = requireScopeOf('DELETE /media/{mediumID}');
+  const route = (d: EndpointDescriptor, handler: Middleware<AppState>) =>
+    routeEndpoint(router, d, { vendor }, handler);
   const view = (ctx: AppContext) => media.viewer(ctx.state.scope, opts.cdnBase(ctx));
 
-  router.get('/api/media', read, negotiate('/media', 'GET', { vendor }), async (ctx) => {
+  route(MEDIA_ENDPOINTS.list, async (ctx) => {
     const page = await media.list(ctx.state.scope, parseQuery(pageQuerySchema, ctx.query));
     ctx.body = { ...page, data: page.data.map(view(ctx)) };
   });
 
-  router.post('/api/media', write, negotiate('/media', 'POST', { vendor }), async (ctx) => {
+  route(MEDIA_ENDPOINTS.upload, async (ctx) => {
     if (!ctx.is('multipart/form-data')) {
       throw new AppError(
         'unsupportedMediaType',
@@ -77,32 +76,12 @@ export function registerMediaRoutes(
     ctx.body = { ...view(ctx)(row), ...(previewError ? { previewError } : {}) };
   });
 
-  router.options('/api/media', (ctx) => {
-    ctx.set('Allow', 'OPTIONS, POST, GET');
-    ctx.status = 204;
+  route(MEDIA_ENDPOINTS.get, async (ctx) => {
+    ctx.body = view(ctx)(await media.get(ctx.state.scope, ctx.params.mediumID!));
   });
 
-  router.get(
-    '/api/media/:mediumID',
-    read,
-    negotiate('/media/{mediumID}', 'GET', { vendor }),
-    async (ctx) => {
-      ctx.body = view(ctx)(await media.get(ctx.state.scope, ctx.params.mediumID!));
-    },
-  );
-
-  router.delete(
-    '/api/media/:mediumID',
-    remove,
-    negotiate('/media/{mediumID}', 'DELETE', { vendor }),
-    async (ctx) => {
-      await media.remove(ctx.state.scope, ctx.params.mediumID!);
-      ctx.status = 204;
-    },
-  );
-
-  router.options('/api/media/:mediumID', (ctx) => {
-    ctx.set('Allow', 'OPTIONS, GET, DELETE');
+  route(MEDIA_ENDPOINTS.remove, async (ctx) => {
+    await media.remove(ctx.state.scope, ctx.params.mediumID!);
     ctx.status = 204;
   });
 }

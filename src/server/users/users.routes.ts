@@ -1,14 +1,15 @@
 /** HTTP for /api/users: negotiate, validate, call the service, represent. Nothing else. */
 import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { type EndpointDescriptor, USER_ENDPOINTS } from '../../contract/endpoints/index.js';
 import { userListQuerySchema } from '../../contract/schemas.js';
 import { PLATFORM_SORT_KEYS, represent, type UserRecord } from '../../contract/user.js';
 import { parseUserBody, type UserOperation } from '../../contract/user-input.js';
 import type { ServerKind } from '../../contract/versions.js';
 import { validationError } from '../errors.js';
-import { requireScopeOf } from '../http/auth.middleware.js';
 import { readFormBody, readJsonBody } from '../http/body.js';
+import { routeEndpoint } from '../http/endpoint-route.js';
 import { etagOf, ifMatch } from '../http/etag.js';
-import { negotiate } from '../http/negotiation.js';
 import { parseQuery } from '../http/query.js';
 import type { AppContext, AppState } from '../http/state.js';
 import { type AvatarMediaService, linkedMedia } from './avatars.js';
@@ -87,12 +88,10 @@ export function registerUserRoutes(
     }
     return parsed;
   };
-  // One guard per row kind of the contract's table (GET and PUT by id have the same rows).
-  const read = requireScopeOf('GET /users');
-  const write = requireScopeOf('POST /users');
-  const remove = requireScopeOf('DELETE /users/{userId}');
+  const route = (d: EndpointDescriptor, handler: Middleware<AppState>) =>
+    routeEndpoint(router, d, { vendor, kind }, handler);
 
-  router.get('/api/users', read, negotiate('/users', 'GET', { vendor, kind }), async (ctx) => {
+  route(USER_ENDPOINTS.list, async (ctx) => {
     const query = parseQuery(userListQuerySchema, ctx.query);
     if (kind === 'platform') checkPlatformOnly(query);
     const { next, ...page } = await users.list(ctx.state.scope, query);
@@ -111,59 +110,34 @@ export function registerUserRoutes(
     ctx.body = Buffer.from(JSON.stringify({ ...page, data }));
   });
 
-  router.post('/api/users', write, negotiate('/users', 'POST', { vendor, kind }), async (ctx) => {
+  route(USER_ENDPOINTS.create, async (ctx) => {
     const user = await users.create(ctx.state.scope, await input(ctx, 'create'));
     ctx.status = 201;
     ctx.set('Location', `${ctx.state.origin}/api/users/${user.id}`);
     ctx.body = await view(ctx, user);
   });
 
-  router.options('/api/users', (ctx) => {
-    ctx.set('Allow', 'OPTIONS, POST, GET');
-    ctx.status = 204;
+  route(USER_ENDPOINTS.get, async (ctx) => {
+    const user = await users.get(ctx.state.scope, ctx.params.userId!);
+    ctx.set('ETag', etagOf(user.version));
+    ctx.body = await view(ctx, user);
   });
 
-  router.get(
-    '/api/users/:userId',
-    read,
-    negotiate('/users/{userId}', 'GET', { vendor, kind }),
-    async (ctx) => {
-      const user = await users.get(ctx.state.scope, ctx.params.userId!);
-      ctx.set('ETag', etagOf(user.version));
-      ctx.body = await view(ctx, user);
-    },
-  );
+  route(USER_ENDPOINTS.update, async (ctx) => {
+    const change = await input(ctx, 'update');
+    const check = ifMatch(ctx.get('If-Match'));
+    const user = await users.update(ctx.state.scope, ctx.params.userId!, change, check);
+    ctx.set('ETag', etagOf(user.version));
+    ctx.body = await view(ctx, user);
+  });
 
-  router.put(
-    '/api/users/:userId',
-    write,
-    negotiate('/users/{userId}', 'PUT', { vendor, kind, forms: true }),
-    async (ctx) => {
-      const change = await input(ctx, 'update');
-      const check = ifMatch(ctx.get('If-Match'));
-      const user = await users.update(ctx.state.scope, ctx.params.userId!, change, check);
-      ctx.set('ETag', etagOf(user.version));
-      ctx.body = await view(ctx, user);
-    },
-  );
-
-  router.delete(
-    '/api/users/:userId',
-    remove,
-    negotiate('/users/{userId}', 'DELETE', { vendor, kind }),
-    async (ctx) => {
-      const { scope } = ctx.state;
-      // The service takes its avatar's media along (users.service.ts remove).
-      await users.remove(scope, ctx.params.userId!, ifMatch(ctx.get('If-Match')));
-      // 202 without a body, and so without a body type.
-      ctx.body = null;
-      ctx.status = 202;
-      ctx.remove('Content-Type');
-    },
-  );
-
-  router.options('/api/users/:userId', (ctx) => {
-    ctx.set('Allow', 'OPTIONS, PUT, GET, DELETE');
-    ctx.status = 204;
+  route(USER_ENDPOINTS.remove, async (ctx) => {
+    const { scope } = ctx.state;
+    // The service takes its avatar's media along (users.service.ts remove).
+    await users.remove(scope, ctx.params.userId!, ifMatch(ctx.get('If-Match')));
+    // 202 without a body, and so without a body type.
+    ctx.body = null;
+    ctx.status = 202;
+    ctx.remove('Content-Type');
   });
 }

@@ -250,3 +250,11 @@ describe('bad input', () => {
     expect(res.text).toContain('Roster-Run-Id');
   });
 });
+
+describe('OPTIONS', () => {
+  test('204 with the Allow of its declaration, as every endpoint answers it', async () => {
+    const res = await server.req('OPTIONS', '/api/events');
+    expect(res.status).toBe(204);
+    expect(res.headers.allow).toBe('OPTIONS, GET');
+  });
+});

@@ -51,6 +51,17 @@ describe('roster api', () => {
     expect(JSON.stringify(JSON.parse(list.stdout))).toContain(created.id);
   });
 
+  it('a trailing slash names the same endpoint, negotiated as without it (the users.v2 list)', async () => {
+    await srv.run(['api', '-X', 'POST', '/users', '--input', '-'], {
+      input: '{"email":"slash@example.com","sendMail":false}',
+    });
+    const r = await srv.run(['api', '/users/?status=pending&limit=1']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const page = JSON.parse(r.stdout);
+    // users.v2 carries v3 users (email {value, source}); un-negotiated, v1 would be flat.
+    expect(page.data[0].email).toMatchObject({ value: expect.any(String) });
+  });
+
   it('--input FILE, -X PUT; then DELETE (an empty answer prints nothing)', async () => {
     const made = await srv.run(['api', '-X', 'POST', '/users', '--input', '-'], {
       input: '{"email":"put@example.com","sendMail":false}',
