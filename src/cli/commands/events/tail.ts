@@ -6,8 +6,10 @@
 import type { Command } from 'commander';
 import { ApiError, ClientError } from '../../../client/errors.js';
 import { EventsNotOfferedError, listEvents } from '../../../client/events.js';
+import type { RosterEvent } from '../../../contract/events.js';
 import { type Deps, type GlobalOptions, note, onCleanup, print } from '../../context.js';
 import { usageError } from '../../errors.js';
+import { type Format, formatterOf, resolveFormat } from '../../output/render.js';
 import { globalsOf } from '../shared/options.js';
 import { type FilterOptions, filterOptions, queryOf } from './filters.js';
 import { tailLines } from './format.js';
@@ -40,14 +42,22 @@ const transient = (err: unknown) =>
   !(err instanceof EventsNotOfferedError) &&
   (!(err instanceof ApiError) || err.status >= 500 || err.status === 429);
 
-export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
-  // Default: lines for a person; -o ndjson (or json): one event per line, for pipes.
-  const format = opts.globals.output ?? 'text';
-  if (!['text', 'ndjson', 'json'].includes(format)) {
+/** The format `-o` asks to follow in, or undefined for lines; one that cannot follow is refused. */
+function followed(flag: string | undefined, deps: Deps): Format | undefined {
+  if (flag === undefined) return undefined;
+  const follows = formatterOf(resolveFormat(flag, deps.io, { ids: true })).follows;
+  if (follows === undefined) {
     throw usageError(
-      `events tail prints lines, or one JSON event per line with -o ndjson (not -o ${format})`,
+      `events tail prints lines, or one JSON event per line with -o ndjson (not -o ${flag})`,
     );
   }
+  return follows;
+}
+
+export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
+  // Default: lines for a person; else a format that can follow an endless stream (-o ndjson,
+  // or json, which follows as NDJSON): one event per line, for pipes.
+  const follow = followed(opts.globals.output, deps);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   const query = await queryOf(opts, client);
@@ -67,6 +77,9 @@ export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
     } while (cursor);
     after = cursor;
   }
+  const events = follow
+    ? await formatterOf(follow).begin(deps.io, { columns: [], json: (e: RosterEvent) => e })
+    : undefined;
   let failures = 0;
   for (;;) {
     let page: Awaited<ReturnType<typeof listEvents>>;
@@ -82,9 +95,8 @@ export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
       continue;
     }
     for (const e of page.data) {
-      if (format === 'text')
-        for (const line of tailLines(e, deps.io.columns ?? 80)) print(deps.io, line);
-      else print(deps.io, JSON.stringify(e));
+      if (events) await events.row(e);
+      else for (const line of tailLines(e, deps.io.columns ?? 80)) print(deps.io, line);
     }
     after = page.next;
   }

@@ -7,6 +7,7 @@ import {
   type Column,
   columnNames,
   type Format,
+  forPeople,
   resolveFormat,
   viewOf,
 } from '../../output/render.js';
@@ -29,14 +30,14 @@ const dimensions = (m: Medium) => {
   return width !== undefined && height !== undefined ? `${width}x${height}` : '';
 };
 
-/** A table shows sizes for people (22.1 kB); CSV keeps the exact byte count. */
+/** People see sizes (22.1 kB); the formats for programs keep the exact byte count. */
 export function mediumColumns(format: Format): Column<Medium>[] {
   return [
     { header: 'id', path: 'id', value: (m) => m.id },
     // On a narrow terminal the name stays longest after the id; dimensions and preview go first.
     { header: 'name', path: 'fileName', keep: 2, value: (m) => m.fileName },
     { header: 'type', path: 'resourceInfo.type', keep: 1, value: (m) => m.resourceInfo.type },
-    format === 'table'
+    forPeople(format)
       ? {
           header: 'size',
           path: 'resourceInfo.bytes',
