@@ -6,6 +6,7 @@ import { parseFields } from '../../output/fields.js';
 import {
   type Column,
   columnNames,
+  FORMATS,
   type Format,
   forPeople,
   resolveFormat,
@@ -50,8 +51,8 @@ export function mediumColumns(format: Format): Column<Medium>[] {
   ];
 }
 
-/** `--fields` names besides paths: the headers of the table's and the CSV's columns. */
-const MEDIUM_FIELD_NAMES = columnNames([...mediumColumns('table'), ...mediumColumns('csv')]);
+/** `--fields` names besides paths: the headers of every format's columns (size and bytes). */
+const MEDIUM_FIELD_NAMES = columnNames(FORMATS.flatMap(mediumColumns));
 
 /** `--fields` in a media command's help: names and paths of a medium. */
 export const MEDIUM_FIELDS_EXAMPLE = 'id,name,size,resourceInfo.width';
