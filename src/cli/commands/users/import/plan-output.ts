@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import type { PlannedRow } from '../../../../import/planned.js';
 import type { Summary } from '../../../../import/types.js';
 import type { IO } from '../../../context.js';
+import { write } from '../../../output/formats/formatter.js';
 import { type Format, forPeople, listWriter, type View } from '../../../output/render.js';
 
 export interface PlanWriter {
@@ -63,12 +64,6 @@ function batching(io: IO): { io: IO; end(): Promise<void> } {
     },
   };
 }
-
-const write = (io: IO, text: string) =>
-  new Promise<void>((resolve) => {
-    if (io.stdout.write(text)) resolve();
-    else io.stdout.once('drain', resolve);
-  });
 
 /** A row's tabular lines: one per change, or one for a row that changes nothing. */
 function linesOf(row: PlannedRow): ChangeLine[] {
