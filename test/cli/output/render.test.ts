@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   type Column,
+  FORMATS,
   type Format,
+  formatterOf,
   listWriter,
   renderList,
   renderRecord,
@@ -31,9 +33,9 @@ describe('formats', () => {
     expect(resolveFormat(undefined, fakeIO({ tty: true }).io)).toBe('table');
     expect(resolveFormat(undefined, fakeIO().io)).toBe('json');
     expect(resolveFormat('csv', fakeIO({ tty: true }).io)).toBe('csv');
-    expect(() => resolveFormat('toml', fakeIO().io)).toThrow(
-      /one of table, json, ndjson, csv, yaml/,
-    );
+    // Every format but those for lists only (-o ids).
+    const general = FORMATS.filter((f) => !formatterOf(f).idsOnly);
+    expect(() => resolveFormat('toml', fakeIO().io)).toThrow(`one of ${general.join(', ')}`);
   });
 
   it('streams JSON byte for byte like JSON.stringify of the whole array', async () => {

@@ -4,7 +4,7 @@ import { apiClient, resolveSettings } from '../../client.js';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { print } from '../../context.js';
 import { CliError, EXIT } from '../../errors.js';
-import { renderOne, resolveFormat } from '../../output/render.js';
+import { forPeople, renderOne, resolveFormat } from '../../output/render.js';
 import { safeText } from '../../output/text-safe.js';
 
 export interface AuthStatus {
@@ -55,7 +55,7 @@ export async function authStatus(globals: GlobalOptions, deps: Deps): Promise<Au
 export async function printAuthStatus(s: AuthStatus, globals: GlobalOptions, deps: Deps) {
   const { io } = deps;
   const format = resolveFormat(globals.output, io);
-  if (format === 'table') {
+  if (forPeople(format)) {
     const rows: [string, string][] = [
       ['profile', s.profile ?? '(none: flags and environment)'],
       ['base URL', s.baseUrl],

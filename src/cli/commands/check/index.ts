@@ -5,7 +5,7 @@ import { isScope, SCOPES } from '../../../contract/scopes.js';
 import { type Deps, type GlobalOptions, print } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
 import { withSpinner } from '../../output/progress.js';
-import { type Format, renderList, renderOne, resolveFormat } from '../../output/render.js';
+import { type Column, type Format, listWriter, resolveFormat } from '../../output/render.js';
 import { paint } from '../../output/style.js';
 import { parsePositiveSeconds } from '../../parse.js';
 import { globalsOf } from '../shared/options.js';
@@ -78,16 +78,26 @@ const MARK = {
   'not permitted': ['⊘', 'yellow'],
 } as const;
 
-async function render(report: CheckReport, format: Format | 'text', deps: Deps) {
+const STEP_COLUMNS: Column<Step>[] = [
+  { header: 'step', value: (s) => s.name },
+  { header: 'result', value: (s) => s.result },
+  { header: 'detail', value: (s) => s.detail },
+  { header: 'ms', value: (s) => s.ms },
+];
+
+/**
+ * The report: with -o, its steps in an envelope holding the rest (JSON and YAML print the whole
+ * report, the tabular formats and NDJSON the steps); without, lines for a person.
+ */
+async function render(report: CheckReport, format: Format | undefined, deps: Deps) {
   const { io } = deps;
-  if (format === 'json' || format === 'yaml') return renderOne(io, format, report, []);
-  if (format !== 'text') {
-    return renderList(io, format, report.steps, [
-      { header: 'step', value: (s) => s.name },
-      { header: 'result', value: (s) => s.result },
-      { header: 'detail', value: (s) => s.detail },
-      { header: 'ms', value: (s) => s.ms },
-    ]);
+  if (format !== undefined) {
+    const { steps, ...head } = report;
+    const view = { format, columns: STEP_COLUMNS, json: (s: Step) => s };
+    const out = await listWriter(io, view, { key: 'steps', head });
+    for (const step of steps) await out.write(step);
+    await out.end();
+    return;
   }
   print(io, `roster check of ${report.baseUrl} (vendor ${report.vendor})`);
   for (const s of report.steps) {
@@ -109,7 +119,7 @@ export async function runCheck(
   clock: StartDeadline = timerDeadline,
 ): Promise<CheckReport> {
   const output = opts.json ? 'json' : opts.globals.output;
-  const format = output === undefined ? 'text' : resolveFormat(output, deps.io);
+  const format = output === undefined ? undefined : resolveFormat(output, deps.io);
   const expectScopes = scopesOf(opts.expectScopes);
   const deadline = startDeadline(opts.deadline ?? 60, clock);
   const { apiClient } = await import('../../client.js');

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { listEvents } from '../../../client/events.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
-import { listWriter } from '../../output/render.js';
+import { forPeople, listWriter } from '../../output/render.js';
 import { parsePositiveInt } from '../../parse.js';
 import { globalsOf } from '../shared/options.js';
 import { type FilterOptions, filterOptions, queryOf } from './filters.js';
@@ -46,5 +46,5 @@ export async function runList(opts: ListOptions, deps: Deps): Promise<void> {
       break;
     }
   }
-  if ((await out.end()) === 0 && view.format === 'table') note(deps.io, 'no events');
+  if ((await out.end()) === 0 && forPeople(view.format)) note(deps.io, 'no events');
 }

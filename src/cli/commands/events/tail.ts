@@ -6,9 +6,10 @@
 import type { Command } from 'commander';
 import { ApiError, ClientError } from '../../../client/errors.js';
 import { EventsNotOfferedError, listEvents } from '../../../client/events.js';
-import { AFTER_END } from '../../../contract/events.js';
+import { AFTER_END, type RosterEvent } from '../../../contract/events.js';
 import { type Deps, type GlobalOptions, note, onCleanup, print } from '../../context.js';
 import { usageError } from '../../errors.js';
+import { type Format, formatterOf, resolveFormat } from '../../output/render.js';
 import { globalsOf } from '../shared/options.js';
 import { type FilterOptions, filterOptions, queryOf } from './filters.js';
 import { tailLines } from './format.js';
@@ -41,14 +42,22 @@ const transient = (err: unknown) =>
   !(err instanceof EventsNotOfferedError) &&
   (!(err instanceof ApiError) || err.status >= 500 || err.status === 429);
 
-export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
-  // Default: lines for a person; -o ndjson (or json): one event per line, for pipes.
-  const format = opts.globals.output ?? 'text';
-  if (!['text', 'ndjson', 'json'].includes(format)) {
+/** The format `-o` asks to follow in, or undefined for lines; one that cannot follow is refused. */
+function followed(flag: string | undefined, deps: Deps): Format | undefined {
+  if (flag === undefined) return undefined;
+  const follows = formatterOf(resolveFormat(flag, deps.io, { ids: true })).follows;
+  if (follows === undefined) {
     throw usageError(
-      `events tail prints lines, or one JSON event per line with -o ndjson (not -o ${format})`,
+      `events tail prints lines, or one JSON event per line with -o ndjson (not -o ${flag})`,
     );
   }
+  return follows;
+}
+
+export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
+  // Default: lines for a person; else a format that can follow an endless stream (-o ndjson,
+  // or json, which follows as NDJSON): one event per line, for pipes.
+  const follow = followed(opts.globals.output, deps);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   const query = await queryOf(opts, client);
@@ -57,11 +66,13 @@ export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
   onCleanup(deps, () => {
     if (after) note(deps.io, `resume with: roster events tail --after ${after}`);
   });
-  const show = (page: Awaited<ReturnType<typeof listEvents>>) => {
+  const events = follow
+    ? await formatterOf(follow).begin(deps.io, { columns: [], json: (e: RosterEvent) => e })
+    : undefined;
+  const show = async (page: Awaited<ReturnType<typeof listEvents>>) => {
     for (const e of page.data) {
-      if (format === 'text')
-        for (const line of tailLines(e, deps.io.columns ?? 80)) print(deps.io, line);
-      else print(deps.io, JSON.stringify(e));
+      if (events) await events.row(e);
+      else for (const line of tailLines(e, deps.io.columns ?? 80)) print(deps.io, line);
     }
     after = page.next;
   };
@@ -69,7 +80,7 @@ export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
   // else from now on (what is already there is `events list`'s): the cursor of the log's end,
   // asked for without a wait so that Ctrl-C at once still prints a cursor to resume from.
   if (after === undefined && opts.since === undefined) {
-    show(await listEvents(client.http, { ...query, after: AFTER_END }));
+    await show(await listEvents(client.http, { ...query, after: AFTER_END }));
   }
   let failures = 0;
   for (;;) {
@@ -85,6 +96,6 @@ export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
       await sleep(ms);
       continue;
     }
-    show(page);
+    await show(page);
   }
 }

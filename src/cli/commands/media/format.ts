@@ -6,7 +6,9 @@ import { parseFields } from '../../output/fields.js';
 import {
   type Column,
   columnNames,
+  FORMATS,
   type Format,
+  forPeople,
   resolveFormat,
   viewOf,
 } from '../../output/render.js';
@@ -29,14 +31,14 @@ const dimensions = (m: Medium) => {
   return width !== undefined && height !== undefined ? `${width}x${height}` : '';
 };
 
-/** A table shows sizes for people (22.1 kB); CSV keeps the exact byte count. */
+/** People see sizes (22.1 kB); the formats for programs keep the exact byte count. */
 export function mediumColumns(format: Format): Column<Medium>[] {
   return [
     { header: 'id', path: 'id', value: (m) => m.id },
     // On a narrow terminal the name stays longest after the id; dimensions and preview go first.
     { header: 'name', path: 'fileName', keep: 2, value: (m) => m.fileName },
     { header: 'type', path: 'resourceInfo.type', keep: 1, value: (m) => m.resourceInfo.type },
-    format === 'table'
+    forPeople(format)
       ? {
           header: 'size',
           path: 'resourceInfo.bytes',
@@ -49,8 +51,8 @@ export function mediumColumns(format: Format): Column<Medium>[] {
   ];
 }
 
-/** `--fields` names besides paths: the headers of the table's and the CSV's columns. */
-const MEDIUM_FIELD_NAMES = columnNames([...mediumColumns('table'), ...mediumColumns('csv')]);
+/** `--fields` names besides paths: the headers of every format's columns (size and bytes). */
+const MEDIUM_FIELD_NAMES = columnNames(FORMATS.flatMap(mediumColumns));
 
 /** `--fields` in a media command's help: names and paths of a medium. */
 export const MEDIUM_FIELDS_EXAMPLE = 'id,name,size,resourceInfo.width';

@@ -6,7 +6,7 @@
 import { type Command, Option } from 'commander';
 import { MEDIUM_TYPES, type Medium, type MediumType } from '../../../contract/medium.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
-import { listWriter } from '../../output/render.js';
+import { forPeople, listWriter } from '../../output/render.js';
 import { parseNonNegativeInt, parsePositiveInt } from '../../parse.js';
 import { fieldsOption, globalsOf } from '../shared/options.js';
 import { ALL_PAGE_SIZE, runPagedList } from '../shared/paged-list.js';
@@ -70,7 +70,7 @@ export async function runList(opts: ListOptions, deps: Deps): Promise<void> {
       await out.write(medium);
       left--;
     }
-    if ((await out.end()) === 0 && view.format === 'table') note(deps.io, 'no media match');
+    if ((await out.end()) === 0 && forPeople(view.format)) note(deps.io, 'no media match');
     return;
   }
   // Pages are filtered as they come: with --no-avatars a page may show fewer than --limit media.

@@ -9,7 +9,7 @@ import { MEDIUM_TYPES, type MediumType } from '../../../contract/medium.js';
 import { safeText } from '../../../contract/text-safe.js';
 import { type Deps, type GlobalOptions, note, onCleanup } from '../../context.js';
 import { CliError, EXIT, usageError } from '../../errors.js';
-import { renderList } from '../../output/render.js';
+import { forPeople, renderList } from '../../output/render.js';
 import { paintErr } from '../../output/style.js';
 import { exitCodeOf, onInterrupt } from '../../signals.js';
 import { fieldsOption, globalsOf } from '../shared/options.js';
@@ -144,7 +144,7 @@ export async function runUpload(opts: UploadOptions, deps: Deps): Promise<void> 
 
   const done = run.outcomes.filter((o): o is Outcome => o !== undefined);
   const media = done.flatMap((o) => ('medium' in o ? [o.medium] : []));
-  if (view.format !== 'table' || media.length > 0) {
+  if (!forPeople(view.format) || media.length > 0) {
     await renderList(io, view.format, media, view.columns, view.json);
   }
   const failures = files.length - skippedCount - tasks.length + done.length - media.length;

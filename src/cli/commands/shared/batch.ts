@@ -11,7 +11,7 @@ import type { ApiClient } from '../../../client/index.js';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { interactive, note } from '../../context.js';
 import { CliError, EXIT, firstLine } from '../../errors.js';
-import { renderList, resolveFormat, type View } from '../../output/render.js';
+import { forPeople, renderList, resolveFormat, type View } from '../../output/render.js';
 import { paintErr } from '../../output/style.js';
 import type { Preview } from './dry-run.js';
 import { expandIds, type IdItem, isBadId } from './ids.js';
@@ -141,7 +141,7 @@ export async function runBatch(
   resultOf?: ResultOf,
 ): Promise<void> {
   const format = resolveFormat(globals.output, deps.io);
-  const outcome = await tryEach(ids, action, (s) => s, deps, format !== 'table');
+  const outcome = await tryEach(ids, action, (s) => s, deps, !forPeople(format));
   await renderList(
     deps.io,
     format,

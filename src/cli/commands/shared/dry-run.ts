@@ -6,7 +6,7 @@
 import type { ApiClient } from '../../../client/index.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { quoted } from '../../output/quoted.js';
-import { renderList, resolveFormat } from '../../output/render.js';
+import { forPeople, renderList, resolveFormat } from '../../output/render.js';
 import { finishBatch, type Noun, tryEach } from './batch.js';
 import { expandIds } from './ids.js';
 
@@ -46,7 +46,7 @@ export async function runDryRun(
     (id) => preview(client, id),
     () => undefined,
     deps,
-    format !== 'table',
+    !forPeople(format),
   );
   const previews = [...outcome.values];
   const rows = outcome.rows.map((r) => ({ ...r, preview: r.ok ? previews.shift() : undefined }));

@@ -6,7 +6,7 @@
 import type { Page } from '../../../contract/medium.js';
 import { type Deps, note } from '../../context.js';
 import { spinner } from '../../output/progress.js';
-import { listWriter, type View } from '../../output/render.js';
+import { forPeople, listWriter, type View } from '../../output/render.js';
 
 export interface Paging {
   limit?: number;
@@ -32,7 +32,7 @@ export async function runPagedList<T>(
       offset: paging.offset ?? 0,
     });
     const fetching = `fetching ${text.plural}…`;
-    const progress = view.format === 'table' ? await spinner(deps, fetching) : undefined;
+    const progress = forPeople(view.format) ? await spinner(deps, fetching) : undefined;
     let count = 0;
     for await (const row of pages) {
       await out.write(row);
@@ -45,7 +45,7 @@ export async function runPagedList<T>(
   const page = await fetchPage({ limit: paging.limit, offset: paging.offset });
   const shown = page.offset + page.data.length;
   // On a terminal an empty list is a sentence, not an empty table.
-  if (view.format === 'table' && page.total === 0) {
+  if (forPeople(view.format) && page.total === 0) {
     note(deps.io, text.empty);
     return;
   }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { listEvents } from '../../../client/events.js';
 import type { RosterEvent } from '../../../contract/events.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
-import { listWriter } from '../../output/render.js';
+import { forPeople, listWriter } from '../../output/render.js';
 import { eventView } from '../events/format.js';
 import { globalsOf } from '../shared/options.js';
 import { findUser } from './lookup.js';
@@ -38,5 +38,5 @@ export async function runHistory(opts: HistoryOptions, deps: Deps): Promise<void
   }
   const out = await listWriter(deps.io, view);
   for (const e of events.reverse()) await out.write(e);
-  if ((await out.end()) === 0 && view.format === 'table') note(deps.io, 'no changes recorded');
+  if ((await out.end()) === 0 && forPeople(view.format)) note(deps.io, 'no changes recorded');
 }

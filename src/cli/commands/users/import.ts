@@ -205,7 +205,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
     ? await (await import('./avatar/photo-sync.js')).openPhotos(opts.photos, opts.photoName)
     : undefined;
   (await import('../../memory.js')).bulkMemoryMode();
-  const { resolveFormat } = await import('../../output/render.js');
+  const { forPeople, resolveFormat } = await import('../../output/render.js');
   const format = resolveFormat(opts.globals.output, io);
   const { apiSession } = await import('../../client.js');
   const { spinner } = await import('../../output/progress.js');
@@ -290,7 +290,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
       },
       onPlan: (plan) => {
         spin.stop();
-        if (!opts.dryRun || format !== 'table') {
+        if (!opts.dryRun || !forPeople(format)) {
           show.noteLeavers(io, plan);
           show.noteDeactivations(io, plan, plan.match);
         }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../../../src/cli/main.js';
+import { OUTPUT_CHOICES } from '../../../../src/cli/output/render.js';
 import { fakeIO, testDeps } from '../../helpers.js';
 
 async function script(shell: string) {
@@ -66,10 +67,7 @@ describe('roster completion', () => {
       [['roster', '--profile', 'users', 'users', 'li'], ['list']],
       [['roster', 'users', 'list', '--st'], ['--status']],
       [['roster', 'users', 'list', '--ou'], ['--output']],
-      [
-        ['roster', '-o', ''],
-        ['table', 'json', 'ndjson', 'csv', 'yaml', 'wide', 'ids'],
-      ],
+      [['roster', '-o', ''], [...OUTPUT_CHOICES]],
       [['roster', 'users', 'list', '--no-h'], ['--no-headers']],
       [['roster', 'media', 'upload', '--fi'], ['--fields']],
       [['roster', 'completion', '--he'], ['--help']],
@@ -96,9 +94,7 @@ describe('roster completion', () => {
     expect(fish).toMatch(
       /complete -c roster -n '__fish_seen_subcommand_from users; and not __fish_seen_subcommand_from list show invite update activate deactivate remove[a-z ]*' -a list/,
     );
-    expect(fish).toContain(
-      "complete -c roster -s o -l output -x -a 'table json ndjson csv yaml wide ids'",
-    );
+    expect(fish).toContain(`complete -c roster -s o -l output -x -a '${OUTPUT_CHOICES.join(' ')}'`);
     expect(fish).toContain('-l no-headers');
     expect(fish).toContain(
       "-n '__fish_seen_subcommand_from users; and __fish_seen_subcommand_from invite' -l email -r -F",

@@ -3,6 +3,7 @@
  * output format, the filters as flags, and "not offered" against a service without events.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORMATS, formatterOf } from '../../../../src/cli/output/formats/index.js';
 import { type CliServed, startCliServed } from '../../../helpers/cli-run.js';
 import { jsonBody } from '../../../helpers/server.js';
 
@@ -98,6 +99,20 @@ describe('users history', () => {
       'user.created',
     ]);
   });
+});
+
+describe('events tail -o', () => {
+  // From the registry: a format that cannot follow an endless stream is refused before a request.
+  it.each(FORMATS.filter((f) => formatterOf(f).follows === undefined))(
+    '-o %s: a usage error naming what tail prints',
+    async (format) => {
+      const r = await srv.run(['events', 'tail', '-o', format]);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain(
+        `events tail prints lines, or one JSON event per line with -o ndjson (not -o ${format})`,
+      );
+    },
+  );
 });
 
 describe('a service without events', () => {

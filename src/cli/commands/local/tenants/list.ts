@@ -19,7 +19,8 @@ export function runList(opts: StoreOptions & { format: Format }, deps: Deps): Pr
         branches: (await store.branches.list(t.id)).map((b) => b.name),
       })),
     );
-    renderList(
+    // Awaited: the store closes when this returns, and a table or CSV is written after a load.
+    await renderList(
       deps.io,
       opts.format,
       tenants,

@@ -11,7 +11,13 @@ import { valuesOf } from '../../../../import/snapshot.js';
 import type { MatchField, Summary } from '../../../../import/types.js';
 import { type IO, note, print } from '../../../context.js';
 import { quoted } from '../../../output/quoted.js';
-import { type Column, type Format, renderList, renderOne } from '../../../output/render.js';
+import {
+  type Column,
+  type Format,
+  forPeople,
+  renderList,
+  renderOne,
+} from '../../../output/render.js';
 
 /** Rows of the "first changes" table, and of listed failures, before "… and N more". */
 export const SHOWN = 20;
@@ -41,14 +47,14 @@ const shown = (v: string | null) => (v === null ? '(empty)' : quoted(v));
 export const describeChanges = (changes: Change[]) =>
   changes.map((c) => `${c.field}: ${shown(c.from)} → ${shown(c.to)}`).join(', ');
 
-/** The summary: a one-row table on a terminal, else the scripting shape. */
+/** The summary: a one-row table for a person, else the scripting shape. */
 export async function renderSummary(io: IO, format: Format, summary: Summary) {
   const keys = SUMMARY_KEYS.filter((k) => summary[k] !== undefined);
   const columns: Column<Summary>[] = keys.map((k) => ({ header: k, value: (s) => s[k] }));
   await renderOne(io, format, summary, columns);
 }
 
-/** A dry run's plan: summary counts, then (on a terminal) the first changes and deactivations. */
+/** A dry run's plan: summary counts, then (for a person) the first changes and deactivations. */
 export async function renderPlan(
   io: IO,
   format: Format,
@@ -56,7 +62,7 @@ export async function renderPlan(
   summary: Summary,
   match: MatchField,
 ) {
-  if (format !== 'table') return renderSummary(io, format, summary);
+  if (!forPeople(format)) return renderSummary(io, format, summary);
   print(io, `Plan for ${plan.file} (${plan.rows} rows; nothing has been changed):`);
   const counts: [string, number | undefined][] = [
     ['create', summary.created],
@@ -70,7 +76,7 @@ export async function renderPlan(
   const shown = counts.filter(([, n]) => n !== undefined);
   await renderList(
     io,
-    'table',
+    format,
     [summary],
     shown.map(([header], i) => ({ header, value: () => shown[i]![1] })),
   );
@@ -80,7 +86,7 @@ export async function renderPlan(
       io,
       `First changes${changes > plan.preview.length ? ` (${plan.preview.length} of ${changes})` : ''}:`,
     );
-    await renderList(io, 'table', plan.preview, [
+    await renderList(io, format, plan.preview, [
       { header: 'line', value: (e: Entry) => e.line },
       { header: 'action', value: (e) => e.action },
       { header: match, value: (e) => e.key },
@@ -100,7 +106,7 @@ export async function renderPlan(
       io,
       `Leavers (${plan.statusColumns.join(', ')}; never created or invited)${n > plan.leavers.length ? `, ${plan.leavers.length} of ${n}` : ''}:`,
     );
-    await renderList(io, 'table', plan.leavers, [
+    await renderList(io, format, plan.leavers, [
       { header: 'line', value: (e: Entry) => e.line },
       { header: match, value: (e) => e.key },
       { header: 'status', value: (e) => e.leaver },
@@ -113,7 +119,7 @@ export async function renderPlan(
       `Deactivate (absent from the file)${plan.deactivate.length > SHOWN ? `, ${SHOWN} of ${plan.deactivate.length}` : ''}:`,
     );
     const shown = plan.deactivate.slice(0, SHOWN).map((u) => ({ ...u, values: valuesOf(u) }));
-    await renderList(io, 'table', shown, [
+    await renderList(io, format, shown, [
       { header: 'id', value: (u) => u.id },
       { header: match, value: (u) => u.values[match] },
       ...(match === 'email'
