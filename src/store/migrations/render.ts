@@ -74,6 +74,9 @@ function* parts(dialect: Dialect, step: Step): Generator<SqliteStep | PostgresSt
       yield `  CREATE ${unique}INDEX ${step.name} ON ${step.table} (${step.columns.join(', ')})${where};`;
       return;
     }
+    case 'moveCustomField':
+      yield moveCustomField(dialect, step.id, step.column);
+      return;
     case 'sql':
       yield step.sql;
       return;
@@ -90,6 +93,24 @@ function* parts(dialect: Dialect, step: Step): Generator<SqliteStep | PostgresSt
       throw new Error(`migration: unknown step ${JSON.stringify(never)}`);
     }
   }
+}
+
+/**
+ * The users whose `custom` holds the field get its value in the column (one they hold there
+ * already is kept) and lose it from `custom`; a JSON null there moves as nothing and goes too.
+ * One statement: the id and column are checked names (steps.ts), never input.
+ */
+function moveCustomField(dialect: Dialect, id: string, column: string): string {
+  if (dialect === 'sqlite') {
+    const path = `'$."${id}"'`;
+    return `  UPDATE users SET ${column} = coalesce(${column}, json_extract(custom, ${path})),
+    custom = json_remove(custom, ${path})
+    WHERE json_type(custom, ${path}) IS NOT NULL;`;
+  }
+  // custom is text holding JSON, as on SQLite: read as jsonb, written back as text.
+  return `  UPDATE users SET ${column} = coalesce(${column}, custom::jsonb ->> '${id}'),
+    custom = (custom::jsonb - '${id}')::text
+    WHERE custom::jsonb -> '${id}' IS NOT NULL;`;
 }
 
 /** A migration's parts in `dialect`: SQL alone is one script, else the parts in order. */

@@ -4,6 +4,7 @@
  * it; where the dialects really differ (search, keyset order, triggers) a step is written by
  * hand per dialect (`perDialect`), and says so.
  */
+import { MAX_CUSTOM_KEY } from '../../contract/limits.js';
 import type { Client } from '../postgres/db.js';
 import type { Db } from '../sqlite/db.js';
 
@@ -54,6 +55,7 @@ export type Step =
       unique?: boolean;
       where?: string;
     }
+  | { kind: 'moveCustomField'; id: string; column: string }
   | { kind: 'sql'; sql: string }
   | { kind: 'perDialect'; sqlite: SqliteStep | null; postgres: PostgresStep | null }
   | { kind: 'on'; dialect: Dialect; steps: Step[] };
@@ -94,6 +96,21 @@ export function createIndex(
 ): Step {
   named(name, table);
   return { kind: 'createIndex', name, table, columns, ...opts };
+}
+
+/** Custom field ids as the users service takes them (contract/schemas.ts customFieldIdSchema). */
+const CUSTOM_ID = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_CUSTOM_KEY}}$`);
+
+/**
+ * A custom profile field promoted to a named one: each user's value moves from `custom` into
+ * the field's column (which an earlier step adds) and leaves `custom`, in the migration's
+ * transaction, so no stale copy is left behind (reads ignore one anyway: contract/user-fields.ts
+ * customFields). A value the column holds already is kept.
+ */
+export function moveCustomField(id: string, column: string): Step {
+  if (!CUSTOM_ID.test(id)) throw new Error(`migration: '${id}' is not a custom field id`);
+  named(column);
+  return { kind: 'moveCustomField', id, column };
 }
 
 /** SQL both dialects read alike (an UPDATE of plain columns, say). */
