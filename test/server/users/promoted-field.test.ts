@@ -10,6 +10,7 @@ import { postgresMigrations, sqliteMigrations } from '../../../src/store/migrati
 import { moveCustomField } from '../../../src/store/migrations/steps.js';
 import { TEST_AUDIT } from '../../helpers/audit.js';
 import { BACKEND, sql } from '../../helpers/database.js';
+import { ENTERPRISE, ROSTER_EXT, scimClient } from '../../helpers/scim.js';
 import { jsonBody, startServer, type TestServer, V3 } from '../../helpers/server.js';
 import { userRow } from '../../helpers/user-row.js';
 
@@ -30,11 +31,9 @@ const department = async (id: string) => {
 };
 
 test('a value written to a named field is read back, though a stale custom value has its id', async () => {
-  const row = userRow({
-    ...at,
-    department: 'Sales',
-    custom: JSON.stringify({ department: 'Old' }),
-  });
+  // A stale copy under the field's key in another case is no custom field either.
+  const stale = { department: 'Old', Department: 'Older', team: 'A' };
+  const row = userRow({ ...at, department: 'Sales', custom: JSON.stringify(stale) });
   await server.store.users.insert(row, TEST_AUDIT);
   const updated = await server.req(
     'PUT',
@@ -44,6 +43,14 @@ test('a value written to a named field is read back, though a stale custom value
   expect(updated.status).toBe(200);
   expect(updated.json.profile.department).toBe('Support');
   expect(await department(row.id)).toBe('Support');
+  const v3 = await server.req('GET', `/api/users/${row.id}`, { headers: { accept: V3 } });
+  expect(Object.keys(v3.json.profile).filter((k) => /department/i.test(k))).toEqual(['department']);
+  expect(v3.json.profile.team).toBe('A');
+  // SCIM reads the same record: its Roster extension holds the custom fields, the department
+  // is the enterprise one.
+  const scim = await scimClient(server)('GET', `/Users/${row.id}`);
+  expect(scim.json[ROSTER_EXT]).toEqual({ team: 'A' });
+  expect(scim.json[ENTERPRISE].department).toBe('Support');
 });
 
 /** The promotion's migration step, as this backend's migration runs it. */
