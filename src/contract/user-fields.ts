@@ -180,6 +180,13 @@ export const USER_FIELDS = [
     aliases: ['publicemail'],
   },
   {
+    name: 'building',
+    column: 'building',
+    flat: 'building',
+    body: 'profile.building',
+    read: 'profile.building',
+  },
+  {
     name: 'secret',
     flat: 'secret',
     body: 'secret',
