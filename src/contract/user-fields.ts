@@ -185,7 +185,6 @@ export const USER_FIELDS = [
     flat: 'building',
     body: 'profile.building',
     read: 'profile.building',
-    scim: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:building',
   },
   {
     name: 'secret',
