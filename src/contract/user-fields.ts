@@ -180,13 +180,6 @@ export const USER_FIELDS = [
     aliases: ['publicemail'],
   },
   {
-    name: 'building',
-    column: 'building',
-    flat: 'building',
-    body: 'profile.building',
-    read: 'profile.building',
-  },
-  {
     name: 'secret',
     flat: 'secret',
     body: 'secret',

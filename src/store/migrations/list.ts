@@ -195,5 +195,4 @@ export const MIGRATIONS: Migration[] = [
       perDialect({ sqlite: sqlite.USERS_LOGIN, postgres: pg.USERS_LOGIN }),
     ],
   },
-  { why: 'scratch: a neutral field', steps: [addColumn('users', 'building', { type: 'text' })] },
 ];
