@@ -2,8 +2,8 @@
  * Migrations declared once (src/store/migrations/) render, per backend, the schema the
  * hand-written lists made: after every version, not only the last, so a database left at any
  * version by an earlier release upgrades the same way. The files in __schema__ were written
- * from the hand-written lists (commit before the declared ones) and are not to be rewritten
- * for an existing version; a new migration adds its version's section (vitest -u).
+ * from the hand-written lists (commit d568af2, before the declared ones) and are not to be
+ * rewritten for an existing version; a new migration adds its version's section (vitest -u).
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';

@@ -137,6 +137,7 @@ function versions(dialect: Dialect, declared: readonly Migration[]) {
 export type SqliteMigration = SqliteStep;
 export type PostgresMigration = PostgresStep;
 
+// The casts below: `parts` yields only the asked dialect's steps (perDialect's own side).
 export function sqliteMigrations(declared: readonly Migration[]): SqliteMigration[] {
   return versions('sqlite', declared).map((own) =>
     combine(own as SqliteStep[], (steps) => (db) => {
