@@ -32,6 +32,7 @@ const POSTGRES_TESTS = [
   'test/store/upgrade.test.ts',
   'test/store/identity-refold.test.ts',
   'test/store/login-name-index.test.ts',
+  'test/store/migrations-schema.test.ts',
   'test/server/users/**/*.test.ts',
   'test/server/scim/**/*.test.ts',
   'test/server/http/auth.test.ts',

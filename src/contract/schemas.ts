@@ -16,6 +16,7 @@ import {
 import { MEDIUM_TYPES } from './medium.js';
 import { isForbiddenKey, RESERVED_KEY_MESSAGE } from './safe-keys.js';
 import { LISTABLE_STATUSES, PROFILE_FIELDS, parseStatusList, ROLES, SORT_KEYS } from './user.js';
+import { namesProfileField } from './user-fields.js';
 
 export const MAX_TEXT = 256;
 export const MAX_LIMIT = 1000;
@@ -73,8 +74,6 @@ const avatarSchema = z.strictObject({
   thumb: avatarImageSchema.optional(),
 });
 
-const knownProfileKeys = new Set<string>([...PROFILE_FIELDS, 'avatar'].map((k) => k.toLowerCase()));
-
 const profileSchema = z
   .object({
     ...Object.fromEntries(PROFILE_FIELDS.map((f) => [f, text().nullable().optional()])),
@@ -86,7 +85,7 @@ const profileSchema = z
     for (const key of Object.keys(profile)) {
       if ((PROFILE_FIELDS as readonly string[]).includes(key) || key === 'avatar') continue;
       // A near-miss of a named field ("firstname") is a typo, not a custom field.
-      if (knownProfileKeys.has(key.toLowerCase()) || !customFieldIdSchema.safeParse(key).success) {
+      if (namesProfileField(key) || !customFieldIdSchema.safeParse(key).success) {
         ctx.addIssue({ code: 'custom', path: [key], message: 'is not a known field' });
       } else if (profile[key] !== null) custom += 1;
     }

@@ -266,3 +266,29 @@ export const isWriteOnly = (f: UserField): boolean => f.read === undefined;
 export const IDENTITY_NAMES: ReadonlySet<string> = new Set(
   USER_FIELDS.flatMap((f: UserField) => (f.identity ? [f.name, f.body, f.flat ?? f.name] : [])),
 );
+
+/** Every key `profile` holds a named field under (the avatar too), lower-cased. */
+const NAMED_PROFILE_KEYS: ReadonlySet<string> = new Set(
+  USER_FIELDS.flatMap((f: UserField) =>
+    isProfileField(f) ? [f.body.slice(PROFILE.length).toLowerCase()] : [],
+  ),
+);
+
+/**
+ * Whether a key of `profile` is a named field's, in any case: such a key is never a custom
+ * field id ("firstname" is a typo of one, refused on write).
+ */
+export const namesProfileField = (key: string): boolean =>
+  NAMED_PROFILE_KEYS.has(key.toLowerCase());
+
+/**
+ * A user's custom fields as read: none that a named field's key has taken. A field promoted
+ * from custom to named moves its values in its migration (store moveCustomField); one left in
+ * `custom` after that (a key spelled in another case, a write the migration raced) would
+ * otherwise shadow the named field, whose column is what every write changes.
+ */
+export function customFields(stored: Record<string, string>): Record<string, string> {
+  const keys = Object.keys(stored);
+  if (!keys.some(namesProfileField)) return stored;
+  return Object.fromEntries(keys.filter((k) => !namesProfileField(k)).map((k) => [k, stored[k]!]));
+}

@@ -18,6 +18,7 @@ import type {
   UserStatus,
 } from '../contract/user.js';
 import {
+  customFields,
   type FieldColumn,
   isProfileField,
   type NormColumn,
@@ -216,8 +217,7 @@ export const viewOf = compiled<UserView>(
 const topFields = STORED_FIELDS.filter((f) => !isProfileField(f));
 const profileFields = STORED_FIELDS.filter(isProfileField);
 
-/** The record a view holds: its field columns where the user-field table puts them. */
-export const toRecord = compiled<UserRecord>(
+const recordOf = compiled<UserRecord>(
   'r',
   `{
     id: r.id,
@@ -234,6 +234,16 @@ export const toRecord = compiled<UserRecord>(
   }`,
   [...STORED_FIELDS.map((f) => f.name), ...STORED_FIELDS.map((f) => f.column)],
 ) as (view: UserView) => UserRecord;
+
+/**
+ * The record a view holds: its field columns where the user-field table puts them, and the
+ * custom fields no named field has taken (contract/user-fields.ts customFields).
+ */
+export function toRecord(view: UserView): UserRecord {
+  const record = recordOf(view);
+  record.custom = customFields(record.custom);
+  return record;
+}
 
 export type NewUserRow = Omit<UserRow, 'rowid'>;
 

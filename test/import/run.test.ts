@@ -14,6 +14,7 @@ import { type ImportOptions, importCsv } from '../../src/import/run.js';
 import { takeSnapshot, valuesOf } from '../../src/import/snapshot.js';
 import { eventually } from '../helpers/eventually.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { EXPORT_COLUMNS } from '../helpers/user-fields.js';
 import { fixture, tempCsv } from './helpers.js';
 
 let server: TestServer;
@@ -430,9 +431,7 @@ describe('export', () => {
     const result = await exportUsers(client, { out });
     expect(result).toEqual({ users: 2, withoutExternalId: 0, withoutEmail: 0 });
     const text = Buffer.concat(chunks).toString();
-    expect(text.split('\n')[0]).toBe(
-      'externalId,email,userName,firstName,lastName,role,locale,position,department,location,phoneNumber,publicEmailAddress,avatar,profile.costCenter',
-    );
+    expect(text.split('\n')[0]).toBe([...EXPORT_COLUMNS, 'profile.costCenter'].join(','));
     const again = await run({}, text);
     expect(again.summary).toMatchObject({ unchanged: 2, created: 0, updated: 0, failed: 0 });
     const withSync = await run({ sync: true }, text);

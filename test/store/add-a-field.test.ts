@@ -1,8 +1,9 @@
 /**
- * #23 §1: adding a profile field is one row in the user-field table and one migration. The built
- * service and CLI are loaded with exactly that added (add-a-field/hooks.mjs edits the modules as
- * they load) in a child process, and the field must flow through the API, the store's columns,
- * the OpenAPI document, the import (by a header alias), the export, `--set` and `--fields`.
+ * #23 §1: adding a profile field is one row in the user-field table and one `addColumn`
+ * migration (declared once, store/migrations/list.ts). The built service and CLI are loaded
+ * with exactly that added (add-a-field/hooks.mjs edits the modules as they load) in a child
+ * process, and the field must flow through the API, the store's columns, the OpenAPI document,
+ * the import (by a header alias), the export, `--set` and `--fields`.
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

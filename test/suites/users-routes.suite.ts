@@ -5,6 +5,7 @@ import { sql } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { validating } from '../helpers/openapi-validation.js';
 import { jsonBody, type StartServer, type TestServer, V2, V3 } from '../helpers/server.js';
+import { UNSET_PROFILE } from '../helpers/user-fields.js';
 
 /** The users routes behaviour, run against any server (in-process or `roster serve`). */
 /** `secretHashCost`: the scrypt cost the server is expected to store one-time passwords at. */
@@ -259,14 +260,9 @@ export function usersRoutesSuite(
       expect(flat.json).toEqual({
         id: created.id,
         externalID: 'get-1',
+        ...UNSET_PROFILE,
         firstName: 'Gus',
-        lastName: null,
-        publicEmailAddress: null,
         gender: null,
-        position: null,
-        department: null,
-        location: null,
-        phoneNumber: null,
         status: 'pending',
         role: { type: 'admin' },
         created: created.createdAt,

@@ -12,6 +12,7 @@ import {
   StoreUnavailableError,
   UniqueViolationError,
 } from '../errors.js';
+import { migrationQuery } from './migration-query.js';
 import { MIGRATIONS } from './schema.js';
 
 export type Pool = pg.Pool;
@@ -96,9 +97,6 @@ export function translate(err: unknown): unknown {
   }
   return err;
 }
-
-/** How long the client waits for one migration's statements (an index over 1M users: ~a minute). */
-const MIGRATION_TIMEOUT_MS = 86_400_000;
 
 export function createPool(url: string, opts: PoolOptions, onError: (err: Error) => void): Pool {
   const statementTimeout = opts.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
@@ -335,14 +333,11 @@ async function migrate(client: Client, url: string) {
     try {
       // A migration may build an index over every user (1M: longer than a request may take);
       // the timeouts are for requests: the server's is off for this transaction only, the
-      // client's (pg's query_timeout) a day for this statement.
+      // client's a day for its statements (migration-query.ts).
       await client.query('SET LOCAL statement_timeout = 0');
-      // pg reads query_timeout per query (client.js), though its types do not list it.
       const step = MIGRATIONS[v]!;
-      if (typeof step === 'string') {
-        const migration = { text: step, query_timeout: MIGRATION_TIMEOUT_MS };
-        await client.query(migration as pg.QueryConfig);
-      } else await step(client);
+      if (typeof step === 'string') await migrationQuery(client, step);
+      else await step(client);
       await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [v + 1]);
       await client.query('COMMIT');
     } catch (err) {

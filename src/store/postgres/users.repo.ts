@@ -21,7 +21,7 @@ import { type Pool, type Queryable, query, transaction } from './db.js';
 import { recordEvent } from './events.repo.js';
 import { freshBatch } from './fresh-read.js';
 import { enqueue } from './outbox.repo.js';
-import { NOCASE } from './schema.js';
+import { NOCASE } from './schema-sql.js';
 
 /**
  * A search with at most this many matches reads them all and sorts them; with more, the order's

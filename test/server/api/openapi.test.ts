@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { mediaTypeOf, REGISTRY } from '../../../src/contract/versions.js';
 import { openApiDocument, openApiJson } from '../../../src/server/api/openapi.js';
 import { checkAnswer, dereference } from '../../helpers/openapi-validation.js';
+import { UNSET_PROFILE } from '../../helpers/user-fields.js';
 
 const checkForm = (schema: object, value: unknown) =>
   new Ajv2020({ strict: false }).validate(schema, value);
@@ -26,17 +27,7 @@ const user = {
   email: { value: 'a@example.com', source: 'system' },
   userName: null,
   config: { locale: null },
-  profile: {
-    firstName: 'Ann',
-    lastName: null,
-    publicEmailAddress: null,
-    phoneNumber: null,
-    position: null,
-    department: null,
-    location: null,
-    avatar: null,
-    cf_team: 'blue',
-  },
+  profile: { ...UNSET_PROFILE, firstName: 'Ann', avatar: null, cf_team: 'blue' },
 };
 const answer = (status: number, type: string | undefined, body: unknown, headers = {}) => ({
   status,

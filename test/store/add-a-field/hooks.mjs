@@ -1,5 +1,5 @@
 // Module hooks that add one profile field to the built service and CLI the way a developer
-// would: a row in the user-field table and a migration, nothing else.
+// would: a row in the user-field table and a migration declared once (both backends), nothing else.
 const ROW = `{
   name: 'costCenter',
   flat: 'costCenter',
@@ -9,7 +9,7 @@ const ROW = `{
   aliases: ['kostenstelle'],
 }, `;
 const MIGRATION = `
-MIGRATIONS.push('ALTER TABLE users ADD COLUMN cost_center TEXT;');
+MIGRATIONS.push({ why: 'cost centres', steps: [addColumn('users', 'cost_center', { type: 'text' })] });
 `;
 
 export function edit(url, source) {
@@ -19,9 +19,9 @@ export function edit(url, source) {
     if (at < 0) throw new Error(`add-a-field: the user-field table's shape changed (${url})`);
     return source.slice(0, at) + ROW + source.slice(at);
   }
-  if (url.endsWith('/dist/store/sqlite/migrations.js')) {
-    if (!source.includes('export const MIGRATIONS')) {
-      throw new Error(`add-a-field: the SQLite migrations' shape changed (${url})`);
+  if (url.endsWith('/dist/store/migrations/list.js')) {
+    if (!source.includes('export const MIGRATIONS') || !source.includes('addColumn')) {
+      throw new Error(`add-a-field: the declared migrations' shape changed (${url})`);
     }
     return source + MIGRATION;
   }
