@@ -37,10 +37,10 @@ export interface View<T> {
 }
 
 /**
- * What `-o` accepts: the formats, `wide` (a table not fitted to the terminal) and `ids` (one id
- * per line, for the lists).
+ * What `-o` accepts: the formats, `wide` (a table not fitted to the terminal), `ids` (one id
+ * per line, for the lists) and `xlsx` (a workbook file: `users export --to` only).
  */
-export const OUTPUT_CHOICES = [...FORMATS, 'wide', 'ids'] as const;
+export const OUTPUT_CHOICES = [...FORMATS, 'wide', 'ids', 'xlsx'] as const;
 
 /** `-o` resolved against the terminal; `ids`: the command prints a list of things with ids. */
 export function resolveFormat(
@@ -57,6 +57,11 @@ export function resolveFormat(
     if (ids) return 'ids';
     throw usageError(
       '-o ids prints one id per line, for users list and media list; here use json, ndjson, csv, yaml or table',
+    );
+  }
+  if (flag === 'xlsx') {
+    throw usageError(
+      '-o xlsx writes a workbook file, for users export --to people.xlsx; here use json, ndjson, csv, yaml or table',
     );
   }
   if (!(FORMATS as readonly string[]).includes(flag)) {

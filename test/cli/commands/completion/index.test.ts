@@ -68,7 +68,7 @@ describe('roster completion', () => {
       [['roster', 'users', 'list', '--ou'], ['--output']],
       [
         ['roster', '-o', ''],
-        ['table', 'json', 'ndjson', 'csv', 'yaml', 'wide', 'ids'],
+        ['table', 'json', 'ndjson', 'csv', 'yaml', 'wide', 'ids', 'xlsx'],
       ],
       [['roster', 'users', 'list', '--no-h'], ['--no-headers']],
       [['roster', 'media', 'upload', '--fi'], ['--fields']],
@@ -97,7 +97,7 @@ describe('roster completion', () => {
       /complete -c roster -n '__fish_seen_subcommand_from users; and not __fish_seen_subcommand_from list show invite update activate deactivate remove[a-z ]*' -a list/,
     );
     expect(fish).toContain(
-      "complete -c roster -s o -l output -x -a 'table json ndjson csv yaml wide ids'",
+      "complete -c roster -s o -l output -x -a 'table json ndjson csv yaml wide ids xlsx'",
     );
     expect(fish).toContain('-l no-headers');
     expect(fish).toContain(
