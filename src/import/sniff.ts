@@ -48,7 +48,11 @@ export async function inputKind(file: string): Promise<InputKind> {
     .toString('latin1')
     .replace(/^\ufeff|^\xef\xbb\xbf/, '')
     .trimStart();
-  if (/^<(!doctype\s+html|html|table|\?xml[^>]*>\s*<(html|workbook))/i.test(text)) {
+  if (
+    /^<(!doctype\s+html|html|table|\?xml[^>]*>\s*(<\?mso-application[^>]*>\s*)?<(html|workbook))/i.test(
+      text,
+    )
+  ) {
     throw importUsageError(
       `${file} is an HTML page (or Excel 2003 XML), not a workbook or a CSV file, whatever its name says: open it in Excel and save it as .xlsx or CSV`,
     );

@@ -157,6 +157,15 @@ describe('bad workbooks: refused, naming the file and what to do', () => {
     expect(header).toEqual(['externalId', 'email', 'Email', 'firstName']);
   });
 
+  it('Excel 2003 XML (SpreadsheetML) named .xls', async () => {
+    const file = join(files.temp('roster-xlsx-'), 'report.xls');
+    writeFileSync(
+      file,
+      '<?xml version="1.0"?>\n<?mso-application progid="Excel.Sheet"?>\n<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet"></Workbook>\n',
+    );
+    expect((await refusal(file)).message).toContain('save it as .xlsx or CSV');
+  });
+
   it('a file whose name says nothing is still judged by its content', async () => {
     const file = join(files.temp('roster-xlsx-'), 'people');
     copyFileSync(at('legacy.xlsx'), file);
