@@ -8,7 +8,10 @@
 // - the export's writer: 500,000 users through exportToFile (the same sort runs as the CSV
 //   export, then exceljs's streaming WorkbookWriter) from an in-process source of users, so
 //   the figure is the writer's and not the HTTP client's (measured by million-export).
-// XLSX_ROWS / XLSX_EXPORT_USERS change the sizes. Figures only.
+// - the whole `users import --dry-run` of those 100,000 rows against `roster serve`, CSV and
+//   workbook: the built CLI's peak RSS (goal < 300 MB).
+// XLSX_ROWS / XLSX_EXPORT_USERS change the sizes; XLSX_PARTS=parse, =import or =export runs one.
+// Figures only.
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,17 +86,62 @@ if (process.argv[2]) await child(process.argv[2], process.argv[3]);
 else {
   const dir = mkdtempSync(join(tmpdir(), 'roster-xlsx-bench-'));
   try {
-    const { csv, xlsx } = await writeInputs(dir);
     const size = (f) => `${(statSync(f).size / 2 ** 20).toFixed(1)} MB`;
-    const a = measure('parse', csv);
-    const b = measure('parse', xlsx);
+    const parts = process.env.XLSX_PARTS ?? 'parse,import,export';
     console.log(`## xlsx (node ${process.version})`);
-    console.log(`parse ${fmt(a.rows)} rows, CSV  (${size(csv)}): ${fmt(a.rows / a.seconds)} rows/s, peak RSS ${fmt(a.rssMb)} MB`);
-    console.log(`parse ${fmt(b.rows)} rows, xlsx (${size(xlsx)}): ${fmt(b.rows / b.seconds)} rows/s, peak RSS ${fmt(b.rssMb)} MB`);
-    console.log(`xlsx / CSV parse rate: ${(a.seconds / b.seconds).toFixed(2)}× (goal ≥ 0.5×)`);
-    const out = join(dir, 'export.xlsx');
-    const e = measure('export', out);
-    console.log(`export ${fmt(e.rows)} users to xlsx (${size(out)}): ${fmt(e.rows / e.seconds)} users/s, ${e.seconds.toFixed(1)} s, peak RSS ${fmt(e.rssMb)} MB (goal < 300 MB)`);
+    if (parts.includes('parse')) {
+      const { csv, xlsx } = await writeInputs(dir);
+      const a = measure('parse', csv);
+      const b = measure('parse', xlsx);
+      console.log(
+        `parse ${fmt(a.rows)} rows, CSV  (${size(csv)}): ${fmt(a.rows / a.seconds)} rows/s, peak RSS ${fmt(a.rssMb)} MB`,
+      );
+      console.log(
+        `parse ${fmt(b.rows)} rows, xlsx (${size(xlsx)}): ${fmt(b.rows / b.seconds)} rows/s, peak RSS ${fmt(b.rssMb)} MB`,
+      );
+      console.log(`xlsx / CSV parse rate: ${(a.seconds / b.seconds).toFixed(2)}× (goal ≥ 0.5×)`);
+    }
+    if (parts.includes('import')) {
+      // The whole command: `users import --dry-run` of the same 100,000 new rows on `roster
+      // serve`, CSV and workbook, the built CLI's peak RSS (VmHWM through rssPreload).
+      const { BIN, exec, peakRssMb, rssPreload, serve } = await import('./lib.mjs');
+      const { csv, xlsx } = await writeInputs(dir);
+      const configDir = join(dir, 'config');
+      const server = await serve(join(dir, 'data'), configDir);
+      const preload = rssPreload(dir);
+      try {
+        for (const file of [csv, xlsx]) {
+          const { err, seconds } = await exec(
+            process.execPath,
+            [
+              '--import',
+              preload,
+              BIN,
+              'users',
+              'import',
+              file,
+              '--dry-run',
+              '--no-send-mail',
+              '-o',
+              'json',
+            ],
+            { ROSTER_CONFIG_DIR: configDir, NO_COLOR: '1' },
+          );
+          console.log(
+            `users import --dry-run, ${fmt(ROWS)} new rows, ${file.endsWith('.csv') ? 'CSV ' : 'xlsx'}: ${seconds.toFixed(1)} s, peak RSS ${fmt(peakRssMb(err))} MB (goal < 300 MB)`,
+          );
+        }
+      } finally {
+        await server.stop();
+      }
+    }
+    if (parts.includes('export')) {
+      const out = join(dir, 'export.xlsx');
+      const e = measure('export', out);
+      console.log(
+        `export ${fmt(e.rows)} users to xlsx (${size(out)}): ${fmt(e.rows / e.seconds)} users/s, ${e.seconds.toFixed(1)} s, peak RSS ${fmt(e.rssMb)} MB (goal < 300 MB)`,
+      );
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

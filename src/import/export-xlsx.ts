@@ -9,6 +9,7 @@
  */
 import { once } from 'node:events';
 import { PassThrough, type Writable } from 'node:stream';
+import { setImmediate } from 'node:timers/promises';
 import { importUsageError } from './errors.js';
 
 /** Excel's rows per sheet, the header included. */
@@ -69,6 +70,17 @@ export async function xlsxSheet(
   header.font = { bold: true };
   header.commit();
   let rows = 0;
+  // exceljs's sheet stream hands its 64 KiB buffers to the zip's deflate without waiting for
+  // it (utils/stream-buf.js), so a fast source would pile the whole sheet up in memory: wait
+  // until the stream the zip reads it through, and the file, have room again.
+  const buffered = (sheet as unknown as { stream: { pipes?: Writable[] } }).stream;
+  const caughtUp = async () => {
+    for (let turns = 0; !buffered.pipes?.length && turns < 1000; turns++) await setImmediate();
+    const deflate = buffered.pipes?.[0];
+    while (deflate?.writableNeedDrain) await once(deflate, 'drain', { signal });
+    while (out.writableNeedDrain) await once(out, 'drain', { signal });
+    signal?.throwIfAborted();
+  };
   return {
     async row(values) {
       const row = sheet.addRow(columns.map((c) => dayOf(c, values[c] ?? '') ?? values[c] ?? ''));
@@ -77,10 +89,7 @@ export async function xlsxSheet(
         if (cell.value instanceof Date) cell.numFmt = 'yyyy-mm-dd';
       });
       row.commit();
-      // Backpressure: the zip is written as rows come; wait while the file is behind.
-      if (++rows % 500 === 0 && out.writableNeedDrain) {
-        await once(out, 'drain', { signal });
-      }
+      if (++rows % 200 === 0) await caughtUp();
     },
     async end() {
       sheet.commit();
