@@ -1,4 +1,5 @@
-// .xlsx import and export (issue 42): `npm run bench -- xlsx` (needs `npm run build`). Each
+// .xlsx import and export (issue 42): `npm run bench -- xlsx` or `node bench/xlsx.bench.mjs`
+// (needs `npm run build`). Each
 // measurement runs in a child process of its own, its peak RSS the kernel's (maxRSS):
 // - the parse step: 100,000 rows of the same data as CSV and as a workbook through the
 //   import's row source (dist/import/read.js openCsv: sniffing, xlsx-guard's directory check
@@ -16,6 +17,7 @@ import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const ROWS = Number(process.env.XLSX_ROWS ?? 100_000);
@@ -73,7 +75,9 @@ async function child(mode, file) {
 }
 
 function measure(mode, file) {
-  const r = spawnSync(process.execPath, [new URL(import.meta.url).pathname, mode, file], {
+  // With the V8 flag the CLI's import and export set (src/cli/memory.ts, bulk memory mode).
+  const flags = ['--heap-growing-percent=10'];
+  const r = spawnSync(process.execPath, [...flags, new URL(import.meta.url).pathname, mode, file], {
     encoding: 'utf8',
   });
   if (r.status !== 0) throw new Error(`${mode} ${file}: ${r.stderr}`);
@@ -82,8 +86,7 @@ function measure(mode, file) {
 
 const fmt = (n) => Math.round(n).toLocaleString('en');
 
-if (process.argv[2]) await child(process.argv[2], process.argv[3]);
-else {
+export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'roster-xlsx-bench-'));
   try {
     const size = (f) => `${(statSync(f).size / 2 ** 20).toFixed(1)} MB`;
@@ -145,4 +148,11 @@ else {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+// Run directly: the whole bench, or (as measure() spawns it) one measurement.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  if (process.argv[2] === 'parse' || process.argv[2] === 'export') {
+    await child(process.argv[2], process.argv[3]);
+  } else await run();
 }

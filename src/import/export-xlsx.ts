@@ -35,6 +35,9 @@ export function checkRowLimit(users: number, maxRows = XLSX_MAX_ROWS) {
   );
 }
 
+type Sink = Writable & { _writableState?: { length: number } };
+const pending = (s: Sink) => s.writableLength ?? s._writableState?.length ?? 0;
+
 export interface SheetWriter {
   row(values: Record<string, string | null | undefined>): Promise<void>;
   end(): Promise<void>;
@@ -73,11 +76,15 @@ export async function xlsxSheet(
   // exceljs's sheet stream hands its 64 KiB buffers to the zip's deflate without waiting for
   // it (utils/stream-buf.js), so a fast source would pile the whole sheet up in memory: wait
   // until the stream the zip reads it through, and the file, have room again.
-  const buffered = (sheet as unknown as { stream: { pipes?: Writable[] } }).stream;
+  const buffered = (sheet as unknown as { stream: { pipes?: Sink[] } }).stream;
   const caughtUp = async () => {
     for (let turns = 0; !buffered.pipes?.length && turns < 1000; turns++) await setImmediate();
+    // (archiver's streams are readable-stream 3's: no writableNeedDrain nor writableLength,
+    // so its state is read; 'drain' comes once a write was refused, which this length means.)
     const deflate = buffered.pipes?.[0];
-    while (deflate?.writableNeedDrain) await once(deflate, 'drain', { signal });
+    while (deflate && pending(deflate) >= (deflate.writableHighWaterMark ?? 16_384)) {
+      await once(deflate, 'drain', { signal });
+    }
     while (out.writableNeedDrain) await once(out, 'drain', { signal });
     signal?.throwIfAborted();
   };
