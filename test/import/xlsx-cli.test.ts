@@ -5,6 +5,7 @@
  * an export opens as a table (frozen header, autofilter, text cells, no formula) and imports
  * again as a no-op. Each test in its own branch (emails are unique per tenant).
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -97,6 +98,37 @@ describe('a workbook plans as its CSV does', () => {
   });
 });
 
+describe('a saved plan and a run record bind to the workbook', () => {
+  it("--save-plan keeps --header-row and the SHA-256 of the workbook's bytes; --plan applies it", async () => {
+    const { run } = await inBranch();
+    const dir = files.temp('roster-xlsx-plan-');
+    const plan = join(dir, 'plan.json');
+    const args = ['--header-row', '4', '--map', 'Legal First Name=firstName'];
+    const book = at('workday-report.xlsx');
+    const dry = await run([
+      'users',
+      'import',
+      book,
+      ...args,
+      '--ignore-unknown',
+      '--dry-run',
+      '--save-plan',
+      plan,
+      '-o',
+      'json',
+    ]);
+    expect(dry.stderr).not.toContain('error');
+    expect(dry.code).toBe(0);
+    const saved = JSON.parse(readFileSync(plan, 'utf8'));
+    expect(saved.options).toMatchObject({ headerRow: 4 });
+    expect(saved.input.sha256).toBe(createHash('sha256').update(readFileSync(book)).digest('hex'));
+    const applied = await run(['users', 'import', '--plan', plan, '-o', 'json']);
+    expect(applied.stderr).not.toContain('error');
+    expect(applied.code).toBe(0);
+    expect(JSON.parse(applied.stdout)).toMatchObject({ created: 3 });
+  });
+});
+
 describe('bad input: exit 2, the file named with what to do, nothing written', () => {
   it.each([
     ['encrypted.xlsx', 'password-protected'],
@@ -134,7 +166,7 @@ describe('users export to .xlsx', () => {
     writeFileSync(
       people,
       'externalId,email,firstName,lastName,position,phoneNumber,profile.startDate,profile.postalCode\n' +
-        '00123,ann@example.com,Ann,Lee,"\'=HYPERLINK(""http://x"")",4915112345678,2021-03-01,01067\n' +
+        '00777,ann@example.com,Ann,Lee,"\'=HYPERLINK(""http://x"")",4915112345678,2021-03-01,01067\n' +
         'E-2,bob@example.com,Bob,Stone,Dev,,,\n',
     );
     const imported = await run(['users', 'import', people, '--no-send-mail']);
@@ -152,7 +184,7 @@ describe('users export to .xlsx', () => {
     expect(sheet).toContain('=HYPERLINK(&quot;http://x&quot;)');
     expect(sheet).toMatch(/<col [^>]*width="\d+/);
     // Text cells: the externalId's and the phone number's digits as written, never a number.
-    expect(sheet).toMatch(/<c r="A2"[^>]*t="str"[^>]*><v>00123<\/v>/);
+    expect(sheet).toMatch(/<c r="A2"[^>]*t="str"[^>]*><v>00777<\/v>/);
     expect(sheet).toMatch(/t="str"[^>]*><v>4915112345678<\/v>/);
     expect(sheet).toMatch(/t="str"[^>]*><v>01067<\/v>/);
     // The custom field's ISO date is a date cell: Excel's serial day number, not text.
