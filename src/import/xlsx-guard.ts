@@ -52,7 +52,7 @@ const ENTITY = Buffer.from('<!ENTITY');
 const MERGE = /<(?:\w+:)?mergeCell\s[^>]*?ref="([A-Z]{1,3}\d+(?::[A-Z]{1,3}\d+)?)"/g;
 const XML = /\.(xml|rels|vml)$/i;
 
-const mib = (n: number) => `${(n / 2 ** 20).toFixed(0)} MiB`;
+const mib = (n: number) => (n >= 2 ** 20 ? `${Math.round(n / 2 ** 20)} MiB` : `${n} bytes`);
 
 function refuse(file: string, why: string) {
   return importUsageError(

@@ -172,3 +172,27 @@ describe('bad workbooks: refused, naming the file and what to do', () => {
     expect((await refusal(file)).message).toMatch(/legacy Excel 97-2003/);
   });
 });
+
+describe('a shared-strings table beyond its cap', () => {
+  it('is refused from the zip directory, before exceljs caches a string', async () => {
+    const { default: ExcelJS } = await import('exceljs');
+    const file = join(files.temp('roster-xlsx-'), 'strings.xlsx');
+    const book = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useSharedStrings: true });
+    const sheet = book.addWorksheet('People');
+    sheet.addRow(['externalId', 'email']).commit();
+    for (let i = 0; i < 2000; i++) sheet.addRow([`S-${i}`, `s${i}@example.com`]).commit();
+    sheet.commit();
+    await book.commit();
+    // The cap made small for the test (64 MiB in use): the rule, not the size, is tested.
+    const cap = LIMITS.sharedStrings;
+    LIMITS.sharedStrings = 16 * 1024;
+    try {
+      const err = await refusal(file);
+      expect(err.message).toMatch(
+        /xl\/sharedStrings\.xml inflates to \d+ bytes \(at most 16384 bytes\)/,
+      );
+    } finally {
+      LIMITS.sharedStrings = cap;
+    }
+  });
+});
