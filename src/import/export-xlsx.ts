@@ -90,9 +90,14 @@ export async function xlsxSheet(
   };
   return {
     async row(values) {
-      const row = sheet.addRow(columns.map((c) => dayOf(c, values[c] ?? '') ?? values[c] ?? ''));
-      columns.forEach((_, i) => {
-        const cell = row.getCell(i + 1);
+      // An empty value is no cell at all (undefined; null would write an empty styled one).
+      const row = sheet.addRow(
+        columns.map((c) => {
+          const value = values[c] ?? '';
+          return value === '' ? undefined : (dayOf(c, value) ?? value);
+        }),
+      );
+      row.eachCell((cell) => {
         if (cell.value instanceof Date) cell.numFmt = 'yyyy-mm-dd';
       });
       row.commit();

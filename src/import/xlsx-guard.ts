@@ -17,9 +17,10 @@ import { dataOffset, readZipDirectory, type ZipEntry, ZipFormatError } from './z
 
 export const LIMITS = {
   entries: 10_000,
-  part: 512 * 2 ** 20,
+  /** A sheet of Excel's 1,048,576 rows of a dozen filled columns is ~600 MiB of XML. */
+  part: 1024 * 2 ** 20,
   sharedStrings: 64 * 2 ** 20,
-  total: 1024 * 2 ** 20,
+  total: 2048 * 2 ** 20,
   /** Parts beyond `ratioFrom` bytes that inflate more than this many times their size. */
   ratio: 200,
   ratioFrom: 2 ** 20,

@@ -183,6 +183,9 @@ describe('users export to .xlsx', () => {
     expect(sheet).not.toContain('<f>');
     expect(sheet).toContain('=HYPERLINK(&quot;http://x&quot;)');
     expect(sheet).toMatch(/<col [^>]*width="\d+/);
+    // An empty value is no cell (Bob's row), not an empty styled one: the sheet stays small.
+    const bob = /<row r="3"[^>]*>(.*?)<\/row>/.exec(sheet)?.[1] ?? '';
+    expect(bob.match(/<c /g)).toHaveLength(5); // E-2, bob@example.com, Bob, Stone, Dev
     // Text cells: the externalId's and the phone number's digits as written, never a number.
     expect(sheet).toMatch(/<c r="A2"[^>]*t="str"[^>]*><v>00777<\/v>/);
     expect(sheet).toMatch(/t="str"[^>]*><v>4915112345678<\/v>/);
