@@ -62,12 +62,21 @@ async function child(mode, file) {
     const client = {
       async *iterateUsers() {
         for (let i = 0; i < USERS; i++) {
-          const [externalId, email, firstName, lastName, department] = row(i);
-          yield { id: `u${i}`, externalId, email, firstName, lastName, profile: { department } };
+          const [externalId, email, firstName, lastName, department, phoneNumber] = row(i);
+          // The current (v3) shape, as the client's pages give it (contract/user-fields.ts).
+          yield {
+            id: `u${i}`,
+            externalId,
+            email: { value: email },
+            role: 'reader',
+            config: { locale: 'de_DE' },
+            profile: { firstName, lastName, department, phoneNumber },
+          };
         }
       },
     };
-    rows = (await exportToFile(client, file, { format: 'xlsx' })).users;
+    rows = (await exportToFile(client, file, { format: mode === 'export-csv' ? 'csv' : 'xlsx' }))
+      .users;
   }
   const seconds = (performance.now() - started) / 1000;
   const rssMb = process.resourceUsage().maxRSS / 1024;
@@ -139,6 +148,10 @@ export async function run() {
       }
     }
     if (parts.includes('export')) {
+      const c = measure('export-csv', join(dir, 'export.csv'));
+      console.log(
+        `export ${fmt(c.rows)} users to CSV (the baseline): ${fmt(c.rows / c.seconds)} users/s, ${c.seconds.toFixed(1)} s, peak RSS ${fmt(c.rssMb)} MB`,
+      );
       const out = join(dir, 'export.xlsx');
       const e = measure('export', out);
       console.log(
@@ -152,7 +165,7 @@ export async function run() {
 
 // Run directly: the whole bench, or (as measure() spawns it) one measurement.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  if (process.argv[2] === 'parse' || process.argv[2] === 'export') {
+  if (['parse', 'export', 'export-csv'].includes(process.argv[2])) {
     await child(process.argv[2], process.argv[3]);
   } else await run();
 }
