@@ -9,6 +9,7 @@ const benches = [
   './media-cli.bench.mjs',
   './s3.bench.mjs',
   './import.bench.mjs',
+  './xlsx.bench.mjs',
   './table.bench.mjs',
   './avatars.bench.mjs',
   './scim.bench.mjs',

@@ -18,7 +18,8 @@
 // - zod, csv-parse, csv-stringify, yaml: required on first use through their CommonJS builds; bundled,
 //   their code would be compiled by every command that never validates, reads a CSV or writes YAML;
 // - conf, ora, @inquirer/prompts: ES modules, loaded through `import()` when a command needs them;
-// - sharp (avatar commands): a native module with its own loader for libvips' binaries.
+// - sharp (avatar commands): a native module with its own loader for libvips' binaries;
+// - exceljs (an .xlsx import or export): 1.5 MB that tripled the file every command compiles.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -29,7 +30,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = `${ROOT}dist/`;
 export const OUTFILE = `${DIST}cli/roster.cjs`;
 const SERVICE = [`${DIST}server/`, `${DIST}store/`];
-const EXTERNAL = /^(zod|csv-parse|csv-stringify|yaml|conf|ora|@inquirer\/prompts|sharp)(\/|$)/;
+const EXTERNAL =
+  /^(zod|csv-parse|csv-stringify|yaml|conf|ora|@inquirer\/prompts|sharp|exceljs)(\/|$)/;
 
 /** Keeps the service and the heavier packages outside the bundle (see above). */
 const outside = {

@@ -93,7 +93,7 @@ export function classifier(csv: CsvFile, layout: Layout, snapshot: Snapshot, opt
   const read = (
     rec: CsvRecord,
   ): { values: Values; key?: string; error?: string; leaver?: string } => {
-    const countError = fieldCountError(rec, csv.header.length);
+    const countError = rec.problem ?? fieldCountError(rec, csv.header.length);
     if (countError) {
       // The row is unusable, but its key cell still names a user the file lists: --sync must
       // not deactivate them (an unquoted comma after the key is the usual cause).

@@ -29,6 +29,10 @@ export interface ExportOptions {
   runRows?: number;
   /** Stops the export (Ctrl-C) with the signal's reason; its temp files are removed first. */
   signal?: AbortSignal;
+  /** CSV (default) or an .xlsx workbook (export-xlsx.ts). */
+  format?: 'csv' | 'xlsx';
+  /** A sheet's rows, the header included (XLSX_MAX_ROWS; tests make it small). */
+  maxRows?: number;
 }
 
 export interface ExportResult {
@@ -67,17 +71,34 @@ export async function exportUsers(
   // (externalId, then email; missing first) is made here; a million users' rows would not fit
   // in memory, so beyond a run's worth they are sorted on disk. The pages come one ahead.
   const rows = new SortedRuns(byExportOrder, opts.runRows ?? EXPORT_RUN_ROWS);
+  // The longest value of each column, for a workbook's column widths.
+  const widths = new Map<string, number>();
   try {
     for await (const user of client.iterateUsers({ status: statuses }, 1000, 1)) {
       opts.signal?.throwIfAborted();
       const values = exportValues(user);
-      for (const f in values) if (f.startsWith(CUSTOM_PREFIX)) custom.add(f);
+      for (const f in values) {
+        if (f.startsWith(CUSTOM_PREFIX)) custom.add(f);
+        const n = values[f]?.length ?? 0;
+        if (n > (widths.get(f) ?? 0)) widths.set(f, n);
+      }
       result.users++;
       if (!values.externalId) result.withoutExternalId++;
       if (!values.email) result.withoutEmail++;
       await rows.add(values);
     }
     const columns = [...EXPORT_FIELDS, ...[...custom].sort()];
+    if (opts.format === 'xlsx') {
+      const { checkRowLimit, xlsxSheet } = await import('./export-xlsx.js');
+      checkRowLimit(result.users, opts.maxRows);
+      const sheet = await xlsxSheet(opts.out, columns, widths, opts.signal);
+      for await (const values of rows.sorted()) {
+        opts.signal?.throwIfAborted();
+        await sheet.row(values);
+      }
+      await sheet.end();
+      return result;
+    }
     const delimiter = opts.delimiter ?? ',';
     // Backpressure: nothing more is made while the destination has a full buffer.
     const write = async (text: string) => {

@@ -22,6 +22,8 @@ const shaping = z.strictObject({
   encoding: text.optional(),
   delimiter: text.optional(),
   skipLines: count.optional(),
+  sheet: text.optional(),
+  headerRow: count.optional(),
   maps: z.array(text).optional(),
   ignoreUnknown: z.boolean().optional(),
   emptyClears: z.boolean().optional(),

@@ -9,7 +9,9 @@ import { access, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { type CsvError, type Info, parse } from 'csv-parse';
 import { type DecodeOptions, decodeText } from './decode.js';
-import { ImportError } from './errors.js';
+import { ImportError, importUsageError } from './errors.js';
+import { inputKind } from './sniff.js';
+import type { SheetOptions } from './xlsx-read.js';
 
 export const DELIMITERS = [',', ';', '\t'] as const;
 
@@ -18,6 +20,8 @@ export interface CsvRecord {
   row: number;
   line: number;
   fields: string[];
+  /** Why the row cannot be read at all (a workbook's formula without a value): an error row. */
+  problem?: string;
 }
 
 export interface CsvFile {
@@ -29,7 +33,7 @@ export interface CsvFile {
   records: AsyncGenerator<CsvRecord>;
 }
 
-export interface ReadOptions extends Omit<DecodeOptions, 'file'> {
+export interface ReadOptions extends Omit<DecodeOptions, 'file'>, SheetOptions {
   /** An explicit delimiter; without it a `sep=` first line, else the header line decides. */
   delimiter?: string;
   /** Lines before the header to skip (after a `sep=` line). */
@@ -148,9 +152,31 @@ async function* records(
   }
 }
 
-/** Opens a CSV file for streaming: reads up to the header, then yields data rows. */
+/** CSV-only options given for a workbook, and the reverse: refused, naming the flag. */
+function checkOptions(file: string, kind: 'xlsx' | 'csv', opts: ReadOptions) {
+  const wrong =
+    kind === 'xlsx'
+      ? // (A workbook's own CsvFile has the delimiter '', which its second pass passes back.)
+        (['encoding', 'delimiter', 'skipLines'] as const).find((k) => (opts[k] ?? '') !== '')
+      : (['sheet', 'headerRow'] as const).find((k) => opts[k] !== undefined);
+  if (!wrong) return;
+  const flag = `--${wrong.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  throw importUsageError(
+    kind === 'xlsx'
+      ? `${flag} is for CSV files, and ${file} is an .xlsx workbook${wrong === 'skipLines' ? ': give the header row with --header-row N' : ''}`
+      : `${flag} is for .xlsx workbooks, and ${file} is a CSV file${wrong === 'headerRow' ? ': skip the lines above the header with --skip-lines N' : ''}`,
+  );
+}
+
+/**
+ * Opens an import's input for streaming: reads up to the header, then yields data rows. Its
+ * content decides what it is (sniff.ts): an .xlsx workbook's sheet (xlsx-read.ts) or CSV.
+ */
 export async function openCsv(file: string, opts: ReadOptions = {}): Promise<CsvFile> {
   const bytes = await checkFile(file);
+  const kind = await inputKind(file);
+  checkOptions(file, kind, opts);
+  if (kind === 'xlsx') return (await import('./xlsx-read.js')).openXlsx(file, bytes, opts);
   const text = decodeText(createReadStream(file), { ...opts, file });
   // Peek at the first lines (preamble and header) to pick the delimiter, then replay them.
   const want = (opts.skipLines ?? 0) + (opts.preamble ? 4 : 3);

@@ -24,6 +24,8 @@ export interface Shaping {
   encoding?: string;
   delimiter?: string;
   skipLines?: number;
+  sheet?: string;
+  headerRow?: number;
   maps?: string[];
   ignoreUnknown?: boolean;
   emptyClears?: boolean;
@@ -115,6 +117,8 @@ export const FLAGS: { [K in keyof Shaping]-?: (value: NonNullable<Shaping[K]>) =
   encoding: (v) => ['--encoding', v],
   delimiter: (v) => ['--delimiter', v === '\t' ? 'tab' : v],
   skipLines: (v) => ['--skip-lines', String(v)],
+  sheet: (v) => ['--sheet', v],
+  headerRow: (v) => ['--header-row', String(v)],
   maps: (v) => v.flatMap((m) => ['--map', m]),
   ignoreUnknown: (v) => (v ? ['--ignore-unknown'] : []),
   emptyClears: (v) => (v ? ['--empty-clears'] : []),

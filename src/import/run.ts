@@ -40,6 +40,9 @@ export interface ImportOptions {
   activeValues?: string[];
   /** Lines before the header to skip (after an Excel `sep=` line, which is always honoured). */
   skipLines?: number;
+  /** A workbook's sheet (name or position) and header row. */
+  sheet?: string;
+  headerRow?: number;
   /** Default: the preset's, else externalId. */
   match?: MatchField;
   dryRun?: boolean;
@@ -221,6 +224,8 @@ export async function importCsv(
     encoding: opts.encoding,
     delimiter: opts.delimiter,
     skipLines: opts.skipLines,
+    sheet: opts.sheet,
+    headerRow: opts.headerRow,
     preamble: preset?.preamble,
   };
   const csv = await openCsv(opts.file, { ...read, onWarning: hooks.onWarning });

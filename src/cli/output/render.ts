@@ -35,10 +35,10 @@ const GENERAL = FORMATS.filter((f) => !formatterOf(f).idsOnly);
 const IDS_ONLY = FORMATS.filter((f) => formatterOf(f).idsOnly);
 
 /**
- * What `-o` accepts: the formats, `wide` (a table not fitted to the terminal) and, last, those
- * for lists only (`ids`: one id per line).
+ * What `-o` accepts: the formats, `wide` (a table not fitted to the terminal), those for lists
+ * only (`ids`: one id per line) and, last, `xlsx` (a workbook file: `users export --to` only).
  */
-export const OUTPUT_CHOICES = [...GENERAL, 'wide', ...IDS_ONLY] as const;
+export const OUTPUT_CHOICES = [...GENERAL, 'wide', ...IDS_ONLY, 'xlsx'] as const;
 
 const orList = (words: readonly string[]) =>
   words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : (words[0] ?? '');
@@ -53,6 +53,11 @@ export function resolveFormat(
   if (flag === 'wide') {
     io.columns = undefined;
     return 'table';
+  }
+  if (flag === 'xlsx') {
+    throw usageError(
+      `-o xlsx writes a workbook file, for users export --to people.xlsx; here use ${orList(GENERAL)}`,
+    );
   }
   const format = FORMATS.find((f) => f === flag);
   if (format === undefined) {

@@ -1,4 +1,4 @@
-/** `roster users export`: the branch's users as CSV in the import's columns. */
+/** `roster users export`: the branch's users as CSV (or an .xlsx workbook) in the import's columns. */
 import type { Command } from 'commander';
 import type { ListableStatus } from '../../../contract/user.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
@@ -21,7 +21,7 @@ export function register(users: Command, deps: Deps, runFn = runExport) {
   users
     .command('export')
     .description(
-      'write users as CSV in the columns `users import` reads (export → import changes nothing)',
+      'write users as CSV or .xlsx in the columns `users import` reads (export → import changes nothing)',
     )
     .option(
       '--status <list>',
@@ -30,7 +30,7 @@ export function register(users: Command, deps: Deps, runFn = runExport) {
     )
     .option(
       '--to <file>',
-      'write to this file, or - for stdout (the default); an existing file needs --force',
+      'write to this file, or - for stdout (the default); a name ending .xlsx writes a workbook; an existing file needs --force',
     )
     .option('--force', 'overwrite the --to file if it exists')
     .option('--delimiter <char>', "',' (default), ';' or 'tab'", parseDelimiter)
@@ -42,12 +42,7 @@ export function register(users: Command, deps: Deps, runFn = runExport) {
 
 export async function runExport(opts: ExportFlags, deps: Deps) {
   const { io } = deps;
-  const format = opts.globals.output;
-  if (format !== undefined && format !== 'csv') {
-    throw usageError(
-      `-o ${format}: users export writes CSV, in the columns an import reads; for ${format}, use \`roster users list --all -o ${format}\``,
-    );
-  }
+  const format = exportFormat(opts);
   const { apiClient } = await import('../../client.js');
   const { exportUsers, exportToFile } = await import('../../../import/export.js');
   // The same rule as `media download`: an existing file is kept unless --force.
@@ -70,6 +65,7 @@ export async function runExport(opts: ExportFlags, deps: Deps) {
     ),
   );
   const options = {
+    format,
     statuses: opts.status,
     delimiter: opts.delimiter,
     bom: opts.bom,
@@ -86,4 +82,27 @@ export async function runExport(opts: ExportFlags, deps: Deps) {
       `note: ${result.withoutExternalId === 1 ? '1 of them has' : `${result.withoutExternalId} of them have`} no externalId; to import this file again, give them one or use --match email`,
     );
   }
+}
+
+/**
+ * CSV, or an .xlsx workbook for `-o xlsx` or a `--to` name ending .xlsx; a workbook goes to a
+ * file only (it is binary), and the CSV-only flags are refused with it.
+ */
+function exportFormat(opts: ExportFlags): 'csv' | 'xlsx' {
+  const flag = opts.globals.output;
+  const named = opts.to !== undefined && /\.xlsx$/i.test(opts.to) ? 'xlsx' : 'csv';
+  const format = flag ?? named;
+  if (format !== 'csv' && format !== 'xlsx') {
+    throw usageError(
+      `-o ${format}: users export writes CSV or xlsx, in the columns an import reads; for ${format}, use \`roster users list --all -o ${format}\``,
+    );
+  }
+  if (format === 'xlsx') {
+    if (opts.to === undefined || opts.to === '-') {
+      throw usageError('-o xlsx writes a workbook, which is a file: give it with --to people.xlsx');
+    }
+    const csvOnly = opts.delimiter !== undefined ? '--delimiter' : opts.bom ? '--bom' : undefined;
+    if (csvOnly) throw usageError(`${csvOnly} is for CSV; an .xlsx workbook has neither`);
+  }
+  return format;
 }

@@ -11,6 +11,7 @@ import {
   parseConcurrency,
   parseDelimiter,
   parseEncoding,
+  parseHeaderRow,
   parseMaxDeactivate,
   parseSkipLines,
   parseValues,
@@ -24,6 +25,8 @@ export interface ImportFlags {
   statusColumn?: string;
   activeValues?: string[];
   skipLines?: number;
+  sheet?: string;
+  headerRow?: number;
   encoding?: string;
   delimiter?: string;
   map?: string[];
@@ -70,14 +73,22 @@ otherwise left as they are and listed. Without a preset, --status-column Status
 --active-values Active,Onboarding marks every other value (an empty cell too) as a leaver.
 Preambles: an Excel "sep=;" first line sets the delimiter; --skip-lines N skips N more lines
 before the header.
+Workbooks (.xlsx, told by content, not name): cells read as Excel shows them (00123 stays
+00123, dates become 2024-03-01, formulas their saved value); --sheet picks a sheet, --header-row
+the header's row. Legacy .xls, encrypted and malformed workbooks are refused (exit 2).
 Encodings: a file that is not UTF-8 gets the likely one suggested (windows-1252 from Windows
 Excel, macintosh from Mac Excel's "CSV (Macintosh)").`;
 
 export function register(users: Command, deps: Deps, runFn = runImport) {
   users
     .command('import')
-    .description('create and update users from a CSV file (an HR or Excel export)')
-    .argument('[csv]', 'the CSV file: a header row of field names, then one user per row')
+    .description(
+      'create and update users from a CSV file or an .xlsx workbook (an HR or Excel export)',
+    )
+    .argument(
+      '[csv]',
+      'the CSV or .xlsx file (its content decides): a header row of field names, then one user per row',
+    )
     .option('--template', 'print the header row with every known column, and exit')
     .option('--dry-run', 'print the plan (create / update / unchanged / error); change nothing')
     .addOption(
@@ -102,6 +113,15 @@ export function register(users: Command, deps: Deps, runFn = runImport) {
       parseValues,
     )
     .option('--skip-lines <n>', 'lines before the header row to skip', parseSkipLines)
+    .option(
+      '--sheet <name|n>',
+      "an .xlsx workbook's sheet, by name or position (default: the first visible)",
+    )
+    .option(
+      '--header-row <n>',
+      "an .xlsx sheet's header row, as Excel numbers it (a report's title block above it)",
+      parseHeaderRow,
+    )
     .option(
       '--encoding <name>',
       'utf-8 (default), windows-1252, macintosh, latin1, utf-16le',

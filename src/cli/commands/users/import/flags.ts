@@ -60,6 +60,14 @@ export function parseSkipLines(value: string): number {
   return Number(value);
 }
 
+/** `--header-row`: a workbook's row number, 1 to Excel's 1,048,576. */
+export function parseHeaderRow(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1_048_576) {
+    throw new InvalidArgumentError(`expected a row number from 1 to 1048576, got '${value}'`);
+  }
+  return Number(value);
+}
+
 /** A comma-separated list of values (`--active-values Active,Onboarding`); padding trimmed. */
 export function parseValues(value: string): string[] {
   const values = splitList(value);

@@ -3,6 +3,7 @@ import {
   parseConcurrency,
   parseDelimiter,
   parseEncoding,
+  parseHeaderRow,
   parseMaxDeactivate,
 } from '../../../../../src/cli/commands/users/import/flags.js';
 import { parseStatuses } from '../../../../../src/cli/parse.js';
@@ -17,6 +18,14 @@ describe('flag parsers', () => {
     expect(parseDelimiter('\\t')).toBe('\t');
     expect(() => parseDelimiter(';;')).toThrow(/one character/);
     expect(() => parseDelimiter('"')).toThrow(/one character/);
+  });
+
+  it('--header-row: a row number as Excel shows it', () => {
+    expect(parseHeaderRow('4')).toBe(4);
+    expect(parseHeaderRow('1048576')).toBe(1_048_576);
+    for (const bad of ['0', '-1', '1.5', 'four', '1048577']) {
+      expect(() => parseHeaderRow(bad)).toThrow(/row number from 1 to 1048576/);
+    }
   });
 
   it('--encoding', () => {

@@ -1,0 +1,176 @@
+/**
+ * An .xlsx sheet as the import's row source: the same CsvFile a CSV gives (read.ts), so the
+ * mapping, plan, resume and report do not know which it was. The workbook passes xlsx-guard.ts
+ * first; then exceljs's streaming reader yields rows (a sheet whose shared strings come after
+ * it is spooled to a 0600 temp file by exceljs and read from there). `line` is the sheet's row
+ * number, as Excel shows it. Empty rows are skipped, trailing empty columns ignored.
+ */
+import { toCsvCell } from '../contract/csv-cell.js';
+import { importUsageError } from './errors.js';
+import type { CsvFile, CsvRecord } from './read.js';
+import { cellText } from './xlsx-cells.js';
+import { checkWorkbook, type SheetInfo, type WorkbookInfo } from './xlsx-guard.js';
+
+export interface SheetOptions {
+  /** A sheet's name, or its position (1 = the first tab); default: the first visible one. */
+  sheet?: string;
+  /** The header's row number (a report's title block above it); default: the first non-empty. */
+  headerRow?: number;
+}
+
+/** Excel's last column (XFD): exceljs refuses cells beyond it. */
+export const MAX_COLUMNS = 16_384;
+
+const quoted = (s: string) => `'${s}'`;
+
+function pickSheet(file: string, info: WorkbookInfo, wanted: string | undefined): SheetInfo {
+  const names = info.sheets.map((s) => quoted(s.name) + (s.state === 'visible' ? '' : ' (hidden)'));
+  let sheet: SheetInfo | undefined;
+  if (wanted === undefined) {
+    sheet = info.sheets.find((s) => s.state === 'visible');
+    if (!sheet)
+      throw importUsageError(
+        `${file}: every sheet is hidden; choose one with --sheet NAME (its sheets: ${names.join(', ')})`,
+      );
+  } else {
+    sheet =
+      info.sheets.find((s) => s.name === wanted) ??
+      info.sheets.find((s) => s.name.toLowerCase() === wanted.trim().toLowerCase()) ??
+      (/^\d+$/.test(wanted) ? info.sheets[Number(wanted) - 1] : undefined);
+    if (!sheet) {
+      throw importUsageError(
+        `--sheet ${wanted}: ${file} has no such sheet; its sheets: ${names.join(', ')} (a name, or a number from 1 to ${info.sheets.length})`,
+      );
+    }
+  }
+  if (sheet.readerId === undefined) {
+    throw importUsageError(
+      `${file}: sheet '${sheet.name}' is not a worksheet Roster can read (a chart sheet, or stored under another name): save the workbook again from Excel`,
+    );
+  }
+  return sheet;
+}
+
+/** `C1:D1` → its first and last row and column numbers. */
+function rangeOf(ref: string) {
+  const cell = (a: string) => {
+    const m = /^([A-Z]+)(\d+)$/.exec(a)!;
+    const col = [...m[1]!].reduce((n, ch) => n * 26 + ch.charCodeAt(0) - 64, 0);
+    return { col, row: Number(m[2]) };
+  };
+  const [from, to = from] = ref.split(':') as [string, string?];
+  return { from: cell(from), to: cell(to) };
+}
+
+interface ExcelRow {
+  number: number;
+  eachCell(
+    cb: (cell: { value: unknown; numFmt?: string; address: string }, col: number) => void,
+  ): void;
+}
+
+/** A row's cells as text, and the first problem among them. */
+function rowCells(row: ExcelRow, date1904: boolean) {
+  const cells: string[] = [];
+  let problem: string | undefined;
+  row.eachCell((cell, col) => {
+    const read = cellText(cell, date1904);
+    if ('problem' in read) problem ??= read.problem;
+    else cells[col - 1] = read.text;
+  });
+  let width = cells.length;
+  while (width > 0 && (cells[width - 1] ?? '').trim() === '') width--;
+  return { cells: Array.from({ length: width }, (_, i) => cells[i] ?? ''), problem };
+}
+
+/** Opens a workbook's sheet for streaming: reads up to the header, then yields data rows. */
+export async function openXlsx(file: string, bytes: number, opts: SheetOptions): Promise<CsvFile> {
+  const info = await checkWorkbook(file);
+  const sheet = pickSheet(file, info, opts.sheet);
+  const { default: ExcelJS } = await import('exceljs');
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
+    worksheets: 'emit',
+    sharedStrings: 'cache',
+    styles: 'cache',
+    hyperlinks: 'ignore',
+    entries: 'ignore',
+  });
+  const where = `${file}, sheet '${sheet.name}'`;
+
+  async function* sheetRows(): AsyncGenerator<ExcelRow> {
+    try {
+      for await (const ws of reader) {
+        if (String((ws as unknown as { id: unknown }).id) !== sheet.readerId) continue;
+        for await (const row of ws) yield row as unknown as ExcelRow;
+        return;
+      }
+    } catch (err) {
+      if (/Out of bounds/.test((err as Error).message)) {
+        throw importUsageError(
+          `${where}: a row has cells beyond column XFD (${MAX_COLUMNS.toLocaleString('en')}, Excel's last); the file was not written by Excel: save it again from Excel, or export it as CSV`,
+        );
+      }
+      throw importUsageError(
+        `${where}: not a readable workbook (${(err as Error).message}): save it again from Excel, or export it as CSV`,
+      );
+    } finally {
+      (reader as unknown as { stream?: { destroy(): void } }).stream?.destroy();
+    }
+  }
+
+  const rows = sheetRows();
+  let header: string[] | undefined;
+  let headerAt = 0;
+  // Pulled by hand: a for-await's break would end the generator the data rows come from.
+  for (let next = await rows.next(); !next.done; next = await rows.next()) {
+    const row = next.value;
+    if (opts.headerRow !== undefined && row.number < opts.headerRow) continue;
+    const { cells } = rowCells(row, info.date1904);
+    if (opts.headerRow !== undefined && (row.number > opts.headerRow || cells.length === 0)) {
+      throw importUsageError(
+        `--header-row ${opts.headerRow}: row ${opts.headerRow} of ${where} is empty; give the row number Excel shows beside the column names`,
+      );
+    }
+    if (cells.length === 0) continue;
+    header = cells.map((c) => c.trim());
+    headerAt = row.number;
+    break;
+  }
+  if (!header) {
+    throw importUsageError(
+      opts.headerRow !== undefined
+        ? `--header-row ${opts.headerRow}: ${where} has ${opts.headerRow > 1 ? 'no row that far down' : 'no rows'}`
+        : `${where} is empty: expected a header row such as 'externalId,email,firstName,lastName' (see \`roster users import --template\`)`,
+    );
+  }
+  const merged = (info.merges.get(sheet.partNo!) ?? []).find((ref) => {
+    const r = rangeOf(ref);
+    return (
+      r.from.row <= headerAt &&
+      headerAt <= r.to.row &&
+      (r.from.col !== r.to.col || r.from.row !== r.to.row)
+    );
+  });
+  if (merged) {
+    throw importUsageError(
+      `${where}: the header row (row ${headerAt}) has merged cells (${merged}): unmerge them in Excel and give each column its own name in one row${headerAt > 1 || merged.includes(':') ? ' (then point --header-row at that row)' : ''}`,
+    );
+  }
+  const width = header.length;
+  const date1904 = info.date1904;
+
+  async function* records(): AsyncGenerator<CsvRecord> {
+    let n = 0;
+    for (let next = await rows.next(); !next.done; next = await rows.next()) {
+      const row = next.value;
+      const { cells, problem } = rowCells(row, date1904);
+      if (cells.length === 0 && !problem) continue;
+      // Escaped as a CSV cell would be: the engine reads every cell back with fromCsvCell.
+      const fields = Array.from({ length: Math.max(width, cells.length) }, (_, i) =>
+        toCsvCell(cells[i] ?? ''),
+      );
+      yield { row: ++n, line: row.number, fields, ...(problem ? { problem } : {}) };
+    }
+  }
+  return { file, header, delimiter: '', bytes, records: records() };
+}
