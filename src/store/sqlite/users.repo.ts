@@ -4,7 +4,7 @@ import type { SortKey } from '../../contract/user.js';
 import { userEvent } from '../common/changes.js';
 import { IDENTITY_COLUMNS } from '../common/identity-columns.js';
 import { keysetRanges, orderTerms, positionColumns, positionOf } from '../common/keyset.js';
-import { cappedTotal, searchWords } from '../common/search.js';
+import { cappedTotal, searchWords, spellOut } from '../common/search.js';
 import { sortColumns } from '../common/sort-columns.js';
 import { OBJECT_ID } from '../ids.js';
 import {
@@ -50,10 +50,11 @@ const FEW_MATCHES = 2000;
 
 /**
  * A free-text query as an FTS5 expression: every word a quoted prefix term, all required.
- * Quoting makes FTS syntax in user input (`AND`, `*`, `"`, `NEAR(`) plain text.
+ * Quoting makes FTS syntax in user input (`AND`, `*`, `"`, `NEAR(`) plain text. Spelled out as
+ * the entries are (migration 16).
  */
 export function ftsExpression(query: string): string | null {
-  const words = searchWords(query);
+  const words = searchWords(spellOut(query));
   if (words.length === 0) return null;
   return words.map((w) => `"${w}"*`).join(' ');
 }
