@@ -6,7 +6,7 @@ import { openDatabase } from '../../src/store/sqlite/db.js';
 import { sqliteHandle } from '../../src/store/sqlite/handle.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { openSqliteStore as openStore } from '../../src/store/sqlite/store.js';
-import { ftsExpression } from '../../src/store/sqlite/users.repo.js';
+import { ftsExpression } from '../../src/store/sqlite/users-list.js';
 import { TEST_AUDIT } from '../helpers/audit.js';
 import { scratch } from '../helpers/scratch.js';
 import { userRow } from '../helpers/user-row.js';
