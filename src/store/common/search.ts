@@ -1,3 +1,15 @@
+/** The columns a search reads, each split into words, on both backends (docs/decisions.md). */
+export const SEARCH_FIELDS = [
+  'first_name',
+  'last_name',
+  'email',
+  'user_name',
+  'position',
+  'department',
+  'location',
+  'phone',
+] as const;
+
 /**
  * Letters that fold to others without a decomposition to strip a mark from (docs/decisions.md,
  * "Search"): PostgreSQL's unaccent spells them so, SQLite's unicode61 tokenizer keeps them as

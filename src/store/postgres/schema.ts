@@ -10,23 +10,12 @@
  * - the partial unique indexes are the same, and named so a violation names its field.
  */
 import { REFOLDED, type RefoldRow, refolds } from '../common/refold.js';
+import { SEARCH_FIELDS } from '../common/search.js';
 import type { Client } from './db.js';
 
 /** Upper to lower case for ASCII letters only, as SQLite's NOCASE folds. */
 export const NOCASE = (column: string) =>
   `translate(${column}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`;
-
-/** The text FTS5 would index, as one normalised string (see `search_text`). */
-export const SEARCH_FIELDS = [
-  'first_name',
-  'last_name',
-  'email',
-  'user_name',
-  'position',
-  'department',
-  'location',
-  'phone',
-] as const;
 
 /** A migration is SQL, or a step over the migrating connection (in the migration's transaction). */
 export type Migration = string | ((client: Client) => Promise<void>);

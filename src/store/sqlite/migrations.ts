@@ -1,18 +1,7 @@
 /** Schema migrations, applied in order; never edit a released one, append a new one. */
 import { REFOLDED, type RefoldRow, refolds } from '../common/refold.js';
-import { SPELLED_OUT } from '../common/search.js';
+import { SEARCH_FIELDS, SPELLED_OUT } from '../common/search.js';
 import type { Db } from './db.js';
-
-const SEARCHED = [
-  'first_name',
-  'last_name',
-  'email',
-  'user_name',
-  'position',
-  'department',
-  'location',
-  'phone',
-] as const;
 
 /** A column as its full-text entry gets it: as stored (migrations 6, 11), or spelled out (16). */
 type Entry = (column: string) => string;
@@ -32,14 +21,14 @@ const spelledOut: Entry = (column) =>
  */
 const usersFts = (prefix: string, entry: Entry = asStored) => {
   const values = (row: string) =>
-    `${SEARCHED.map((c) => entry(`${row}${c}`)).join(', ')}, 'b' || ${row}branch_id || ${row}status`;
-  const columns = `rowid, ${SEARCHED.join(', ')}, scope`;
+    `${SEARCH_FIELDS.map((c) => entry(`${row}${c}`)).join(', ')}, 'b' || ${row}branch_id || ${row}status`;
+  const columns = `rowid, ${SEARCH_FIELDS.join(', ')}, scope`;
   return `  DROP TRIGGER users_fts_insert;
   DROP TRIGGER users_fts_delete;
   DROP TRIGGER users_fts_update;
   DROP TABLE users_fts;
   CREATE VIRTUAL TABLE users_fts USING fts5 (
-    ${SEARCHED.join(', ')}, scope,
+    ${SEARCH_FIELDS.join(', ')}, scope,
     content = '', tokenize = 'unicode61 remove_diacritics 2', prefix = '${prefix}'
   );
   INSERT INTO users_fts (${columns})
@@ -52,7 +41,7 @@ const usersFts = (prefix: string, entry: Entry = asStored) => {
     INSERT INTO users_fts (users_fts, ${columns})
     VALUES ('delete', old.rowid, ${values('old.')});
   END;
-  CREATE TRIGGER users_fts_update AFTER UPDATE OF ${SEARCHED.join(', ')}, branch_id, status ON users BEGIN
+  CREATE TRIGGER users_fts_update AFTER UPDATE OF ${SEARCH_FIELDS.join(', ')}, branch_id, status ON users BEGIN
     INSERT INTO users_fts (users_fts, ${columns})
     VALUES ('delete', old.rowid, ${values('old.')});
     INSERT INTO users_fts (${columns})
