@@ -24,6 +24,7 @@ const s3 = process.env.ROSTER_TEST_BLOBS;
 
 const POSTGRES_TESTS = [
   'test/store/store-contract.test.ts',
+  'test/store/search-semantics.test.ts',
   'test/store/events-contract.test.ts',
   'test/store/events-followers.test.ts',
   'test/server/events/**/*.test.ts',

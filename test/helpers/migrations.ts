@@ -45,3 +45,9 @@ export const UNDO_LOGIN_INDEX = [
   'DROP INDEX users_login',
   'ALTER TABLE users DROP COLUMN login_dup',
 ];
+
+/**
+ * How many migrations each backend has after the login-name index: forgotten with it, they run
+ * again as they are (SQLite's 16 rebuilds the search entries from the users table).
+ */
+export const AFTER_LOGIN_INDEX: Record<Store['engine'], number> = { sqlite: 1, postgres: 0 };

@@ -7,7 +7,12 @@
 import { afterAll, expect, test } from 'vitest';
 import { TEST_AUDIT } from '../helpers/audit.js';
 import { sql } from '../helpers/database.js';
-import { forgetMigrations, storeToReopen, UNDO_LOGIN_INDEX } from '../helpers/migrations.js';
+import {
+  AFTER_LOGIN_INDEX,
+  forgetMigrations,
+  storeToReopen,
+  UNDO_LOGIN_INDEX,
+} from '../helpers/migrations.js';
 import { scratch } from '../helpers/scratch.js';
 import { userRow } from '../helpers/user-row.js';
 
@@ -25,7 +30,7 @@ test('the migration refolds stored keys to NFKC; a look-alike pair keeps both us
   for (const row of [zoe, bo, boTwin]) await store.users.insert(row, TEST_AUDIT);
   // The database as the release before the refold left it: the refold and the login-name index
   // after it not yet run.
-  await forgetMigrations(store, 2, UNDO_LOGIN_INDEX);
+  await forgetMigrations(store, 2 + AFTER_LOGIN_INDEX[store.engine], UNDO_LOGIN_INDEX);
   await store.close();
 
   store = await open();

@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, expect, test } from 'vitest';
 import { openDatabase } from '../../src/store/sqlite/db.js';
+import { sqliteHandle } from '../../src/store/sqlite/handle.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { openSqliteStore as openStore } from '../../src/store/sqlite/store.js';
-import { ftsExpression } from '../../src/store/sqlite/users.repo.js';
+import { ftsExpression } from '../../src/store/sqlite/users-list.js';
 import { TEST_AUDIT } from '../helpers/audit.js';
 import { scratch } from '../helpers/scratch.js';
+import { userRow } from '../helpers/user-row.js';
 
 const scope = scratch();
 afterEach(scope.cleanup);
@@ -208,6 +210,65 @@ test('a search with more than 2,000 matches pages in the order as one with few d
     const few = await walk('mo');
     expect(few.names).toEqual(expected((f) => f.startsWith('mo')));
     expect(few.total).toBe(few.names.length);
+  } finally {
+    await store.close();
+  }
+});
+
+test('migration 16 spells out ß, ø, đ, ł, æ, œ in existing entries: found as ss, o…, and kept in step after', async () => {
+  const dir = tempDir();
+  const first = openStore(dir);
+  await first.bootstrap();
+  const tenant = (await first.tenants.byHost('*'))!;
+  const branch = (await first.branches.byName(tenant.id, 'main'))!;
+  for (const [i, [firstName, last]] of [
+    ['Anna', 'Weiß'],
+    ['Søren', 'Østergaard'],
+    ['Łukasz', 'Nowak'],
+  ].entries())
+    await first.users.insert(
+      userRow({
+        tenant_id: tenant.id,
+        branch_id: branch.id,
+        external_id: `m${i}`,
+        first_name: firstName,
+        last_name: last,
+      }),
+      TEST_AUDIT,
+    );
+  // The entries as migration 11 made them (letters as stored), at the version before 16.
+  const db = sqliteHandle(first);
+  db.exec(MIGRATIONS[10] as string);
+  db.exec(`PRAGMA user_version = ${MIGRATIONS.length - 1}`);
+  await first.close();
+
+  const store = openStore(dir);
+  try {
+    const found = async (query: string) =>
+      (
+        await store.users.list({
+          branchId: branch.id,
+          statuses: ['activated'],
+          query,
+          sort: [{ key: 'lastName', dir: 'ASC' }],
+          limit: 10,
+          offset: 0,
+        })
+      ).rows.map((r) => r.external_id);
+    expect(await found('weiss')).toEqual(['m0']);
+    expect(await found('weiß')).toEqual(['m0']);
+    expect(await found('soren ostergaard')).toEqual(['m1']);
+    expect(await found('lukasz')).toEqual(['m2']);
+    // Changed and removed afterwards: the old entry goes (spelled out as it was written).
+    await store.users.update(branch.id, 'm0', () => ({ last_name: 'Groß' }), TEST_AUDIT);
+    await store.users.update(branch.id, 'm1', () => ({ status: 'deleted' }), TEST_AUDIT);
+    expect(await found('weiss')).toEqual([]);
+    expect(await found('gross')).toEqual(['m0']);
+    expect(await found('soren')).toEqual([]);
+    const check = sqliteHandle(store).prepare(
+      `INSERT INTO users_fts (users_fts, rank) VALUES ('integrity-check', 1)`,
+    );
+    expect(() => check.run()).not.toThrow();
   } finally {
     await store.close();
   }

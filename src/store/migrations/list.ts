@@ -195,4 +195,9 @@ export const MIGRATIONS: Migration[] = [
       perDialect({ sqlite: sqlite.USERS_LOGIN, postgres: pg.USERS_LOGIN }),
     ],
   },
+  {
+    why: 'search folds ß, ø, đ, ł, æ, œ as PostgreSQL does (PostgreSQL: unaccent already did)',
+    only: 'sqlite',
+    steps: [sql(sqlite.USERS_FTS_SPELLED_OUT)],
+  },
 ];

@@ -11,23 +11,12 @@
  * Never edit a released one; append a new one.
  */
 import { REFOLDED, type RefoldRow, refolds } from '../common/refold.js';
+import { SEARCH_FIELDS } from '../common/search.js';
 import type { Client } from './db.js';
 
 /** Upper to lower case for ASCII letters only, as SQLite's NOCASE folds. */
 export const NOCASE = (column: string) =>
   `translate(${column}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`;
-
-/** The text FTS5 would index, as one normalised string (see `search_text`). */
-export const SEARCH_FIELDS = [
-  'first_name',
-  'last_name',
-  'email',
-  'user_name',
-  'position',
-  'department',
-  'location',
-  'phone',
-] as const;
 
 /** PostgreSQL's version 9: users' email_norm and user_name_norm in NFKC (common/refold.ts). */
 export async function refoldIdentities(client: Client): Promise<void> {

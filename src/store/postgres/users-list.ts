@@ -1,0 +1,318 @@
+/**
+ * A users list on PostgreSQL: the statement's parts built once from the filter (listQuery),
+ * the way to read the page chosen (strategyOf), one function per way (STRATEGIES), and the
+ * page's rows read by primary key last. The same answers as ../sqlite/users-list.ts.
+ */
+import {
+  KEY_COLUMNS,
+  keysetRanges,
+  type OrderTerm,
+  orderTerms,
+  positionOf,
+} from '../common/keyset.js';
+import { cappedTotal, searchWords } from '../common/search.js';
+import { sortColumns } from '../common/sort-columns.js';
+import { type ListFilter, type UserPage, type UserView, VIEW_COLUMNS } from '../types.js';
+import { type Pool, query } from './db.js';
+import { NOCASE } from './schema-sql.js';
+
+/** Names as stored columns ordered as SQLite orders them (see schema-sql.ts). */
+const SORT_COLUMNS = sortColumns({ firstName: 'first_name_key', lastName: 'last_name_key' });
+/** A position's name compared as the stored key is (it may hold the name or its key). */
+const NAME_BIND = (p: string) => `${NOCASE(`${p}::text`)} COLLATE "C"`;
+/**
+ * The columns that give a row's position: for names the stored keys (in users_by_name, so an
+ * index-only scan still gives them; SQLite compares a key as it compares the name).
+ */
+const POSITION_COLUMNS = (f: ListFilter) => [
+  ...f.sort.map((s) =>
+    s.key === 'firstName' || s.key === 'lastName' ? SORT_COLUMNS[s.key] : KEY_COLUMNS[s.key].column,
+  ),
+  'status',
+  'rowid',
+];
+
+const VIEW = VIEW_COLUMNS.join(', ');
+
+type Counted = Pick<UserPage, 'total' | 'totalExact'>;
+/** What a strategy reads: the total, the positions (one more than the page), maybe the rows. */
+interface Read {
+  counted: Counted;
+  picked: unknown[][];
+  rows?: UserView[];
+}
+
+/** A list's statement parts, from its filter and its search (a tsquery's text). */
+interface ListQuery {
+  f: ListFilter;
+  pool: Pool;
+  fewMatches: number;
+  /** Set for a search: its words, and its statements planned with them (see planEachTime). */
+  search?: string;
+  values: unknown[];
+  filter: string;
+  terms: OrderTerm[];
+  order: string;
+  keys: string;
+  want: number;
+  planned: { planEachTime: boolean };
+}
+
+function listQuery(pool: Pool, f: ListFilter, fewMatches: number, search?: string): ListQuery {
+  const values: unknown[] = [f.branchId, f.statuses];
+  const where = ['branch_id = $1', 'status = ANY($2::text[])'];
+  if (search) {
+    values.push(search);
+    where.push(`search @@ to_tsquery('simple', $3)`);
+  }
+  const terms = orderTerms(f, SORT_COLUMNS, { firstName: NAME_BIND, lastName: NAME_BIND });
+  // NULLS placement only where a key can be NULL: PostgreSQL matches an index's order with
+  // it exactly, and a NOT NULL key's index in the default placement would not match
+  // (createdAt's first page at 1M became a scan and top-N sort of every user: bench/README.md,
+  // "A million users").
+  const order = terms
+    .map((t) =>
+      t.nullable
+        ? `${t.expr} ${t.dir} ${t.dir === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}`
+        : `${t.expr} ${t.dir}`,
+    )
+    .join(', ');
+  return {
+    f,
+    pool,
+    fewMatches,
+    search,
+    values,
+    filter: where.join(' AND '),
+    terms,
+    order,
+    // Aliased: a sort by status names that column twice.
+    keys: POSITION_COLUMNS(f)
+      .map((c, i) => `${c} AS p${i}`)
+      .join(', '),
+    want: f.limit + 1,
+    planned: { planEachTime: search !== undefined },
+  };
+}
+
+/** A statement's rows as positions (arrays of values). */
+const positions = async (q: ListQuery, text: string, bound: unknown[]) =>
+  (await query<Record<string, unknown>>(q.pool, text, bound, q.planned)).rows.map(Object.values);
+
+/**
+ * The page's positions, one more than asked to know whether more follow: by offset, or range by
+ * range after a position (keyset.ts), each from an index where one fits. Few matches are read
+ * from the full-text index and then sorted (`OFFSET 0` keeps the planner from merging the two):
+ * not knowing how few, it walked the order's index past every user for a word no one has (5.1 s
+ * at 1,000,000 users; bench/README.md, "A million users"). Many come soonest in the order's own
+ * index.
+ */
+async function pick(q: ListQuery, few: boolean): Promise<unknown[][]> {
+  const { f, keys, order, values } = q;
+  const source = few ? `(SELECT * FROM users WHERE ${q.filter} OFFSET 0) AS users` : 'users';
+  const rest = few ? 'true' : q.filter;
+  if (!f.after) {
+    const n = values.length;
+    return positions(
+      q,
+      `SELECT ${keys} FROM ${source} WHERE ${rest} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...values, q.want, f.offset],
+    );
+  }
+  const picked: unknown[][] = [];
+  for (const range of keysetRanges(q.terms, f.after)) {
+    const bound = [...values];
+    const conditions = range((value) => {
+      bound.push(value);
+      return `$${bound.length}`;
+    });
+    bound.push(q.want - picked.length);
+    picked.push(
+      ...(await positions(
+        q,
+        `SELECT ${keys} FROM ${source} WHERE ${rest} AND ${conditions.join(' AND ')} ORDER BY ${order} LIMIT $${bound.length}`,
+        bound,
+      )),
+    );
+    if (picked.length >= q.want) break;
+  }
+  return picked;
+}
+
+/**
+ * Without a query, the total is the counts the trigger keeps (migration 6), not a count; a
+ * search's matches are counted, up to countUpTo (then one more, to know there are more) as the
+ * caller allows.
+ */
+async function count(q: ListQuery): Promise<Counted> {
+  const { f } = q;
+  if (!q.search) {
+    const { rows } = await query<{ total: number }>(
+      q.pool,
+      `SELECT coalesce(sum(n), 0) AS total FROM user_counts
+       WHERE branch_id = $1 AND status = ANY($2::text[])`,
+      [f.branchId, f.statuses],
+    );
+    return { total: rows[0]!.total };
+  }
+  const upTo = f.countUpTo;
+  const { rows } = await query<{ total: number }>(
+    q.pool,
+    upTo === undefined
+      ? `SELECT count(*) AS total FROM users WHERE ${q.filter}`
+      : `SELECT count(*) AS total FROM (SELECT 1 FROM users WHERE ${q.filter} LIMIT $4) AS m`,
+    upTo === undefined ? q.values : [...q.values, upTo + 1],
+    q.planned,
+  );
+  return cappedTotal(rows[0]!.total, upTo);
+}
+
+/**
+ * How many match, as the planner expects: right for common words, whose frequencies its
+ * statistics keep (at 1M users within 5 %), and a guess of ~0.4 % for any other, however rare
+ * (a word no user has: 3,715).
+ */
+async function expected(q: ListQuery): Promise<number> {
+  const { rows } = await query<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>(
+    q.pool,
+    `EXPLAIN (FORMAT JSON) SELECT 1 FROM users WHERE ${q.filter}`,
+    q.values,
+    q.planned,
+  );
+  return rows[0]!['QUERY PLAN'][0].Plan['Plan Rows'];
+}
+
+/**
+ * A search's matches read once, up to one more than few: how many there are, and the page,
+ * sorted, when that is all of them (a count and then the page scanned the full-text index twice).
+ */
+async function readFew(q: ListQuery) {
+  const n = q.values.length;
+  const { rows } = await query<Record<string, unknown> & { matches: number }>(
+    q.pool,
+    `SELECT ${q.keys}, count(*) OVER () AS matches
+     FROM (SELECT * FROM users WHERE ${q.filter} LIMIT $${n + 1}) AS users
+     ORDER BY ${q.order} LIMIT $${n + 2} OFFSET $${n + 3}`,
+    [...q.values, q.fewMatches + 1, q.want, q.f.offset],
+    q.planned,
+  );
+  // An offset past the last match leaves no row to say how many there were.
+  const matches = rows[0]?.matches;
+  const picked = rows.map(({ matches: _, ...position }) => Object.values(position));
+  return { matches: matches === undefined ? undefined : Number(matches), picked };
+}
+
+/** The ways to read a page; a list's count and page go on two pool connections at once. */
+const STRATEGIES = {
+  /**
+   * No query, by offset: the positions from the order's index, then those rows by primary key,
+   * in one statement (ARRAY() makes the positions a value the outer scan looks up one by one;
+   * joined as a subquery, the planner hashed every user).
+   */
+  async listPage(q: ListQuery): Promise<Read> {
+    const n = q.values.length;
+    const page = query<Record<string, unknown>>(
+      q.pool,
+      `SELECT ${q.keys}, ${VIEW} FROM users
+       WHERE rowid = ANY(ARRAY(SELECT rowid FROM users WHERE ${q.filter}
+                               ORDER BY ${q.order} LIMIT $${n + 1} OFFSET $${n + 2}))
+       ORDER BY ${q.order}`,
+      [...q.values, q.want, q.f.offset],
+    );
+    const [counted, { rows }] = await Promise.all([count(q), page]);
+    const width = POSITION_COLUMNS(q.f).length;
+    return {
+      counted,
+      picked: rows.map((r) => Object.values(r).slice(0, width)),
+      rows: rows.slice(0, q.f.limit).map((r) => {
+        const view: Record<string, unknown> = {};
+        for (const c of VIEW_COLUMNS) view[c] = r[c];
+        return view as unknown as UserView;
+      }),
+    };
+  },
+  /** No query after a cursor, or words the planner knows to be common: the order's index. */
+  async inOrder(q: ListQuery): Promise<Read> {
+    const [counted, picked] = await Promise.all([count(q), pick(q, false)]);
+    return { counted, picked };
+  },
+  /** Any other search's first page by offset: how many match says how to read its page. */
+  async searchFirst(q: ListQuery): Promise<Read> {
+    const few = await readFew(q);
+    if (few.matches !== undefined && few.matches <= q.fewMatches) {
+      return { counted: cappedTotal(few.matches, q.f.countUpTo), picked: few.picked };
+    }
+    // More than few, or past the last: the bound, when it is no higher, needs no count.
+    const upTo = q.f.countUpTo;
+    const counted =
+      few.matches !== undefined && upTo !== undefined && upTo <= q.fewMatches
+        ? cappedTotal(few.matches, upTo)
+        : await count(q);
+    const many = counted.totalExact === false || counted.total > q.fewMatches;
+    return { counted, picked: many ? await pick(q, false) : [] };
+  },
+  /** Any other search after a cursor: counted first, then few sorted or many in order. */
+  async searchAfter(q: ListQuery): Promise<Read> {
+    const counted = await count(q);
+    const few = counted.totalExact !== false && counted.total <= q.fewMatches;
+    return { counted, picked: await pick(q, few) };
+  },
+};
+
+/**
+ * Which way to read: without a query the order's index (by offset with the rows at once); a
+ * search of words the planner knows to be common in the order's index, with its count beside
+ * it; any other first learns how many match.
+ */
+async function strategyOf(q: ListQuery): Promise<keyof typeof STRATEGIES> {
+  if (!q.search) return q.f.after ? 'inOrder' : 'listPage';
+  if ((await expected(q)) > q.fewMatches) return 'inOrder';
+  return q.f.after ? 'searchAfter' : 'searchFirst';
+}
+
+/**
+ * A query's words as a tsquery's text: each a required prefix, normalised as the stored vector
+ * is; a word that normalises to nothing (a lone combining mark) is dropped rather than matching
+ * all, and '' when none is left. A statement of its own, so that the page and the count get the
+ * words as a value their plans can see (see planEachTime).
+ */
+async function searchQuery(pool: Pool, words: string[]) {
+  const { rows } = await query<{ q: string }>(
+    pool,
+    `SELECT coalesce(string_agg(w || ':*', ' & '), '') AS q
+     FROM (SELECT regexp_replace(roster_search_text(word), ' ', '', 'g') AS w
+           FROM unnest($1::text[]) AS word) AS words
+     WHERE w <> ''`,
+    [words],
+  );
+  return rows[0]!.q;
+}
+
+export async function listUsers(pool: Pool, f: ListFilter, fewMatches: number): Promise<UserPage> {
+  const words = f.query === undefined ? undefined : searchWords(f.query);
+  if (words?.length === 0) return { total: 0, rows: [] };
+  const search = words && (await searchQuery(pool, words));
+  if (search === '') return { total: 0, rows: [] };
+  const q = listQuery(pool, f, fewMatches, search);
+  const { counted, picked, rows: given } = await STRATEGIES[await strategyOf(q)](q);
+  const page = picked.slice(0, f.limit);
+  // Where the page's rows were not read with it, only those rows, by primary key and kept in
+  // the page's order.
+  const rows =
+    given ??
+    (page.length === 0
+      ? []
+      : (
+          await query<UserView>(
+            pool,
+            `SELECT ${VIEW} FROM unnest($1::bigint[]) WITH ORDINALITY AS page(page_rowid, n)
+             JOIN users ON users.rowid = page.page_rowid
+             ORDER BY page.n`,
+            [page.map((p) => p.at(-1))],
+          )
+        ).rows);
+  // A page of none (limit 0: the count alone) has no position to go on from.
+  return picked.length > f.limit && page.length > 0
+    ? { ...counted, rows, next: positionOf(page.at(-1)!) }
+    : { ...counted, rows };
+}

@@ -1,0 +1,193 @@
+/**
+ * A users list on SQLite: the statement's parts built once from the filter (listQuery), the way
+ * to read the page chosen (strategyOf), one function per way (STRATEGIES), and the page's rows
+ * read by rowid last. The same answers as ../postgres/users-list.ts.
+ */
+import type { SortKey } from '../../contract/user.js';
+import {
+  keysetRanges,
+  type OrderTerm,
+  orderTerms,
+  positionColumns,
+  positionOf,
+} from '../common/keyset.js';
+import { cappedTotal, searchWords, spellOut } from '../common/search.js';
+import { sortColumns } from '../common/sort-columns.js';
+import { type ListFilter, type UserPage, VIEW_COLUMNS, viewOf } from '../types.js';
+import type { Db } from './db.js';
+
+const SORT_COLUMNS = sortColumns({
+  firstName: 'first_name COLLATE NOCASE',
+  lastName: 'last_name COLLATE NOCASE',
+});
+
+/**
+ * The index that gives each leading sort key's order (migrations 3 and 8). Named, because
+ * SQLite's planner without statistics takes `branch_id = ?` for a handful of rows, so every
+ * index on branch_id looks alike to it: with users_by_first_name added it read the default
+ * order's first page from that one and sorted the whole branch (at 1M users: bench/README.md,
+ * "Figures from src/ comments").
+ */
+const SORT_INDEX: Record<SortKey, string> = {
+  lastName: 'users_by_name',
+  firstName: 'users_by_first_name',
+  createdAt: 'users_by_created',
+  email: 'users_by_email',
+  externalId: 'users_by_external_id',
+  status: 'users_by_status',
+};
+
+/**
+ * A free-text query as an FTS5 expression: every word a quoted prefix term, all required.
+ * Quoting makes FTS syntax in user input (`AND`, `*`, `"`, `NEAR(`) plain text. Spelled out as
+ * the entries are (migration 16).
+ */
+export function ftsExpression(query: string): string | null {
+  const words = searchWords(spellOut(query));
+  if (words.length === 0) return null;
+  return words.map((w) => `"${w}"*`).join(' ');
+}
+
+/** The same, qualified: beside json_each, whose columns include an \`id\`. */
+const USERS_VIEW = VIEW_COLUMNS.map((c) => `users.${c}`).join(', ');
+
+/** A user's branch and status as one token of its full-text entry (see migration 6). */
+const scopeToken = (branchId: number, status: string) => `b${branchId}${status}`;
+
+/** Statements prepared once per text, as arrays of values (see viewOf). */
+export type Prepared = (sql: string) => ReturnType<Db['prepare']>;
+
+type Counted = Pick<UserPage, 'total' | 'totalExact'>;
+
+/** A list's statement parts, from its filter. */
+interface ListQuery {
+  f: ListFilter;
+  /** A search's FTS5 match: the words in the user's fields, the branch and status in scope. */
+  match?: string;
+  where: string;
+  params: Record<string, unknown>;
+  terms: OrderTerm[];
+  order: string;
+  keys: string;
+  want: number;
+}
+
+function listQuery(f: ListFilter, words: string | undefined): ListQuery {
+  // The words in the user's fields, and the branch and status in the entry's scope token
+  // (migration 6): FTS5 alone answers which users of the branch match.
+  const match =
+    words &&
+    `(- {scope} : (${words})) AND scope : (${f.statuses.map((s) => `"${scopeToken(f.branchId, s)}"`).join(' OR ')})`;
+  const params: Record<string, unknown> = { branchId: f.branchId };
+  if (match) params.match = match;
+  f.statuses.forEach((s, i) => {
+    params[`s${i}`] = s;
+  });
+  // status before rowid: a harmless tie-break that lets users_by_name order a page alone.
+  const terms = orderTerms(f, SORT_COLUMNS);
+  return {
+    f,
+    match,
+    where: [
+      'branch_id = @branchId',
+      `status IN (${f.statuses.map((_, i) => `@s${i}`).join(', ')})`,
+      ...(match ? ['rowid IN (SELECT rowid FROM users_fts WHERE users_fts MATCH @match)'] : []),
+    ].join(' AND '),
+    params,
+    terms,
+    order: terms.map((t) => `${t.expr} ${t.dir}`).join(', '),
+    keys: positionColumns(f).join(', '),
+    // One more than asked, to know whether more follow.
+    want: f.limit + 1,
+  };
+}
+
+/**
+ * The page's positions (index-only where an index fits) from `from`: by offset, or range by
+ * range after a position (keyset.ts).
+ */
+function pick(prepared: Prepared, q: ListQuery, from: string): unknown[][] {
+  const { f, keys, where, order, params } = q;
+  if (!f.after) {
+    return prepared(
+      `SELECT ${keys} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`,
+    ).all({ ...params, limit: q.want, offset: f.offset }) as unknown[][];
+  }
+  const picked: unknown[][] = [];
+  for (const range of keysetRanges(q.terms, f.after)) {
+    const bound: Record<string, unknown> = {};
+    const conditions = range((value) => {
+      const name = `k${Object.keys(bound).length}`;
+      bound[name] = value;
+      return `@${name}`;
+    });
+    const sql = `SELECT ${keys} FROM ${from} WHERE ${where} AND ${conditions.join(' AND ')} ORDER BY ${order} LIMIT @limit`;
+    picked.push(
+      ...(prepared(sql).all({ ...params, ...bound, limit: q.want - picked.length }) as unknown[][]),
+    );
+    if (picked.length >= q.want) break;
+  }
+  return picked;
+}
+
+/** The ways to read a page's positions. */
+const STRATEGIES = {
+  /**
+   * In the order's index, named as SORT_INDEX says; for a search too, where the planner (no
+   * statistics) walked another index whole and sorted every match.
+   */
+  inOrder: (prepared: Prepared, q: ListQuery) =>
+    pick(prepared, q, `users INDEXED BY ${SORT_INDEX[q.f.sort[0]!.key]}`),
+  /** A search's few matches, each read by rowid from the full-text side, then sorted. */
+  fewSorted: (prepared: Prepared, q: ListQuery) => pick(prepared, q, 'users NOT INDEXED'),
+};
+
+/**
+ * Which way to read, by the count: only a search with few matches is read from the full-text
+ * side (figures for both at 1,000,000 users: bench/README.md, "Figures from src/ comments").
+ */
+const strategyOf = (q: ListQuery, counted: Counted, fewMatches: number): keyof typeof STRATEGIES =>
+  q.match && counted.totalExact !== false && counted.total <= fewMatches ? 'fewSorted' : 'inOrder';
+
+/** A list on SQLite, with its statements prepared once per text. */
+export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
+  // A list's total without a query: the counts the triggers keep (migration 10), not a count.
+  const countListed = db
+    .prepare<[number, string]>(
+      `SELECT coalesce(sum(n), 0) FROM user_counts
+       WHERE branch_id = ? AND status IN (SELECT value FROM json_each(?))`,
+    )
+    .pluck();
+  // A search's: its matches counted from the full-text index, up to countUpTo (then one more,
+  // to know there are more) as the caller allows.
+  const countAll = db.prepare('SELECT count(*) FROM users_fts WHERE users_fts MATCH ?').pluck();
+  const countSome = db
+    .prepare('SELECT count(*) FROM (SELECT 1 FROM users_fts WHERE users_fts MATCH ? LIMIT ?)')
+    .pluck();
+  const count = ({ f, match }: ListQuery): Counted => {
+    if (!match) return { total: countListed.get(f.branchId, JSON.stringify(f.statuses)) as number };
+    if (f.countUpTo === undefined) return { total: countAll.get(match) as number };
+    return cappedTotal(countSome.get(match, f.countUpTo + 1) as number, f.countUpTo);
+  };
+
+  return (f: ListFilter): UserPage => {
+    const words = f.query === undefined ? undefined : ftsExpression(f.query);
+    if (words === null) return { total: 0, rows: [] };
+    const q = listQuery(f, words);
+    const counted = count(q);
+    const picked = STRATEGIES[strategyOf(q, counted, fewMatches)](prepared, q);
+    // Then only the page's rows, by rowid, in that order.
+    const page = picked.slice(0, f.limit);
+    const rows =
+      page.length === 0
+        ? []
+        : (
+            prepared(
+              `SELECT ${USERS_VIEW} FROM json_each(@ids) AS page JOIN users ON users.rowid = page.value ORDER BY page.key`,
+            ).all({ ids: JSON.stringify(page.map((p) => p.at(-1))) }) as unknown[][]
+          ).map(viewOf);
+    // A page of none (limit 0: the count alone) has no position to go on from.
+    const next = picked.length > f.limit && page.length > 0 ? positionOf(page.at(-1)!) : undefined;
+    return next ? { ...counted, rows, next } : { ...counted, rows };
+  };
+}
