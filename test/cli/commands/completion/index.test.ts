@@ -1,10 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '../../../../src/cli/main.js';
+import { scratch } from '../../../helpers/scratch.js';
 import { fakeIO, testDeps } from '../../helpers.js';
+
+const dirs = scratch();
+afterAll(dirs.cleanup);
 
 async function script(shell: string) {
   const fake = fakeIO();
@@ -18,24 +21,20 @@ async function script(shell: string) {
  * worker that had run many files; one bash takes well under a second.)
  */
 function completeAll(bash: string, lines: string[][]): string[][] {
-  const dir = mkdtempSync(join(tmpdir(), 'roster-completion-'));
-  try {
-    const file = join(dir, 'roster.bash');
-    writeFileSync(file, bash);
-    const quote = (w: string) => `'${w}'`;
-    const runs = lines.map(
-      (words) =>
-        `COMP_WORDS=(${words.map(quote).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _roster; printf '%s\\n' "\${COMPREPLY[@]}"; echo '\u0001'`,
-    );
-    const script = `complete() { :; }; source ${file}; ${runs.join('; ')}`;
-    const out = execFileSync('bash', ['-c', script], { encoding: 'utf8' });
-    return out
-      .split('\u0001\n')
-      .slice(0, lines.length)
-      .map((part) => part.split('\n').filter(Boolean));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dir = dirs.temp('roster-completion-');
+  const file = join(dir, 'roster.bash');
+  writeFileSync(file, bash);
+  const quote = (w: string) => `'${w}'`;
+  const runs = lines.map(
+    (words) =>
+      `COMP_WORDS=(${words.map(quote).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); _roster; printf '%s\\n' "\${COMPREPLY[@]}"; echo '\u0001'`,
+  );
+  const script = `complete() { :; }; source ${file}; ${runs.join('; ')}`;
+  const out = execFileSync('bash', ['-c', script], { encoding: 'utf8' });
+  return out
+    .split('\u0001\n')
+    .slice(0, lines.length)
+    .map((part) => part.split('\n').filter(Boolean));
 }
 
 /** A command line, and what completing its last word offers: exactly this, or at least this. */

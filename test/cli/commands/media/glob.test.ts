@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,10 +8,13 @@ import {
   hasMagic,
   segmentRegExp,
 } from '../../../../src/cli/commands/media/glob.js';
+import { scratch } from '../../../helpers/scratch.js';
+
+const dirs = scratch();
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'roster-glob-'));
+  dir = dirs.temp('roster-glob-');
   for (const f of [
     'a.png',
     'b.png',
@@ -31,7 +33,7 @@ beforeAll(() => {
   mkdirSync(join(dir, 'dir.png'));
   symlinkSync(join(dir, 'photos'), join(dir, 'linked'));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(dirs.cleanup);
 
 describe('pattern pieces', () => {
   it('hasMagic: wildcards, classes and braces, not escaped ones', () => {
