@@ -5,15 +5,7 @@
  * SIGTERM, or the service dying with that create committed — then runs the printed hint
  * literally in a shell. The end state must be that of one uninterrupted run.
  */
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
@@ -22,7 +14,10 @@ import { BACKEND } from '../helpers/database.js';
 import { BIN } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 import { type HoldProxy, holdProxy } from '../helpers/hold-proxy.js';
+import { scratch } from '../helpers/scratch.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+
+const dirs = scratch();
 
 // Which create is held: seeded, so a failure names the point it was stopped at.
 const SEED = Number(process.env.ROSTER_TEST_SEED ?? 11);
@@ -43,7 +38,7 @@ beforeEach(async () => {
     (req) => req.method === 'POST' && req.url === '/api/users',
     HELD,
   );
-  dir = mkdtempSync(join(tmpdir(), 'roster-resume-'));
+  dir = dirs.temp('roster-resume-');
   // `roster` on PATH, so the printed hint runs exactly as a person would paste it.
   shim = join(dir, 'bin');
   writeFileSync(join(dir, 'roster'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
@@ -54,6 +49,7 @@ afterEach(async () => {
   await proxy.close();
   await client.close();
   await server.close();
+  await dirs.cleanup();
 });
 
 /** An HR export: Active people and leavers, a column Roster does not know. */

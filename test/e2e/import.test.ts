@@ -3,16 +3,18 @@
  * -9 mid-run. The rules (bad input, --sync, reports, export → import)
  * run in-process in test/import/import-cli.test.ts.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BIN, type Served, serve } from '../helpers/e2e.js';
+import { scratch } from '../helpers/scratch.js';
 import { people, tempCsv } from '../import/helpers.js';
 
+const dirs = scratch();
+
 let server: Served;
-const dir = mkdtempSync(join(tmpdir(), 'roster-e2e-import-'));
+const dir = dirs.temp('roster-e2e-import-');
 let branches = 0;
 
 beforeAll(async () => {
@@ -20,6 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
+  await dirs.cleanup();
 });
 
 const file = (name: string, content: string) => tempCsv(content, name);

@@ -4,7 +4,6 @@
  */
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { truncate, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import sharp from 'sharp';
@@ -12,6 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliServed, startCliServed } from '../helpers/cli-run.js';
 import { BIN } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
+import { scratch } from '../helpers/scratch.js';
+
+const dirs = scratch();
 
 let srv: CliServed;
 let dir: string;
@@ -46,7 +48,7 @@ const png = (width: number, height: number, r: number) =>
     .toBuffer();
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'roster-media-cli-'));
+  dir = dirs.temp('roster-media-cli-');
   mkdirSync(at('photos/2024'), { recursive: true });
   mkdirSync(at('empty-dir'));
   const [a, b, c] = await Promise.all([png(64, 48, 10), png(32, 32, 90), png(20, 10, 200)]);
@@ -61,7 +63,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await srv?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await dirs.cleanup();
 });
 
 /** Every medium of the branch, by file name. */

@@ -1,16 +1,17 @@
 /** /healthz and /readyz, and what a drain does to them, through the real app. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { createApp } from '../../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../../../src/server/config.js';
 import { openTestStore } from '../../helpers/database.js';
+import { scratch } from '../../helpers/scratch.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
+
+const dirs = scratch();
 
 const open: TestServer[] = [];
 afterEach(async () => {
   for (const s of open.splice(0)) await s.close();
+  await dirs.cleanup();
 });
 
 test('both answer without a token; /readyz asks the database', async () => {
@@ -49,7 +50,7 @@ test('a drain fails /readyz at once, keeps answering for the drain delay, then c
 });
 
 test('idle keep-alive connections stay open 65 s by default, above a balancer’s idle timeout', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'roster-keepalive-'));
+  const dataDir = dirs.temp('roster-keepalive-');
   const { store, dispose } = await openTestStore(dataDir);
   const config = { dataDir, vendor: 'service', maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES };
   for (const [given, expected] of [
@@ -64,5 +65,4 @@ test('idle keep-alive connections stay open 65 s by default, above a balancer’
     await app.close();
   }
   await dispose();
-  rmSync(dataDir, { recursive: true, force: true });
 });
