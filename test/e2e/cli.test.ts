@@ -8,10 +8,9 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliServed, startCliServed } from '../helpers/cli-run.js';
-import { BIN, roster } from '../helpers/e2e.js';
+import { roster, start } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 import { EMPTY_PAGE, sendJson, startServer } from '../helpers/fake-server.js';
 import { scratch } from '../helpers/scratch.js';
@@ -292,16 +291,14 @@ describe('on the way to the service', () => {
   it('Ctrl-C (SIGINT) while waiting: exit 130', async () => {
     const s = await startServer(() => {}); // never answers
     try {
-      const child = execa(process.execPath, [BIN, 'users', 'list', '--base-url', `${s.baseUrl}`], {
-        env: { PATH: process.env.PATH, ROSTER_TOKEN: 'dA==' },
-        extendEnv: false,
-        reject: false,
+      const child = start(['users', 'list', '--base-url', `${s.baseUrl}`], {
+        env: { ROSTER_TOKEN: 'dA==' },
       });
       await eventually(() => s.seen.length > 0, 15_000);
       child.kill('SIGINT');
-      const r = await child;
+      const r = await child.done;
       expect(r.exitCode).toBe(130);
-      expect(String(r.stderr)).toContain('interrupted');
+      expect(r.stderr).toContain('interrupted');
     } finally {
       await s.close();
     }

@@ -8,9 +8,8 @@ import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/e2e.js';
+import { start } from '../helpers/e2e.js';
 import { engineAvailable } from '../helpers/engine.js';
 import { scratch } from '../helpers/scratch.js';
 
@@ -117,18 +116,15 @@ afterAll(async () => {
 
 /** The CLI against the hostile service, under GNU time: exit code, stderr, peak RSS in MB. */
 async function roster(args: string[]) {
-  const r = await execa(TIME, ['-f', 'peak-rss-kb=%M', process.execPath, BIN, ...args], {
+  const r = await start(args, {
+    under: [TIME, '-f', 'peak-rss-kb=%M'],
     env: {
-      PATH: process.env.PATH,
-      NO_COLOR: '1',
       ROSTER_BASE_URL: `${origin}/api`,
       ROSTER_TOKEN: TOKEN,
       ROSTER_CONFIG_DIR: join(dir, 'config'),
     },
-    extendEnv: false,
-    reject: false,
-    timeout: 60_000,
-  });
+    timeoutMs: 60_000,
+  }).done;
   const stderr = String(r.stderr);
   const kb = Number(/peak-rss-kb=(\d+)/.exec(stderr)?.[1]);
   return {
