@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { run } from '../../../../src/cli/main.js';
+import { ALL } from '../../../../src/cli/commands/index.js';
+import { buildProgram, run } from '../../../../src/cli/main.js';
+import { OUTPUT_CHOICES } from '../../../../src/cli/output/render.js';
 import { scratch } from '../../../helpers/scratch.js';
 import { fakeIO, testDeps } from '../../helpers.js';
 
@@ -37,6 +39,14 @@ function completeAll(bash: string, lines: string[][]): string[][] {
     .map((part) => part.split('\n').filter(Boolean));
 }
 
+/** The verbs of `group`, as the command registry registers them. */
+async function verbsOf(group: string): Promise<string[]> {
+  const program = await buildProgram(testDeps(fakeIO()));
+  const verbs = program.commands.find((c) => c.name() === group)?.commands.map((c) => c.name());
+  if (!verbs?.length) throw new Error(`no verbs registered under ${group}`);
+  return verbs;
+}
+
 /** A command line, and what completing its last word offers: exactly this, or at least this. */
 type Case = [words: string[], offers: string[], atLeast?: 'at least'];
 
@@ -56,19 +66,13 @@ describe('roster completion', () => {
     const bash = await script('bash');
     execFileSync('bash', ['-n'], { input: bash });
     expectCompletions(bash, [
-      [['roster', ''], ['users', 'check', 'login', 'serve'], 'at least'],
-      [
-        ['roster', 'users', ''],
-        ['list', 'show', 'invite', 'update', 'activate', 'deactivate', 'remove'],
-        'at least',
-      ],
+      [['roster', ''], ALL],
+      [['roster', 'users', ''], await verbsOf('users')],
+      [['roster', 'media', ''], await verbsOf('media')],
       [['roster', '--profile', 'users', 'users', 'li'], ['list']],
       [['roster', 'users', 'list', '--st'], ['--status']],
       [['roster', 'users', 'list', '--ou'], ['--output']],
-      [
-        ['roster', '-o', ''],
-        ['table', 'json', 'ndjson', 'csv', 'yaml', 'wide', 'ids'],
-      ],
+      [['roster', '-o', ''], [...OUTPUT_CHOICES]],
       [['roster', 'users', 'list', '--no-h'], ['--no-headers']],
       [['roster', 'media', 'upload', '--fi'], ['--fields']],
       [['roster', 'completion', '--he'], ['--help']],
@@ -92,12 +96,11 @@ describe('roster completion', () => {
     expect(zsh).toContain("'users') reply=('list:list users");
     expect(zsh).toContain('compdef _roster roster');
     const fish = await script('fish');
-    expect(fish).toMatch(
-      /complete -c roster -n '__fish_seen_subcommand_from users; and not __fish_seen_subcommand_from list show invite update activate deactivate remove[a-z ]*' -a list/,
-    );
+    const users = (await verbsOf('users')).join(' ');
     expect(fish).toContain(
-      "complete -c roster -s o -l output -x -a 'table json ndjson csv yaml wide ids'",
+      `complete -c roster -n '__fish_seen_subcommand_from users; and not __fish_seen_subcommand_from ${users}' -a list`,
     );
+    expect(fish).toContain(`complete -c roster -s o -l output -x -a '${OUTPUT_CHOICES.join(' ')}'`);
     expect(fish).toContain('-l no-headers');
     expect(fish).toContain(
       "-n '__fish_seen_subcommand_from users; and __fish_seen_subcommand_from invite' -l email -r -F",
