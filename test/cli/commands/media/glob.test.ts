@@ -59,6 +59,17 @@ describe('pattern pieces', () => {
     expect(expandBraces('no-brace')).toEqual(['no-brace']);
   });
 
+  it('expandBraces: an unclosed or escaped brace stays; one without a comma keeps the groups inside it', () => {
+    expect(expandBraces('{a,b')).toEqual(['{a,b']);
+    expect(expandBraces('{a,b{c,d}')).toEqual(['{a,bc', '{a,bd']);
+    expect(expandBraces('{a{b,c}}')).toEqual(['{ab}', '{ac}']);
+    expect(expandBraces('x{}{a,b}')).toEqual(['x{}a', 'x{}b']);
+    if (process.platform !== 'win32') {
+      expect(expandBraces('\\{a,b}')).toEqual(['\\{a,b}']);
+      expect(expandBraces('{a\\,b,c}')).toEqual(['a\\,b', 'c']);
+    }
+  });
+
   it('segmentRegExp: *, ?, classes, negation; a leading dot only when spelled', () => {
     const m = (p: string, name: string) => segmentRegExp(p).test(name);
     expect(m('*.png', 'a.png')).toBe(true);
