@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { onTestFinished } from 'vitest';
 import { type Channel, SCOPES, type Scope } from '../../src/contract/scopes.js';
 import { type App, createApp } from '../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/config.js';
@@ -101,6 +102,16 @@ export async function startServer(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A test server of the current test's own, closed when the test ends however it ends (what a
+ * try/finally or a list closed in afterEach did in each file). Takes startServer's arguments.
+ */
+export async function serverForTest(...args: Parameters<typeof startServer>): Promise<TestServer> {
+  const server = await startServer(...args);
+  onTestFinished(() => server.close());
+  return server;
 }
 
 /** A `req` function for a server at `url`, authenticating with `defaultToken` unless told. */
