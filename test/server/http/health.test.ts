@@ -4,19 +4,14 @@ import { createApp } from '../../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../../../src/server/config.js';
 import { openTestStore } from '../../helpers/database.js';
 import { scratch } from '../../helpers/scratch.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { serverForTest } from '../../helpers/server.js';
 
 const dirs = scratch();
 
-const open: TestServer[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close();
-  await dirs.cleanup();
-});
+afterEach(dirs.cleanup);
 
 test('both answer without a token; /readyz asks the database', async () => {
-  const s = await startServer();
-  open.push(s);
+  const s = await serverForTest();
   const health = await s.req('GET', '/healthz', { token: null });
   expect(health.status).toBe(200);
   expect(health.json).toEqual({ status: 'ok' });
@@ -27,8 +22,7 @@ test('both answer without a token; /readyz asks the database', async () => {
 });
 
 test('a drain fails /readyz at once, keeps answering for the drain delay, then closes', async () => {
-  const s = await startServer({ drainDelayMs: 60_000 });
-  open.push(s);
+  const s = await serverForTest({ drainDelayMs: 60_000 });
   let wake!: () => void;
   const slept: number[] = [];
   const closing = s.app!.close(1000, (ms) => {
