@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { onTestFinished } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
 import { type Channel, SCOPES, type Scope } from '../../src/contract/scopes.js';
 import { type App, createApp } from '../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/config.js';
@@ -102,6 +102,17 @@ export async function startServer(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A test server for the tests of a file: started as the file is loaded (`const s = await
+ * serverForFile()` at its top level) and closed after its last test. Takes startServer's
+ * arguments.
+ */
+export async function serverForFile(...args: Parameters<typeof startServer>): Promise<TestServer> {
+  const server = await startServer(...args);
+  afterAll(() => server.close());
+  return server;
 }
 
 /**
