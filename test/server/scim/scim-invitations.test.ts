@@ -1,16 +1,12 @@
 /** SCIM-created users get no invitation mail unless their tenant says so. */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
 import { scimClient, scimUser } from '../../helpers/scim.js';
-import { serverForTest, startServer, type TestServer } from '../../helpers/server.js';
+import { serverForFile, serverForTest } from '../../helpers/server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
+const server = await serverForFile();
 
 test('off by default; on once the tenant turns --scim-invitations on', async () => {
   const scim = scimClient(server);
