@@ -1,8 +1,5 @@
 /** Starts a real app on a temp data dir, listening on a loopback port, for HTTP tests. */
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, onTestFinished } from 'vitest';
 import { type Channel, SCOPES, type Scope } from '../../src/contract/scopes.js';
@@ -11,6 +8,7 @@ import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/co
 import type { Store } from '../../src/store/store.js';
 import { TEST_AUDIT } from './audit.js';
 import { openTestStore } from './database.js';
+import { scratch } from './scratch.js';
 
 export interface TestServer {
   url: string;
@@ -51,7 +49,8 @@ export async function startServer(
   config: Partial<ServerConfig> = {},
   tuning: Parameters<typeof openTestStore>[1] = {},
 ): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'roster-test-'));
+  const dirs = scratch();
+  const dataDir = dirs.temp('roster-test-');
   const { store, database, blobs, dispose } = await openTestStore(dataDir, tuning);
   const adminToken = (await store.bootstrap())!.adminToken;
   const logs: string[] = [];
@@ -99,7 +98,7 @@ export async function startServer(
     async close() {
       await app.close(1000);
       await dispose();
-      rmSync(dataDir, { recursive: true, force: true });
+      await dirs.cleanup();
     },
   };
 }
