@@ -14,7 +14,8 @@
 // Left out of the file, and loaded as before when a command needs them:
 // - the service (dist/server, dist/store): only `roster serve` and the local admin commands use
 //   it, always through `import()` (checked below; a static import would load Koa for every
-//   command), and it keeps its own paths (workers, previews);
+//   command), and it keeps its own paths (workers, previews); so do the image decoders
+//   (dist/images: HEIC, BMP, ICO), which the avatar commands reach through import() as well;
 // - zod, csv-parse, csv-stringify, yaml: required on first use through their CommonJS builds; bundled,
 //   their code would be compiled by every command that never validates, reads a CSV or writes YAML;
 // - conf, ora, @inquirer/prompts: ES modules, loaded through `import()` when a command needs them;
@@ -29,7 +30,7 @@ import { build } from 'esbuild';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIST = `${ROOT}dist/`;
 export const OUTFILE = `${DIST}cli/roster.cjs`;
-const SERVICE = [`${DIST}server/`, `${DIST}store/`];
+const SERVICE = [`${DIST}server/`, `${DIST}store/`, `${DIST}images/`];
 const EXTERNAL =
   /^(zod|csv-parse|csv-stringify|yaml|conf|ora|@inquirer\/prompts|sharp|exceljs)(\/|$)/;
 

@@ -11,11 +11,13 @@ const SRC = resolve(import.meta.dirname, '..', 'src');
 const ALLOWED: Record<string, string[]> = {
   contract: [],
   files: [],
+  // Decoding what libvips cannot read (HEIC, BMP, ICO): for the server's previews and the CLI's avatars.
+  images: ['contract'],
   store: ['contract'],
-  server: ['contract', 'store'],
+  server: ['contract', 'store', 'images'],
   client: ['contract'],
   import: ['contract', 'client', 'files'],
-  cli: ['contract', 'client', 'import', 'files', 'server', 'store'],
+  cli: ['contract', 'client', 'import', 'files', 'images', 'server', 'store'],
 };
 
 function* files(dir: string): Generator<string> {

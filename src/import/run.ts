@@ -272,144 +272,207 @@ async function planAndApply(
   const summary = plannedSummary(plan, done !== undefined);
   summary.invitations = (opts.sendMail ?? true) ? plan.invitations : 0;
   const report = openReport(opts);
-  const replay = async () =>
-    replayPlan(
-      plan,
-      plan.kept ? csv : await reopen(csv, opts, read),
-      columns,
-      snapshot,
-      planOptions,
-    );
-  const newUserFields = () => columns.fields.filter((f): f is string => f !== null);
+  const run: PlanRun = {
+    plan,
+    summary,
+    report,
+    match,
+    done,
+    replay: async () =>
+      replayPlan(
+        plan,
+        plan.kept ? csv : await reopen(csv, opts, read),
+        columns,
+        snapshot,
+        planOptions,
+      ),
+    newUserFields: () => columns.fields.filter((f): f is string => f !== null),
+  };
   try {
-    if (opts.dryRun) {
-      // What the run would refuse (or ask) before its first create, the dry run does too.
-      if (plan.counts.create > 0) await hooks.beforeCreates?.(newUserFields());
-      if (report || hooks.onPlannedRow) {
-        const emit = async (r: PlannedRow, row?: number) => {
-          report?.write({ ...r, ...(row ? { row } : {}), status: 'planned' });
-          await hooks.onPlannedRow?.(r, row);
-        };
-        for await (const e of await replay()) await emit(plannedRow(e), e.row);
-        for (const u of plan.deactivate) await emit(plannedDeactivation(u, match));
-      }
-      return { plan, summary, failures: plan.errors.map(planned), refusal };
-    }
-
-    // A saved plan: the plan made now must be the saved one, row by row, before anything is sent.
-    const check = opts.plan ? new PlanCheck(opts.plan) : undefined;
-    let deactivate = plan.deactivate;
-    if (check) {
-      for await (const e of await replay()) check.check({ ...plannedRow(e), row: e.row });
-      const saved = new Set(opts.plan!.rows.filter((r) => r.row === undefined).map((r) => r.id));
-      for (const u of plan.deactivate) check.check(plannedDeactivation(u, match));
-      check.finish();
-      deactivate = plan.deactivate.filter((u) => saved.has(u.id));
-      if (check.changed.length > 0 && !opts.partial) {
-        throw new ImportError(
-          `${check.changed.length} row${check.changed.length === 1 ? '' : 's'} of the plan no longer hold${check.changed.length === 1 ? 's' : ''}, so nothing was applied (make a new plan with --dry-run --save-plan, or apply the rest with --partial):\n${check.changed.map((c) => `  ${c}`).join('\n')}`,
-        );
-      }
-    }
-    if (plan.counts.create > 0) await hooks.beforeCreates?.(newUserFields());
-    await hooks.beforeSending?.();
-    // What is sent is counted as it completes; what the plan settled is counted already.
-    Object.assign(summary, { created: 0, updated: 0, deactivated: 0, invitations: 0 });
-    const failures: Outcome[] = plan.errors.map(planned);
-    for (const c of check?.changed ?? [])
-      hooks.onWarning?.(`not applied, changed since the plan: ${c}`);
-    const appending = report !== undefined && report.path === opts.resume;
-    const names = {
-      create: 'created',
-      update: 'updated',
-      unchanged: 'unchanged',
-      deactivate: 'deactivated',
-    } as const;
-    const sends = plan.counts.create + plan.counts.update + plan.counts.deactivate;
-    // What the plan settled without a request, counted as each row is reached, and the rows
-    // (and --sync deactivations) done: an interrupted run reports only what it got to.
-    const reached = { walked: false, unchanged: 0, errors: 0, leavers: 0, skipped: 0 };
-    const settled = { rows: 0, absent: 0 };
-
-    /** Rows to send; the others only go to the report. */
-    async function* toSend(): AsyncGenerator<Entry> {
-      if (sends === 0 && !report) return;
-      reached.walked = true;
-      for await (const e of await replay()) {
-        const sent = e.action === 'create' || e.action === 'update' || e.action === 'deactivate';
-        const held = check?.held.has(e.row) && e.action !== 'error';
-        if (!sent || held) settled.rows++;
-        // A held row is a failure of its own (counted below), whatever the plan held for it.
-        if (!held) {
-          if (e.action === 'unchanged') reached.unchanged++;
-          else if (e.action === 'error') reached.errors++;
-          else if (e.action === 'leaver') reached.leavers++;
-          else if (e.action === 'skip') reached.skipped++;
-        }
-        if (held) {
-          const outcome: Outcome = {
-            ...planned(e),
-            status: 'failed',
-            error: 'changed since the plan was made; not applied (--partial)',
-          };
-          report?.write(outcome);
-          summary.failed++;
-          failures.push(outcome);
-        } else if (e.action === 'create' || e.action === 'update' || e.action === 'deactivate')
-          yield e;
-        else if (e.action === 'skip') {
-          if (!report || appending) continue;
-          const before = done!.get(e.row)!;
-          report.write({
-            row: e.row,
-            line: e.line,
-            key: e.key,
-            action: before.action,
-            id: before.id,
-            status: 'ok',
-          });
-        } else report?.write(planned(e));
-      }
-    }
-
-    const bar = hooks.progress?.(sends + deactivate.length);
-    try {
-      await applyPlan(client, toSend(), deactivate, {
-        match,
-        concurrency: opts.concurrency ?? 8,
-        sendMail: opts.sendMail ?? true,
-        signal: opts.signal,
-        onOutcome: (o) => {
-          report?.write(o);
-          bar?.tick();
-          if (o.row === undefined) settled.absent++;
-          else {
-            settled.rows++;
-            if (o.action === 'deactivate') reached.leavers++;
-          }
-          if (o.status === 'failed') {
-            summary.failed++;
-            failures.push(o);
-          } else if (o.action in names) summary[names[o.action as keyof typeof names]]++;
-          if (o.invited) summary.invitations!++;
-        },
-      });
-    } finally {
-      bar?.end();
-    }
-    failures.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
-    const interrupted = opts.signal?.aborted;
-    if (interrupted && reached.walked) {
-      // The plan's counts of rows never reached are not results: only what was applied, and
-      // what remains (a --resume of the report, or the same import again, does the rest).
-      summary.unchanged = reached.unchanged;
-      summary.failed += reached.errors - plan.counts.error;
-      if (summary.leavers !== undefined) summary.leavers = reached.leavers;
-      if (summary.skipped !== undefined) summary.skipped = reached.skipped;
-      summary.remaining = plan.rows - settled.rows + deactivate.length - settled.absent;
-    }
-    return { plan, summary, failures, interrupted };
+    if (opts.dryRun) return await showPlan(run, hooks, refusal);
+    return await applyRun(client, opts, hooks, run);
   } finally {
     report?.close();
   }
+}
+
+/** What planAndApply planned, for the dry run and the real run alike. */
+interface PlanRun {
+  plan: Plan;
+  summary: Summary;
+  report: ReportWriter | undefined;
+  match: MatchField;
+  done: Map<number, DoneRow> | undefined;
+  /** The plan's rows again in file order (the file read again unless the plan kept them). */
+  replay(): Promise<AsyncIterable<Entry>>;
+  /** The fields every new user has a column for. */
+  newUserFields(): string[];
+}
+
+/** A dry run: the plan, row by row, to the report and `onPlannedRow`; nothing is sent. */
+async function showPlan(
+  { plan, summary, report, match, replay, newUserFields }: PlanRun,
+  hooks: ImportHooks,
+  refusal: ImportError | undefined,
+): Promise<ImportResult> {
+  // What the run would refuse (or ask) before its first create, the dry run does too.
+  if (plan.counts.create > 0) await hooks.beforeCreates?.(newUserFields());
+  if (report || hooks.onPlannedRow) {
+    const emit = async (r: PlannedRow, row?: number) => {
+      report?.write({ ...r, ...(row ? { row } : {}), status: 'planned' });
+      await hooks.onPlannedRow?.(r, row);
+    };
+    for await (const e of await replay()) await emit(plannedRow(e), e.row);
+    for (const u of plan.deactivate) await emit(plannedDeactivation(u, match));
+  }
+  return { plan, summary, failures: plan.errors.map(planned), refusal };
+}
+
+/**
+ * A saved plan: the plan made now must be the saved one, row by row, before anything is sent.
+ * Returns the check (its held rows are not sent) and the deactivations the saved plan holds.
+ */
+async function checkSavedPlan(
+  { plan, match, replay }: PlanRun,
+  opts: ImportOptions,
+): Promise<{ check?: PlanCheck; deactivate: Plan['deactivate'] }> {
+  if (!opts.plan) return { deactivate: plan.deactivate };
+  const check = new PlanCheck(opts.plan);
+  for await (const e of await replay()) check.check({ ...plannedRow(e), row: e.row });
+  const saved = new Set(opts.plan.rows.filter((r) => r.row === undefined).map((r) => r.id));
+  for (const u of plan.deactivate) check.check(plannedDeactivation(u, match));
+  check.finish();
+  if (check.changed.length > 0 && !opts.partial) {
+    throw new ImportError(
+      `${check.changed.length} row${check.changed.length === 1 ? '' : 's'} of the plan no longer hold${check.changed.length === 1 ? 's' : ''}, so nothing was applied (make a new plan with --dry-run --save-plan, or apply the rest with --partial):\n${check.changed.map((c) => `  ${c}`).join('\n')}`,
+    );
+  }
+  return { check, deactivate: plan.deactivate.filter((u) => saved.has(u.id)) };
+}
+
+const SUMMARY_OF = {
+  create: 'created',
+  update: 'updated',
+  unchanged: 'unchanged',
+  deactivate: 'deactivated',
+} as const;
+
+/** A real run: the plan's rows sent (and reported) as it walks them, then `--sync`'s leavers. */
+async function applyRun(
+  client: ImportClient,
+  opts: ImportOptions,
+  hooks: ImportHooks,
+  run: PlanRun,
+): Promise<ImportResult> {
+  const { plan, summary, report, match, done, replay } = run;
+  const { check, deactivate } = await checkSavedPlan(run, opts);
+  if (plan.counts.create > 0) await hooks.beforeCreates?.(run.newUserFields());
+  await hooks.beforeSending?.();
+  // What is sent is counted as it completes; what the plan settled is counted already.
+  Object.assign(summary, { created: 0, updated: 0, deactivated: 0, invitations: 0 });
+  const failures: Outcome[] = plan.errors.map(planned);
+  for (const c of check?.changed ?? [])
+    hooks.onWarning?.(`not applied, changed since the plan: ${c}`);
+  const appending = report !== undefined && report.path === opts.resume;
+  const sends = plan.counts.create + plan.counts.update + plan.counts.deactivate;
+  // What the plan settled without a request, counted as each row is reached, and the rows
+  // (and --sync deactivations) done: an interrupted run reports only what it got to.
+  const reached: Reached = { walked: false, unchanged: 0, errors: 0, leavers: 0, skipped: 0 };
+  const settled = { rows: 0, absent: 0 };
+
+  /** Rows to send; the others only go to the report. */
+  async function* toSend(): AsyncGenerator<Entry> {
+    if (sends === 0 && !report) return;
+    reached.walked = true;
+    for await (const e of await replay()) {
+      const sent = e.action === 'create' || e.action === 'update' || e.action === 'deactivate';
+      const held = check?.held.has(e.row) && e.action !== 'error';
+      if (!sent || held) settled.rows++;
+      // A held row is a failure of its own (counted below), whatever the plan held for it.
+      if (!held) {
+        if (e.action === 'unchanged') reached.unchanged++;
+        else if (e.action === 'error') reached.errors++;
+        else if (e.action === 'leaver') reached.leavers++;
+        else if (e.action === 'skip') reached.skipped++;
+      }
+      if (held) {
+        const outcome: Outcome = {
+          ...planned(e),
+          status: 'failed',
+          error: 'changed since the plan was made; not applied (--partial)',
+        };
+        report?.write(outcome);
+        summary.failed++;
+        failures.push(outcome);
+      } else if (e.action === 'create' || e.action === 'update' || e.action === 'deactivate')
+        yield e;
+      else if (e.action === 'skip') {
+        if (!report || appending) continue;
+        const before = done!.get(e.row)!;
+        report.write({
+          row: e.row,
+          line: e.line,
+          key: e.key,
+          action: before.action,
+          id: before.id,
+          status: 'ok',
+        });
+      } else report?.write(planned(e));
+    }
+  }
+
+  const bar = hooks.progress?.(sends + deactivate.length);
+  try {
+    await applyPlan(client, toSend(), deactivate, {
+      match,
+      concurrency: opts.concurrency ?? 8,
+      sendMail: opts.sendMail ?? true,
+      signal: opts.signal,
+      onOutcome: (o) => {
+        report?.write(o);
+        bar?.tick();
+        if (o.row === undefined) settled.absent++;
+        else {
+          settled.rows++;
+          if (o.action === 'deactivate') reached.leavers++;
+        }
+        if (o.status === 'failed') {
+          summary.failed++;
+          failures.push(o);
+        } else if (o.action in SUMMARY_OF)
+          summary[SUMMARY_OF[o.action as keyof typeof SUMMARY_OF]]++;
+        if (o.invited) summary.invitations!++;
+      },
+    });
+  } finally {
+    bar?.end();
+  }
+  failures.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+  const interrupted = opts.signal?.aborted;
+  if (interrupted && reached.walked) {
+    const remaining = plan.rows - settled.rows + deactivate.length - settled.absent;
+    countReached(summary, plan, reached, remaining);
+  }
+  return { plan, summary, failures, interrupted };
+}
+
+/** What an interrupted run got to, counted as it walked the plan. */
+interface Reached {
+  walked: boolean;
+  unchanged: number;
+  errors: number;
+  leavers: number;
+  skipped: number;
+}
+
+/**
+ * An interrupted run: the plan's counts of rows never reached are not results, only what was
+ * applied, and what remains (a --resume of the report, or the same import again, does the rest).
+ */
+function countReached(summary: Summary, plan: Plan, reached: Reached, remaining: number) {
+  summary.unchanged = reached.unchanged;
+  summary.failed += reached.errors - plan.counts.error;
+  if (summary.leavers !== undefined) summary.leavers = reached.leavers;
+  if (summary.skipped !== undefined) summary.skipped = reached.skipped;
+  summary.remaining = remaining;
 }

@@ -6,22 +6,15 @@
  * read-only tmpfs (mounted here: root), and a directory the CLI may not write to.
  */
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliServed, startCliServed } from '../helpers/cli-run.js';
-import { BIN } from '../helpers/e2e.js';
+import { start } from '../helpers/e2e.js';
 import { engineAvailable } from '../helpers/engine.js';
+import { scratch } from '../helpers/scratch.js';
+
+const dirs = scratch();
 
 let s: CliServed;
 let base: string;
@@ -30,7 +23,7 @@ let mediumId: string;
 
 beforeAll(async () => {
   s = await startCliServed();
-  base = mkdtempSync(join(tmpdir(), 'roster-dest-'));
+  base = dirs.temp('roster-dest-');
   chmodSync(base, 0o755);
   csv = join(base, 'people.csv');
   writeFileSync(csv, 'externalId,email,firstName\nD1,d1@example.com,Dana\n');
@@ -42,7 +35,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await s.close();
-  rmSync(base, { recursive: true, force: true });
+  await dirs.cleanup();
 });
 
 /** Each write site as the command that writes it, given the destination. */
@@ -159,21 +152,16 @@ describe.runIf(
   // Permission bits as a non-root user meets them: the CLI spawned without root's power to
   // override them (CAP_DAC_OVERRIDE), so the checkout need not be readable by another user.
   const asUser = (args: string[]) =>
-    execa(
-      'setpriv',
-      ['--bounding-set=-dac_override,-dac_read_search', '--', process.execPath, BIN, ...args],
-      {
-        env: {
-          NO_COLOR: '1',
-          ROSTER_BASE_URL: s.baseUrl,
-          ROSTER_TOKEN: s.adminToken,
-          ROSTER_CONFIG_DIR: join(base, 'user-config'),
-          ROSTER_DATA_DIR: s.dataDir,
-        },
-        reject: false,
-        input: '',
+    start(args, {
+      under: ['setpriv', '--bounding-set=-dac_override,-dac_read_search', '--'],
+      env: {
+        ROSTER_BASE_URL: s.baseUrl,
+        ROSTER_TOKEN: s.adminToken,
+        ROSTER_CONFIG_DIR: join(base, 'user-config'),
+        ROSTER_DATA_DIR: s.dataDir,
       },
-    );
+      input: '',
+    }).done;
 
   it.each(['export', 'import report', 'saved plan', 'download'])(
     '%s in a directory the user may not write to: "permission denied"',

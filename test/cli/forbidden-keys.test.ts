@@ -5,12 +5,14 @@
  * CLI's run() in-process against a real server on a real port.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { forbiddenSegment, isForbiddenKey } from '../../src/contract/safe-keys.js';
 import { type CliRun, cliAgainst, cliWith } from '../helpers/cli-run.js';
+import { scratch } from '../helpers/scratch.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+
+const dirs = scratch();
 
 let server: TestServer;
 let dir: string;
@@ -18,7 +20,7 @@ let roster: CliRun;
 let id: string;
 beforeEach(async () => {
   server = await startServer();
-  dir = mkdtempSync(join(tmpdir(), 'roster-forbidden-keys-'));
+  dir = dirs.temp('roster-forbidden-keys-');
   roster = cliAgainst(server, server.adminToken, join(dir, 'config'));
   const made = await roster([
     'users',
@@ -38,6 +40,7 @@ afterEach(async () => {
   // A guard that failed here must not poison the rest of the run.
   for (const k of ['polluted', 'x']) delete (Object.prototype as Record<string, unknown>)[k];
   await server.close();
+  await dirs.cleanup();
 });
 
 const clean = () => expect(({} as Record<string, unknown>).polluted).toBeUndefined();

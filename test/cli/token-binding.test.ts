@@ -4,15 +4,17 @@
  * at a terminal. The CLI's run() in-process with a profile for a real server, and a second real
  * listener on another port that records every request (and its Authorization) reaching it.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Profile } from '../../src/cli/config.js';
 import { run } from '../../src/cli/main.js';
 import { type FakeServer, sendJson, startServer as startListener } from '../helpers/fake-server.js';
+import { scratch } from '../helpers/scratch.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { fakeIO, scriptedPrompter } from './helpers.js';
+
+const dirs = scratch();
 
 let server: TestServer;
 let other: FakeServer;
@@ -37,12 +39,13 @@ beforeEach(async () => {
         type: 'NotFoundException',
       });
   });
-  config = mkdtempSync(join(tmpdir(), 'roster-token-binding-'));
+  config = dirs.temp('roster-token-binding-');
   writeProfiles({ local: { baseUrl: `${server.url}/api`, token: PROFILE_TOKEN() } });
 });
 afterEach(async () => {
   await other.close();
   await server.close();
+  await dirs.cleanup();
 });
 
 async function roster(

@@ -4,11 +4,10 @@
  */
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makePhotos } from '../../fixtures/avatars/make.mjs';
 import { type CliServed, startCliServed } from '../helpers/cli-run.js';
-import { BIN } from '../helpers/e2e.js';
+import { type Env, start } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 
 let srv: CliServed;
@@ -25,20 +24,16 @@ afterAll(async () => {
   await srv?.close();
 });
 
-const spawn = (args: string[]) =>
-  execa(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH, NO_COLOR: '1', ...srv.env },
-    extendEnv: false,
-    reject: false,
-  });
+/** The built CLI against this server (`srv.run` is the CLI in this process). */
+const spawn = (args: string[], env: Env = {}) => start(args, { env: { ...srv.env, ...env } });
 
 it('sets an avatar from a HEIC with the built CLI', async ({ skip }) => {
   if (!paths.heic) skip('heif-enc is not installed');
   const users = JSON.parse((await srv.run(['users', 'list', '--status', 'all'])).stdout);
   const p0 = users.find((u: { email: { value: string } }) => u.email.value === 'p0@example.com');
-  const r = await spawn(['users', 'avatar', 'set', p0.id, paths.heic!, '-o', 'json']);
-  expect(r.exitCode, String(r.stderr)).toBe(0);
-  expect(JSON.parse(String(r.stdout))).toMatchObject({ id: p0.id, result: 'set' });
+  const r = await spawn(['users', 'avatar', 'set', p0.id, paths.heic!, '-o', 'json']).done;
+  expect(r.exitCode, r.stderr).toBe(0);
+  expect(JSON.parse(r.stdout)).toMatchObject({ id: p0.id, result: 'set' });
 });
 
 it('Ctrl-C while a HEIC is decoded: exit 130, and nothing is left in TMPDIR', async ({ skip }) => {
@@ -57,16 +52,9 @@ it('Ctrl-C while a HEIC is decoded: exit 130, and nothing is left in TMPDIR', as
   );
   const users = JSON.parse((await srv.run(['users', 'list', '--status', 'all'])).stdout);
   const p1 = users.find((u: { email: { value: string } }) => u.email.value === 'p1@example.com');
-  const child = execa(process.execPath, [BIN, 'users', 'avatar', 'set', p1.id, paths.heic!], {
-    env: {
-      PATH: process.env.PATH,
-      NO_COLOR: '1',
-      ...srv.env,
-      TMPDIR: tmp,
-      HEIF_CONVERT_PATH: decoder,
-    },
-    extendEnv: false,
-    reject: false,
+  const child = spawn(['users', 'avatar', 'set', p1.id, paths.heic!], {
+    TMPDIR: tmp,
+    HEIF_CONVERT_PATH: decoder,
   });
   try {
     // Ours only: Node 26 keeps its compile cache under TMPDIR too.
@@ -74,8 +62,8 @@ it('Ctrl-C while a HEIC is decoded: exit 130, and nothing is left in TMPDIR', as
     await eventually(() => existsSync(mark), 30_000);
     expect(ours()).toHaveLength(2); // the avatar's dir and the decoded photo's
     child.kill('SIGINT');
-    const r = await child;
-    expect(r.exitCode, String(r.stderr)).toBe(130);
+    const r = await child.done;
+    expect(r.exitCode, r.stderr).toBe(130);
     expect(ours()).toEqual([]);
   } finally {
     rmSync(mark, { force: true });
@@ -86,15 +74,11 @@ it("Ctrl-C during a sync: exit 130, and every avatar medium is some user's avata
   const dir = mkdtempSync(join(srv.dataDir, 'photos-'));
   for (let i = 1; i < PEOPLE; i++) copyFileSync(paths.phone, join(dir, `p${i}@example.com.jpg`));
   const child = spawn(['users', 'avatar', 'sync', dir, '--concurrency', '1']);
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  await eventually(() => /\bset \w+/.test(stderr), 30_000);
+  await child.waitFor(/\bset \w+/);
   child.kill('SIGINT');
-  const r = await child;
-  expect(r.exitCode, stderr).toBe(130);
-  expect(stderr).toContain('interrupted');
+  const r = await child.done;
+  expect(r.exitCode, r.stderr).toBe(130);
+  expect(r.stderr).toContain('interrupted');
 
   const media = JSON.parse((await srv.run(['media', 'list', '--all', '-o', 'json'])).stdout);
   const users = JSON.parse(

@@ -9,10 +9,9 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { execa } from 'execa';
 import { afterEach, expect, test } from 'vitest';
 import { databaseTarget, openStore } from '../../src/store/open.js';
-import { BIN, profileToken, roster, spawnServe } from '../helpers/e2e.js';
+import { profileToken, roster, spawnServe, start } from '../helpers/e2e.js';
 import { scratch } from '../helpers/scratch.js';
 import { requester, USERS_V2, V3 } from '../helpers/server.js';
 
@@ -97,19 +96,12 @@ test('a data dir the user cannot read is "permission denied", not "no Roster dat
   if (!asRoot) chmodSync(data, 0o000);
   const drop = asRoot ? ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups'] : [];
   try {
-    const r = await execa(
-      drop[0] ?? process.execPath,
-      [...drop.slice(1), ...(drop.length ? [process.execPath] : []), BIN, 'backup'].concat([
-        ...['--to', join(out, 'x.db'), '--data', data],
-      ]),
-      {
-        env: { PATH: process.env.PATH, NO_COLOR: '1', ROSTER_CONFIG_DIR: out },
-        extendEnv: false,
-        reject: false,
-      },
-    );
+    const r = await start(['backup', '--to', join(out, 'x.db'), '--data', data], {
+      under: drop,
+      env: { ROSTER_CONFIG_DIR: out },
+    }).done;
     expect(r.exitCode).toBe(1);
-    expect(String(r.stderr).trim()).toBe(
+    expect(r.stderr.trim()).toBe(
       `error: permission denied: cannot read the data dir ${data}; run as its owner, or give --data a data dir you can read`,
     );
     expect(existsSync(join(out, 'x.db'))).toBe(false);

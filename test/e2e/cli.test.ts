@@ -6,23 +6,16 @@
  * this process.
  */
 import { execFileSync } from 'node:child_process';
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliServed, startCliServed } from '../helpers/cli-run.js';
-import { BIN, roster } from '../helpers/e2e.js';
+import { roster, start } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 import { EMPTY_PAGE, sendJson, startServer } from '../helpers/fake-server.js';
+import { scratch } from '../helpers/scratch.js';
+
+const dirs = scratch();
 
 let srv: CliServed;
 beforeAll(async () => {
@@ -30,6 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await srv?.close();
+  await dirs.cleanup();
 });
 
 describe('basics', () => {
@@ -124,28 +118,20 @@ describe('configuration', () => {
   });
 
   it('a fresh machine: exit 3 with a hint to log in', async () => {
-    const empty = mkdtempSync(join(tmpdir(), 'roster-e2e-empty-'));
-    try {
-      const r = await roster(['users', 'list'], { env: { ROSTER_CONFIG_DIR: empty } });
-      expect(r.exitCode).toBe(3);
-      expect(r.stderr).toContain('run `roster login`');
-    } finally {
-      rmSync(empty, { recursive: true, force: true });
-    }
+    const empty = dirs.temp('roster-e2e-empty-');
+    const r = await roster(['users', 'list'], { env: { ROSTER_CONFIG_DIR: empty } });
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toContain('run `roster login`');
   });
 
   it('a malformed config file: the message names the file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'roster-e2e-bad-'));
-    try {
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, 'config.json'), '{"profiles": {');
-      const r = await roster(['users', 'list'], { env: { ROSTER_CONFIG_DIR: dir } });
-      expect(r.exitCode).toBe(1);
-      expect(r.stderr).toContain(join(dir, 'config.json'));
-      expect(r.stderr).not.toContain('    at ');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = dirs.temp('roster-e2e-bad-');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'config.json'), '{"profiles": {');
+    const r = await roster(['users', 'list'], { env: { ROSTER_CONFIG_DIR: dir } });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(join(dir, 'config.json'));
+    expect(r.stderr).not.toContain('    at ');
   });
 
   it('login with a base URL missing /api says which one to use, before a token is asked', async () => {
@@ -305,16 +291,14 @@ describe('on the way to the service', () => {
   it('Ctrl-C (SIGINT) while waiting: exit 130', async () => {
     const s = await startServer(() => {}); // never answers
     try {
-      const child = execa(process.execPath, [BIN, 'users', 'list', '--base-url', `${s.baseUrl}`], {
-        env: { PATH: process.env.PATH, ROSTER_TOKEN: 'dA==' },
-        extendEnv: false,
-        reject: false,
+      const child = start(['users', 'list', '--base-url', `${s.baseUrl}`], {
+        env: { ROSTER_TOKEN: 'dA==' },
       });
       await eventually(() => s.seen.length > 0, 15_000);
       child.kill('SIGINT');
-      const r = await child;
+      const r = await child.done;
       expect(r.exitCode).toBe(130);
-      expect(String(r.stderr)).toContain('interrupted');
+      expect(r.stderr).toContain('interrupted');
     } finally {
       await s.close();
     }

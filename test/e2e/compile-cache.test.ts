@@ -4,23 +4,21 @@
  * NODE_DISABLE_COMPILE_CACHE=1 turns it off. Node 20 has no such cache: there the guard lets the
  * CLI run all the same and nothing is written.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import module from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { roster } from '../helpers/e2e.js';
+import { scratch } from '../helpers/scratch.js';
+
+const dirs = scratch();
+afterEach(dirs.cleanup);
 
 const nodeHasCache = 'enableCompileCache' in module;
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
 
 /** The files of the compile cache a command left in a TMPDIR of its own. */
 async function cacheAfterRun(env: Record<string, string> = {}): Promise<string[]> {
-  const dir = mkdtempSync(join(tmpdir(), 'roster-compile-cache-'));
-  dirs.push(dir);
+  const dir = dirs.temp('roster-compile-cache-');
   const r = await roster(['--version'], { env: { TMPDIR: dir, ...env } });
   expect(r.exitCode, r.stderr).toBe(0);
   expect(r.stderr).toBe('');

@@ -5,22 +5,16 @@
  * own because the rule is resolved from HOME at load time; reads (`profiles list`) and writes
  * (`profiles use`, through conf) must both find the same file.
  */
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { roster } from '../helpers/e2e.js';
+import { scratch } from '../helpers/scratch.js';
 
-const root = mkdtempSync(join(tmpdir(), 'roster-config-path-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const dirs = scratch();
+
+const root = dirs.temp('roster-config-path-');
+afterAll(dirs.cleanup);
 
 const profile = (host: string) => ({
   baseUrl: `https://${host}.example.com/api`,

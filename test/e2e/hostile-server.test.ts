@@ -4,15 +4,16 @@
  * checked for its exit code and message, the peak memory of the CLI process (GNU time's
  * maximum resident set size), and that nothing is left at the destination.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/e2e.js';
+import { start } from '../helpers/e2e.js';
 import { engineAvailable } from '../helpers/engine.js';
+import { scratch } from '../helpers/scratch.js';
+
+const dirs = scratch();
 
 const TIME = '/usr/bin/time';
 const hasTime = engineAvailable(
@@ -30,7 +31,7 @@ const MAX_RSS_MB = 150;
  */
 const MAX_RSS_AT_CAP_MB = 200;
 
-const dir = mkdtempSync(join(tmpdir(), 'roster-hostile-'));
+const dir = dirs.temp('roster-hostile-');
 const TOKEN = Buffer.from('6b0228ac94da91376d547a51:secret-of-the-test').toString('base64');
 let hostile: Server;
 let elsewhere: Server;
@@ -110,23 +111,20 @@ afterAll(async () => {
   elsewhere.closeAllConnections();
   await new Promise((r) => hostile.close(r));
   await new Promise((r) => elsewhere.close(r));
-  rmSync(dir, { recursive: true, force: true });
+  await dirs.cleanup();
 });
 
 /** The CLI against the hostile service, under GNU time: exit code, stderr, peak RSS in MB. */
 async function roster(args: string[]) {
-  const r = await execa(TIME, ['-f', 'peak-rss-kb=%M', process.execPath, BIN, ...args], {
+  const r = await start(args, {
+    under: [TIME, '-f', 'peak-rss-kb=%M'],
     env: {
-      PATH: process.env.PATH,
-      NO_COLOR: '1',
       ROSTER_BASE_URL: `${origin}/api`,
       ROSTER_TOKEN: TOKEN,
       ROSTER_CONFIG_DIR: join(dir, 'config'),
     },
-    extendEnv: false,
-    reject: false,
-    timeout: 60_000,
-  });
+    timeoutMs: 60_000,
+  }).done;
   const stderr = String(r.stderr);
   const kb = Number(/peak-rss-kb=(\d+)/.exec(stderr)?.[1]);
   return {

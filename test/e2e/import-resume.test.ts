@@ -5,24 +5,19 @@
  * SIGTERM, or the service dying with that create committed — then runs the printed hint
  * literally in a shell. The end state must be that of one uninterrupted run.
  */
-import {
-  chmodSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { type ApiClient, createApiClient } from '../../src/client/index.js';
 import { BACKEND } from '../helpers/database.js';
-import { BIN } from '../helpers/e2e.js';
+import { BIN, start } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
 import { type HoldProxy, holdProxy } from '../helpers/hold-proxy.js';
+import { scratch } from '../helpers/scratch.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+
+const dirs = scratch();
 
 // Which create is held: seeded, so a failure names the point it was stopped at.
 const SEED = Number(process.env.ROSTER_TEST_SEED ?? 11);
@@ -43,7 +38,7 @@ beforeEach(async () => {
     (req) => req.method === 'POST' && req.url === '/api/users',
     HELD,
   );
-  dir = mkdtempSync(join(tmpdir(), 'roster-resume-'));
+  dir = dirs.temp('roster-resume-');
   // `roster` on PATH, so the printed hint runs exactly as a person would paste it.
   shim = join(dir, 'bin');
   writeFileSync(join(dir, 'roster'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
@@ -54,6 +49,7 @@ afterEach(async () => {
   await proxy.close();
   await client.close();
   await server.close();
+  await dirs.cleanup();
 });
 
 /** An HR export: Active people and leavers, a column Roster does not know. */
@@ -127,35 +123,20 @@ type Stop = 'SIGINT' | 'SIGTERM' | 'service dies';
 async function interruptedRun(stop: Stop, extra: string[]) {
   const file = hrExport();
   const report = join(dir, 'run.csv');
-  const child = execa(
-    'roster',
-    ['users', 'import', file, ...OPTIONS, ...extra, '--report', report],
-    {
-      env: env(),
-      reject: false,
-      stdin: 'ignore',
-    },
-  );
-  let stderr = '';
-  const saw = (text: string) =>
-    new Promise<void>((resolve) => {
-      const check = () => stderr.includes(text) && resolve();
-      child.stderr!.on('data', (c: Buffer) => {
-        stderr += c.toString();
-        check();
-      });
-      check();
-    });
+  const child = start(['users', 'import', file, ...OPTIONS, ...extra, '--report', report], {
+    env: env(),
+    stdin: 'ignore',
+  });
   await proxy.held;
   if (stop === 'service dies') {
     await proxy.die();
   } else {
-    const stopping = saw('stopping:');
+    const stopping = child.waitFor('stopping:');
     child.kill(stop);
     await stopping; // the CLI has taken the signal: nothing new is sent after the held create
     proxy.release();
   }
-  const first = await child;
+  const first = await child.done;
   if (stop === 'service dies') await proxy.revive();
   return { first, report, file };
 }
@@ -183,8 +164,7 @@ describe(`an interrupted import, resumed by its printed hint (create #${HELD} he
     });
     expect(readFileSync(report, 'utf8').trim().split('\n').length - 1).toBeLessThan(ROWS);
 
-    const again = (args: string[]) =>
-      execa('roster', ['users', 'import', ...args], { env: env(), reject: false });
+    const again = (args: string[]) => start(['users', 'import', ...args], { env: env() }).done;
     if (stop === 'SIGINT') {
       // An option that shapes the data, given again with another value, is refused by name.
       const mail = await again(['--resume', report, '--send-mail']);

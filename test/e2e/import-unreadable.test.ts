@@ -1,13 +1,15 @@
 /** A CSV the user may not read: one line saying so, not a raw EACCES. */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, expect, test } from 'vitest';
 import { BIN } from '../helpers/e2e.js';
+import { scratch } from '../helpers/scratch.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'roster-unreadable-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dirs = scratch();
+
+const dir = dirs.temp('roster-unreadable-');
+afterAll(dirs.cleanup);
 
 test('users import of an unreadable file: exit 1, one line naming the file and the cause', async () => {
   chmodSync(dir, 0o755);

@@ -3,16 +3,17 @@
  * -9 mid-run. The rules (bad input, --sync, reports, export → import)
  * run in-process in test/import/import-cli.test.ts.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BIN, type Served, serve } from '../helpers/e2e.js';
+import { type Served, serve } from '../helpers/e2e.js';
+import { scratch } from '../helpers/scratch.js';
 import { people, tempCsv } from '../import/helpers.js';
 
+const dirs = scratch();
+
 let server: Served;
-const dir = mkdtempSync(join(tmpdir(), 'roster-e2e-import-'));
+const dir = dirs.temp('roster-e2e-import-');
 let branches = 0;
 
 beforeAll(async () => {
@@ -20,6 +21,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
+  await dirs.cleanup();
 });
 
 const file = (name: string, content: string) => tempCsv(content, name);
@@ -27,7 +29,6 @@ const file = (name: string, content: string) => tempCsv(content, name);
 /** The CLI with a token of a fresh branch (ROSTER_TOKEN wins over the profile's). */
 async function inBranch() {
   const token = await server.token({ branch: `import-${++branches}` });
-  const env = { ...server.env, ROSTER_TOKEN: token };
   const run = async (args: string[], input?: string) => {
     const r = await server.run(args, { env: { ROSTER_TOKEN: token }, input });
     return { code: r.exitCode, stdout: r.stdout, stderr: r.stderr };
@@ -39,22 +40,18 @@ async function inBranch() {
       status: string;
       profile: Record<string, string>;
     }[];
-  return { token, env, run, json, users };
+  return { token, run, json, users };
 }
 
 describe('users import', () => {
   test('kill -9 mid-import, then --resume: every row exactly once', async () => {
-    const { env, run, users } = await inBranch();
+    const { token, run, users } = await inBranch();
     const n = 400;
     const csv = file('big.csv', people('K', n));
     const report = join(dir, 'kill-report.csv');
-    const child = execa(
-      process.execPath,
-      [BIN, 'users', 'import', csv, '--report', report, '--concurrency', '1', '--no-send-mail'],
-      {
-        env,
-        reject: false,
-      },
+    const child = server.start(
+      ['users', 'import', csv, '--report', report, '--concurrency', '1', '--no-send-mail'],
+      { env: { ROSTER_TOKEN: token } },
     );
     const linesOf = () => {
       try {
@@ -63,9 +60,10 @@ describe('users import', () => {
         return 0;
       }
     };
-    while (linesOf() < 40 && child.exitCode === null) await new Promise((r) => setTimeout(r, 2));
+    while (linesOf() < 40 && child.child.exitCode === null)
+      await new Promise((r) => setTimeout(r, 2));
     child.kill('SIGKILL');
-    const killed = await child;
+    const killed = await child.done;
     expect(killed.signal).toBe('SIGKILL'); // it did not finish before the kill
     const before = linesOf();
     expect(before).toBeLessThan(n);

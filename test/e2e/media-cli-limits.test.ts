@@ -1,15 +1,16 @@
 /** `roster media upload` against a service with a small upload limit: 413 per file. */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { truncate, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Served, serve } from '../helpers/e2e.js';
+import { scratch } from '../helpers/scratch.js';
+
+const dirs = scratch();
 
 let srv: Served;
 let dir: string;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'roster-media-limits-'));
+  dir = dirs.temp('roster-media-limits-');
   await writeFile(join(dir, 'small.txt'), 'fits easily\n');
   for (const [name, size] of [
     ['over.bin', 2_000_000],
@@ -22,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await srv?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await dirs.cleanup();
 });
 
 describe('media upload over the limit', () => {

@@ -4,14 +4,15 @@
  */
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { truncate, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliServed, startCliServed } from '../helpers/cli-run.js';
-import { BIN } from '../helpers/e2e.js';
+import { start } from '../helpers/e2e.js';
 import { eventually } from '../helpers/eventually.js';
+import { scratch } from '../helpers/scratch.js';
+
+const dirs = scratch();
 
 let srv: CliServed;
 let dir: string;
@@ -46,7 +47,7 @@ const png = (width: number, height: number, r: number) =>
     .toBuffer();
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'roster-media-cli-'));
+  dir = dirs.temp('roster-media-cli-');
   mkdirSync(at('photos/2024'), { recursive: true });
   mkdirSync(at('empty-dir'));
   const [a, b, c] = await Promise.all([png(64, 48, 10), png(32, 32, 90), png(20, 10, 200)]);
@@ -61,7 +62,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await srv?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await dirs.cleanup();
 });
 
 /** Every medium of the branch, by file name. */
@@ -112,22 +113,14 @@ describe('media upload', () => {
     const root = process.getuid?.() === 0;
     if (!root) chmodSync(secret, 0o000);
     // root reads any file: run the CLI as nobody instead, with the token in the environment.
-    const r = await execa(process.execPath, [BIN, 'media', 'upload', secret, at('empty-dir')], {
-      env: {
-        PATH: process.env.PATH,
-        NO_COLOR: '1',
-        HOME: dir,
-        ROSTER_BASE_URL: srv.baseUrl,
-        ROSTER_TOKEN: srv.adminToken,
-      },
-      extendEnv: false,
-      reject: false,
+    const r = await start(['media', 'upload', secret, at('empty-dir')], {
+      env: { HOME: dir, ROSTER_BASE_URL: srv.baseUrl, ROSTER_TOKEN: srv.adminToken },
       ...(root ? { uid: 65534, gid: 65534 } : {}),
-    });
+    }).done;
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stderr).toContain(`failed ${secret}: permission denied (not readable)`);
     expect(r.stderr).toContain(`failed ${at('empty-dir')}: is a directory`);
-    expect(r.stdout).toBe('[]');
+    expect(r.stdout).toBe('[]\n'); // as printed: the harness keeps the final newline
   });
 
   it('ndjson, csv and table output; --type is sent as the hint', async () => {
@@ -159,16 +152,12 @@ describe('media upload', () => {
     rmSync(big);
 
     const out = mkdtempSync(join(dir, 'partial-'));
-    const child = execa(process.execPath, [BIN, 'media', 'download', medium.id, '--to', out], {
-      env: { PATH: process.env.PATH, NO_COLOR: '1', ...srv.env },
-      extendEnv: false,
-      reject: false,
-    });
+    const child = start(['media', 'download', medium.id, '--to', out], { env: srv.env });
     // Interrupt once the temp file is being written.
     await eventually(() => readdirSync(out).length > 0, 10_000);
     child.kill('SIGINT');
-    const d = await child;
-    expect(d.exitCode, String(d.stderr)).toBe(130);
+    const d = await child.done;
+    expect(d.exitCode, d.stderr).toBe(130);
     expect(readdirSync(out)).toEqual([]);
 
     const del = await srv.run(['media', 'delete', medium.id, '--yes']);
@@ -180,11 +169,7 @@ describe('media upload', () => {
     await writeFile(huge, '');
     await truncate(huge, 1024 ** 3);
     const before = Object.keys(await mediaByName()).length;
-    const child = execa(process.execPath, [BIN, 'media', 'upload', huge], {
-      env: { PATH: process.env.PATH, NO_COLOR: '1', ...srv.env },
-      extendEnv: false,
-      reject: false,
-    });
+    const child = start(['media', 'upload', huge], { env: srv.env });
     // Wait until the service is receiving the file, then interrupt.
     const tmp = join(srv.dataDir, 'media', 'tmp');
     const receiving = () => {
@@ -196,8 +181,8 @@ describe('media upload', () => {
     };
     await eventually(receiving, 10_000);
     child.kill('SIGINT');
-    const r = await child;
-    expect(r.exitCode, String(r.stderr)).toBe(130);
+    const r = await child.done;
+    expect(r.exitCode, r.stderr).toBe(130);
     expect(r.stderr).toContain('0 uploaded, 0 failed, 1 cancelled');
     expect(r.stderr).toContain('interrupted');
     expect(Object.keys(await mediaByName())).toHaveLength(before);

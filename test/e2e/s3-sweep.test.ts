@@ -3,9 +3,7 @@
  * only once older than the grace period (it may be another replica's upload about to commit),
  * rows and their objects stay, and only one replica sweeps at a time. S3 project only.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import {
   CreateMultipartUploadCommand,
   ListMultipartUploadsCommand,
@@ -19,10 +17,13 @@ import { parseS3Url } from '../../src/store/blobs/s3.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { openTestStore } from '../helpers/database.js';
+import { scratch } from '../helpers/scratch.js';
 import { requester } from '../helpers/server.js';
 import { blobKeys, fixtures, uploadBody } from '../server/media/media-helpers.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'roster-s3-sweep-'));
+const dirs = scratch();
+
+const dataDir = dirs.temp('roster-s3-sweep-');
 let store: Store;
 let dispose: () => Promise<void>;
 let blobsUrl: string;
@@ -48,7 +49,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await dispose();
-  rmSync(dataDir, { recursive: true, force: true });
+  await dirs.cleanup();
 });
 
 function start(extra: Partial<ServerConfig> = {}, logs: string[] = [], on = { store, dataDir }) {
@@ -92,7 +93,7 @@ test('an object without a row stays within the grace period and goes after it', 
 test('while another replica sweeps, this one skips the sweep, still starts, and takes uploads', async () => {
   await stray('ffffffffffffffffffffff02');
   // A replica with a data dir of its own, new: its scratch for uploads in flight is not made yet.
-  const replicaDir = mkdtempSync(join(tmpdir(), 'roster-s3-replica-'));
+  const replicaDir = dirs.temp('roster-s3-replica-');
   const replica = await openStore({
     dataDir: replicaDir,
     target: databaseTarget(databaseUrl, replicaDir),
@@ -114,7 +115,6 @@ test('while another replica sweeps, this one skips the sweep, still starts, and 
   } finally {
     await release!();
     await replica.close();
-    rmSync(replicaDir, { recursive: true, force: true });
   }
   expect(logs).toContain('sweep: another replica is sweeping the media; skipped');
   expect(await blobKeys({ store })).toContain('ffffffffffffffffffffff02');

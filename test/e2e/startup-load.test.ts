@@ -5,23 +5,25 @@
  * of a command's start-up time before), nor its proxy agent unless a proxy is set. Timing
  * itself lives in bench/startup.bench.mjs.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BIN, type Served, serve } from '../helpers/e2e.js';
+import { scratch } from '../helpers/scratch.js';
+
+const dirs = scratch();
 
 const BUNDLE = join(BIN, '..', '..', 'dist', 'cli', 'roster.cjs');
 
 let srv: Served;
-const dir = mkdtempSync(join(tmpdir(), 'roster-load-'));
+const dir = dirs.temp('roster-load-');
 beforeAll(async () => {
   srv = await serve();
 });
 afterAll(async () => {
   await srv.close();
-  rmSync(dir, { recursive: true, force: true });
+  await dirs.cleanup();
 });
 
 /** The CommonJS files and Node's own modules a command loaded, as listed at its exit. */

@@ -27,34 +27,137 @@ export interface RunResult {
   exitCode: number;
   stdout: string;
   stderr: string;
+  /** The signal that ended it, if one did. */
+  signal?: string;
 }
 
-/** Runs the built CLI with exactly `env` (nothing inherited but PATH), never rejecting. */
-export async function roster(
-  args: string[],
-  opts: { env?: Env; input?: string; timeoutMs?: number } = {},
-): Promise<RunResult> {
+export interface RunOptions {
+  env?: Env;
+  /** What stdin reads; without it stdin is a pipe left open (or as `stdin` says). */
+  input?: string;
+  stdin?: 'pipe' | 'ignore';
+  timeoutMs?: number;
+  /** A command the CLI runs under, e.g. `['setpriv', …, '--']`: node and the CLI follow it. */
+  under?: string[];
+  /** Run as this user and group (a test as root that needs one without root's reach). */
+  uid?: number;
+  gid?: number;
+}
+
+type Stream = 'stdout' | 'stderr';
+
+/** A command that is running: its output as it arrives, signals to send, and its end. */
+export interface Running {
+  /** The child itself, for what this does not wrap (its pid, its pipes). */
+  child: ResultPromise;
+  /** Sends `signal` to the CLI (SIGINT is Ctrl-C). */
+  kill(signal: NodeJS.Signals): void;
+  /** What `stream` printed so far. */
+  output(stream?: Stream): string;
+  /** The whole lines `stream` printed so far. */
+  lines(stream?: Stream): string[];
+  /** Resolves with `stream`'s output once it holds `match` (or `match` returns true on it). */
+  waitFor(match: string | RegExp | ((text: string) => boolean), stream?: Stream): Promise<string>;
+  /** Resolves with the first whole line of `stream` that holds `match`, printed already or later. */
+  line(match: string | RegExp, stream?: Stream): Promise<string>;
+  /** Resolves once the command ended, never rejecting. */
+  done: Promise<RunResult>;
+}
+
+const holds = (text: string, match: string | RegExp) =>
+  typeof match === 'string' ? text.includes(match) : match.test(text);
+
+/**
+ * Starts the built CLI with exactly `env` (nothing inherited but PATH), for a test that reads
+ * its output as it comes, signals it or waits for a line. A wait rejects if the command ends
+ * first, with what it printed.
+ */
+export function start(args: string[], opts: RunOptions = {}): Running {
   // A command whose test names no config dir gets a HOME of its own: the CLI writes what a base
   // URL accepted into its config dir, which must never be the real one.
   const own = opts.env?.HOME || opts.env?.ROSTER_CONFIG_DIR ? undefined : scratch();
-  try {
-    const r = await execa(process.execPath, [BIN, ...args], {
-      env: {
-        PATH: process.env.PATH,
-        NO_COLOR: '1',
-        ...(own ? { HOME: own.temp('roster-e2e-home-') } : {}),
-        ...opts.env,
-      },
-      extendEnv: false,
-      input: opts.input ?? '',
-      reject: false,
-      timeout: opts.timeoutMs ?? 30_000,
-      stripFinalNewline: false,
+  const [under, ...underArgs] = opts.under ?? [];
+  const node = [process.execPath, BIN, ...args];
+  const child = execa(under ?? process.execPath, under ? [...underArgs, ...node] : node.slice(1), {
+    env: {
+      PATH: process.env.PATH,
+      NO_COLOR: '1',
+      ...(own ? { HOME: own.temp('roster-e2e-home-') } : {}),
+      ...opts.env,
+    },
+    extendEnv: false,
+    ...(opts.input !== undefined ? { input: opts.input } : {}),
+    ...(opts.stdin ? { stdin: opts.stdin } : {}),
+    reject: false,
+    ...(opts.timeoutMs ? { timeout: opts.timeoutMs } : {}),
+    stripFinalNewline: false,
+    ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
+    ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
+  });
+  const text: Record<Stream, string> = { stdout: '', stderr: '' };
+  const whole: Record<Stream, string[]> = { stdout: [], stderr: [] };
+  const waiters: (() => void)[] = [];
+  const wake = () => {
+    for (const w of waiters.splice(0)) w();
+  };
+  for (const stream of ['stdout', 'stderr'] as const) {
+    child[stream]?.on('data', (chunk: Buffer) => {
+      text[stream] += chunk.toString();
+      wake();
     });
-    return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
-  } finally {
-    await own?.cleanup();
+    if (child[stream]) eachLine(child[stream], (l) => whole[stream].push(l));
   }
+  let ended = false;
+  const done = child.then(async (r) => {
+    ended = true;
+    wake();
+    await own?.cleanup();
+    return {
+      exitCode: r.exitCode ?? -1,
+      stdout: String(r.stdout),
+      stderr: String(r.stderr),
+      ...(r.signal ? { signal: r.signal } : {}),
+    };
+  });
+  const until = async <T>(found: () => T | undefined, what: string, stream: Stream) => {
+    for (;;) {
+      const hit = found();
+      if (hit !== undefined) return hit;
+      if (ended)
+        throw new Error(
+          `roster ${args.join(' ')} ended before ${what} on ${stream}:\n${text[stream]}`,
+        );
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  };
+  return {
+    child,
+    kill: (signal) => child.kill(signal),
+    output: (stream = 'stderr') => text[stream],
+    lines: (stream = 'stdout') => [...whole[stream]],
+    waitFor: (match, stream = 'stderr') =>
+      until(
+        () => {
+          const t = text[stream];
+          return (typeof match === 'function' ? match(t) : holds(t, match)) ? t : undefined;
+        },
+        `output matching ${String(match)}`,
+        stream,
+      ),
+    line: (match, stream = 'stderr') =>
+      until(
+        () => whole[stream].find((l) => holds(l, match)),
+        `a line matching ${String(match)}`,
+        stream,
+      ),
+    done,
+  };
+}
+
+/** Runs the built CLI with exactly `env` (nothing inherited but PATH), never rejecting. */
+export async function roster(args: string[], opts: RunOptions = {}): Promise<RunResult> {
+  return start(args, { ...opts, input: opts.input ?? '', timeoutMs: opts.timeoutMs ?? 30_000 })
+    .done;
 }
 
 /** Starts `roster serve --port 0 --access-log` and resolves once it listens. */
@@ -99,6 +202,8 @@ export interface Served extends TestServer {
   env: Env;
   /** `roster` with this server's env (plus `env`). */
   run(args: string[], opts?: { env?: Env; input?: string }): Promise<RunResult>;
+  /** `start` with this server's env (plus `opts.env`): a command to stream, signal, wait on. */
+  start(args: string[], opts?: RunOptions): Running;
   /** A fresh token via `roster tokens create --json`. */
   newToken(scopes?: string): Promise<{ id: string; token: string }>;
 }
@@ -123,6 +228,8 @@ export async function serve(config: Partial<ServerConfig> = {}): Promise<Served>
   return Object.assign(served, {
     run: (cliArgs: string[], opts: { env?: Env; input?: string } = {}) =>
       roster(cliArgs, { ...opts, env: { ...served.env, ...opts.env } }),
+    start: (cliArgs: string[], opts: RunOptions = {}) =>
+      start(cliArgs, { ...opts, env: { ...served.env, ...opts.env } }),
   });
 }
 
@@ -191,6 +298,7 @@ export async function serveProcess({
     logs,
     env,
     run,
+    start: (cliArgs, opts = {}) => start(cliArgs, { ...opts, env: { ...env, ...opts.env } }),
     newToken: (scopes) => created(scopes ? ['--scopes', scopes] : []),
     async token({ scopes = [...SCOPES], branch = 'main', tenant = '*', channels = ['api'] } = {}) {
       if (!(await store.tenants.byHost(tenant))) await admin(['tenants', 'add', tenant]);

@@ -1,15 +1,14 @@
 /** Starts a real app on a temp data dir, listening on a loopback port, for HTTP tests. */
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
+import { afterAll, onTestFinished } from 'vitest';
 import { type Channel, SCOPES, type Scope } from '../../src/contract/scopes.js';
 import { type App, createApp } from '../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES, type ServerConfig } from '../../src/server/config.js';
 import type { Store } from '../../src/store/store.js';
 import { TEST_AUDIT } from './audit.js';
 import { openTestStore } from './database.js';
+import { scratch } from './scratch.js';
 
 export interface TestServer {
   url: string;
@@ -50,7 +49,8 @@ export async function startServer(
   config: Partial<ServerConfig> = {},
   tuning: Parameters<typeof openTestStore>[1] = {},
 ): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'roster-test-'));
+  const dirs = scratch();
+  const dataDir = dirs.temp('roster-test-');
   const { store, database, blobs, dispose } = await openTestStore(dataDir, tuning);
   const adminToken = (await store.bootstrap())!.adminToken;
   const logs: string[] = [];
@@ -98,9 +98,30 @@ export async function startServer(
     async close() {
       await app.close(1000);
       await dispose();
-      rmSync(dataDir, { recursive: true, force: true });
+      await dirs.cleanup();
     },
   };
+}
+
+/**
+ * A test server for the tests of a file: started as the file is loaded (`const s = await
+ * serverForFile()` at its top level) and closed after its last test. Takes startServer's
+ * arguments.
+ */
+export async function serverForFile(...args: Parameters<typeof startServer>): Promise<TestServer> {
+  const server = await startServer(...args);
+  afterAll(() => server.close());
+  return server;
+}
+
+/**
+ * A test server of the current test's own, closed when the test ends however it ends (what a
+ * try/finally or a list closed in afterEach did in each file). Takes startServer's arguments.
+ */
+export async function serverForTest(...args: Parameters<typeof startServer>): Promise<TestServer> {
+  const server = await startServer(...args);
+  onTestFinished(() => server.close());
+  return server;
 }
 
 /** A `req` function for a server at `url`, authenticating with `defaultToken` unless told. */

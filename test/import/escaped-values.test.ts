@@ -2,21 +2,23 @@
  * #24: a value from the CSV (or a file name) quoted into an error is data: a raw newline or escape sequence in it
  * is shown escaped, so one error stays one line and nothing reaches the terminal as a command.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliServed, startCliServed } from '../helpers/cli-run.js';
+import { scratch } from '../helpers/scratch.js';
+
+const dirs = scratch();
 
 let s: CliServed;
 let dir: string;
 beforeAll(async () => {
   s = await startCliServed();
-  dir = mkdtempSync(join(tmpdir(), 'roster-escaped-'));
+  dir = dirs.temp('roster-escaped-');
 });
 afterAll(async () => {
   await s.close();
-  rmSync(dir, { recursive: true, force: true });
+  await dirs.cleanup();
 });
 
 const csv = (name: string, text: string) => {

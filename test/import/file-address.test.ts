@@ -7,13 +7,15 @@
  * port that records every request reaching it.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { continueHint } from '../../src/cli/commands/users/import/resume.js';
 import { type CliRun, cliWith } from '../helpers/cli-run.js';
 import { type FakeServer, startServer as startListener } from '../helpers/fake-server.js';
+import { scratch } from '../helpers/scratch.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+
+const dirs = scratch();
 
 let server: TestServer;
 let other: FakeServer;
@@ -34,7 +36,7 @@ beforeEach(async () => {
   other = await startListener((_req, res) => {
     res.writeHead(500).end();
   });
-  dir = mkdtempSync(join(tmpdir(), 'roster-file-address-'));
+  dir = dirs.temp('roster-file-address-');
   file = join(dir, 'people.csv');
   writeFileSync(
     file,
@@ -45,6 +47,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await other.close();
   await server.close();
+  await dirs.cleanup();
 });
 
 const edit = (path: string, change: (json: any) => void) => {

@@ -9,12 +9,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { cliAgainst } from '../helpers/cli-run.js';
 import { fifoReader } from '../helpers/fifo.js';
+import { scratch } from '../helpers/scratch.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { EXPORT_COLUMNS, TEMPLATE_HEADER } from '../helpers/user-fields.js';
 import { people, tempCsv } from './helpers.js';
 
+const dirs = scratch();
+
 let server: TestServer;
-const dir = mkdtempSync(join(tmpdir(), 'roster-import-cli-'));
+const dir = dirs.temp('roster-import-cli-');
 let branches = 0;
 
 beforeAll(async () => {
@@ -22,6 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
+  await dirs.cleanup();
 });
 
 const file = (name: string, content: string) => tempCsv(content, name);

@@ -6,25 +6,27 @@
  * existing leaver is left alone, and deactivated with --sync. One server; each format in its own
  * branch (the fixtures' emails differ between formats, and emails are unique per tenant).
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { PRESETS, type PresetName } from '../../src/import/presets.js';
 import { cliAgainst } from '../helpers/cli-run.js';
 import { eventually } from '../helpers/eventually.js';
+import { scratch } from '../helpers/scratch.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+
+const dirs = scratch();
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'csv');
 
 let server: TestServer;
-const dir = mkdtempSync(join(tmpdir(), 'roster-presets-'));
+const dir = dirs.temp('roster-presets-');
 beforeAll(async () => {
   server = await startServer();
 });
 afterAll(async () => {
   await server?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await dirs.cleanup();
 });
 
 /** Per format: the emails it creates, its leavers, and the key of the leaver made beforehand. */

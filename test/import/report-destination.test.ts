@@ -10,19 +10,20 @@ import {
   constants,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   openSync,
   readFileSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { destinationError } from '../../src/files/destination.js';
+import { scratch } from '../helpers/scratch.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { importViaCli } from './helpers.js';
+
+const dirs = scratch();
 
 let server: TestServer;
 let dir: string;
@@ -30,13 +31,16 @@ let file: string;
 let victim: string;
 beforeEach(async () => {
   server = await startServer();
-  dir = mkdtempSync(join(tmpdir(), 'roster-report-dest-'));
+  dir = dirs.temp('roster-report-dest-');
   file = join(dir, 'people.csv');
   writeFileSync(file, 'externalId,email\nE-1,ann@example.com\nE-2,bob@example.com\n');
   victim = join(dir, 'victim.txt');
   writeFileSync(victim, 'precious\n', { mode: 0o644 });
 });
-afterEach(() => server.close());
+afterEach(async () => {
+  await server.close();
+  await dirs.cleanup();
+});
 
 const roster = (...args: string[]) => importViaCli(server, join(dir, 'config'), args);
 

@@ -1,8 +1,7 @@
 /** The run record's rules (import/run-record.ts) and the CLI's reading of it (import/resume.ts). */
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { continueHint, whichRun } from '../../src/cli/commands/users/import/resume.js';
 import {
   checkInput,
@@ -13,8 +12,12 @@ import {
   resumedOptions,
   writeRecord,
 } from '../../src/import/run-record.js';
+import { scratch } from '../helpers/scratch.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'roster-record-'));
+const dirs = scratch();
+afterAll(dirs.cleanup);
+
+const dir = dirs.temp('roster-record-');
 
 const record = (over: Partial<RunRecord['options']> = {}): RunRecord => ({
   kind: 'roster-import-run',

@@ -2,13 +2,15 @@
  * Saved plans (`--dry-run --save-plan`, then `--plan`): what was reviewed is what happens, or
  * nothing happens. The CLI's run() in-process against a real server on a real port.
  */
-import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ApiClient, createApiClient } from '../../src/client/index.js';
+import { scratch } from '../helpers/scratch.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { importViaCli } from './helpers.js';
+
+const dirs = scratch();
 
 let server: TestServer;
 let client: ApiClient;
@@ -18,7 +20,7 @@ let bob: string;
 beforeEach(async () => {
   server = await startServer();
   client = createApiClient({ baseUrl: `${server.url}/api`, token: server.adminToken });
-  dir = mkdtempSync(join(tmpdir(), 'roster-saved-plan-'));
+  dir = dirs.temp('roster-saved-plan-');
   file = join(dir, 'people.csv');
   writeFileSync(
     file,
@@ -36,6 +38,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await client.close();
   await server.close();
+  await dirs.cleanup();
 });
 
 const roster = (...args: string[]) => importViaCli(server, join(dir, 'config'), args);

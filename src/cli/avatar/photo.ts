@@ -87,12 +87,12 @@ const DECODERS = {
   heic: {
     program: ['heif-convert', 'HEIF_CONVERT_PATH'],
     hint: 'HEIC photos need heif-convert: install libheif-examples (Debian, Ubuntu) or libheif (Homebrew), or set HEIF_CONVERT_PATH; or convert the photo to JPEG',
-    load: async () => (await import('../../server/previews/heic.js')).decodeHeic,
+    load: async () => (await import('../../images/heic.js')).decodeHeic,
   },
   bmp: {
     program: ['ffmpeg', 'FFMPEG_PATH'],
     hint: 'BMP photos need ffmpeg (and ffprobe) on PATH (or FFMPEG_PATH/FFPROBE_PATH); or convert the photo to PNG',
-    load: async () => (await import('../../server/previews/bitmap.js')).decodeBitmap,
+    load: async () => (await import('../../images/bitmap.js')).decodeBitmap,
   },
 } as const;
 

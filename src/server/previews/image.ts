@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { pixelLimitReason } from '../../contract/medium.js';
+import type { Decoder } from '../../images/decoder.js';
 import { type Described, MAX_INPUT_PIXELS, PREVIEW_MAX, previewFile } from './preview-file.js';
 
 // Decoded images are big and rarely seen twice: do not keep them in libvips' cache.
@@ -20,18 +21,12 @@ sharp.block({ operation: ['VipsForeignLoadSvgFile'] });
 
 /** Formats sharp's libvips cannot read, decoded by a helper program first. */
 const DECODED_ELSEWHERE: Record<string, () => Promise<Decoder>> = {
-  'image/bmp': async () => (await import('./bitmap.js')).decodeBitmap,
-  'image/x-icon': async () => (await import('./bitmap.js')).decodeBitmap,
-  'image/vnd.microsoft.icon': async () => (await import('./bitmap.js')).decodeBitmap,
-  'image/heic': async () => (await import('./heic.js')).decodeHeic,
-  'image/heif': async () => (await import('./heic.js')).decodeHeic,
+  'image/bmp': async () => (await import('../../images/bitmap.js')).decodeBitmap,
+  'image/x-icon': async () => (await import('../../images/bitmap.js')).decodeBitmap,
+  'image/vnd.microsoft.icon': async () => (await import('../../images/bitmap.js')).decodeBitmap,
+  'image/heic': async () => (await import('../../images/heic.js')).decodeHeic,
+  'image/heif': async () => (await import('../../images/heic.js')).decodeHeic,
 };
-
-/**
- * Decodes `path` into a file sharp reads (in `scratchDir`), or throws when it cannot; the
- * caller removes the scratch dir.
- */
-export type Decoder = (path: string, scratchDir: string, timeoutMs: number) => Promise<string>;
 
 export async function describeImage(
   path: string,

@@ -1,12 +1,10 @@
-import { MAX_PREVIEW_PIXELS } from '../../contract/medium.js';
-
 /** Every preview is a JPEG of at most 800×800, whatever it was made from. */
 export const PREVIEW_MAX = 800;
 export const PREVIEW_FORMAT = 'jpg';
 export const PREVIEW_MIME = 'image/jpeg';
 
-/** The contract's pixel limit for previews (images and PDFs), as libvips and pdfjs take it. */
-export const MAX_INPUT_PIXELS = MAX_PREVIEW_PIXELS;
+// The contract's pixel limit for previews, kept beside the decoders that check it too.
+export { MAX_INPUT_PIXELS } from '../../images/decoder.js';
 
 export interface PreviewFile {
   width: number;

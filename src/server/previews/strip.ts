@@ -11,7 +11,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import sharp, { type Sharp } from 'sharp';
-import { decodeHeic } from './heic.js';
+import { decodeHeic } from '../../images/heic.js';
 import { MAX_INPUT_PIXELS } from './preview-file.js';
 import type { Kind } from './sniff.js';
 

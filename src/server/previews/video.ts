@@ -7,7 +7,7 @@
  */
 import { access, stat } from 'node:fs/promises';
 import sharp from 'sharp';
-import { fileArg, runFfmpeg as run, safeInput } from './ffmpeg.js';
+import { fileArg, runFfmpeg as run, safeInput } from '../../images/ffmpeg.js';
 import { type Described, PREVIEW_MAX, previewFile } from './preview-file.js';
 
 const SAFE_INPUT = safeInput('mov,mp4,matroska,webm,avi,flv,mpegts,mpeg,ogg,asf');

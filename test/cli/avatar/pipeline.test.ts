@@ -1,17 +1,20 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MAKE, makePhotos, SERIAL } from '../../../fixtures/avatars/make.mjs';
 import { makeAvatar, PhotoError } from '../../../src/cli/avatar/index.js';
+import { scratch } from '../../helpers/scratch.js';
 import { BODY_SERIAL_NUMBER, exifTags, GPS_IFD, GPS_LATITUDE } from './exif.js';
+
+const dirs = scratch();
+afterAll(dirs.cleanup);
 
 let paths: Awaited<ReturnType<typeof makePhotos>>['paths'];
 let out: string;
 beforeAll(async () => {
   paths = (await makePhotos()).paths;
-  out = mkdtempSync(join(tmpdir(), 'avatar-pipeline-'));
+  out = dirs.temp('avatar-pipeline-');
 }, 60_000);
 
 /** The RGB of the pixel at (x, y). */
@@ -87,7 +90,7 @@ test.each(['small', 'gif'] as const)(
   async (key) => {
     const meta = await sharp(paths[key]).metadata();
     expect([meta.hasAlpha, (await sharp(paths[key]).stats()).isOpaque]).toEqual([true, true]);
-    const dir = mkdtempSync(join(tmpdir(), 'avatar-opaque-'));
+    const dir = dirs.temp('avatar-opaque-');
     const { hash, images } = await makeAvatar(paths[key], dir);
     for (const image of Object.values(images)) {
       expect((await sharp(image.path).metadata()).format).toBe('jpeg');

@@ -5,14 +5,16 @@
  * columns each record prints as a block. test/e2e/narrow-terminal.test.ts checks one width
  * through a real pseudo-terminal.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../src/cli/main.js';
 import { displayWidth } from '../../../src/cli/output/table.js';
 import { type CliServed, startCliServed } from '../../helpers/cli-run.js';
+import { scratch } from '../../helpers/scratch.js';
 import { fakeIO } from '../helpers.js';
+
+const dirs = scratch();
 
 let srv: CliServed;
 const ids: string[] = [];
@@ -49,7 +51,7 @@ beforeAll(async () => {
     ...['--first-name', 'Ann', '--last-name', 'Archer'],
   );
   await invite('--email', 'bob@example.com', '--first-name', 'Bob', '--last-name', 'Brown');
-  const dir = mkdtempSync(join(tmpdir(), 'roster-narrow-'));
+  const dir = dirs.temp('roster-narrow-');
   const file = join(dir, 'a-rather-long-holiday-photo-name-from-2024.txt');
   writeFileSync(file, 'some text\n');
   const up = await srv.run(['media', 'upload', file]);
@@ -58,6 +60,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await srv?.close();
+  await dirs.cleanup();
 });
 
 describe.each([30, 60, 70, 80, 120])('at %i columns', (columns) => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SIGNING_SECRET_KEY } from '../../../src/server/app.js';
 import { urlSigner } from '../../../src/server/cdn/signing.js';
 import { validating } from '../../helpers/openapi-validation.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { serverForTest, startServer, type TestServer } from '../../helpers/server.js';
 import { fixtures, multipart, read, upload } from '../media/media-helpers.js';
 
 let s: TestServer;
@@ -214,20 +214,16 @@ describe('active content', () => {
 
 describe('--cdn-url', () => {
   test('media URLs point at the CDN; the same path and query work on /cdn', async () => {
-    const cdn = await startServer({ cdnUrl: 'https://cdn.example.com/roster/' });
-    try {
-      const medium = (await upload(cdn, png, 'photo.png')).json;
-      expect(medium.resourceInfo.url).toMatch(
-        new RegExp(
-          `^https://cdn\\.example\\.com/roster/_default/main/${medium.id}/photo\\.png\\?expires=`,
-        ),
-      );
-      const onOrigin = medium.resourceInfo.url.replace('https://cdn.example.com/roster', '/cdn');
-      const r = await cdn.req('GET', onOrigin, { token: null });
-      expect(r.status).toBe(200);
-      expect(r.headers['content-length']).toBe(String(png.length));
-    } finally {
-      await cdn.close();
-    }
+    const cdn = await serverForTest({ cdnUrl: 'https://cdn.example.com/roster/' });
+    const medium = (await upload(cdn, png, 'photo.png')).json;
+    expect(medium.resourceInfo.url).toMatch(
+      new RegExp(
+        `^https://cdn\\.example\\.com/roster/_default/main/${medium.id}/photo\\.png\\?expires=`,
+      ),
+    );
+    const onOrigin = medium.resourceInfo.url.replace('https://cdn.example.com/roster', '/cdn');
+    const r = await cdn.req('GET', onOrigin, { token: null });
+    expect(r.status).toBe(200);
+    expect(r.headers['content-length']).toBe(String(png.length));
   });
 });

@@ -3,15 +3,11 @@
  * dir, a file lost from disk): the 404 says so and names the shared bucket, not "deleted or
  * never existed" (#44 rough edge). In-process against a real server.
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { expect, test } from 'vitest';
+import { serverForFile } from '../../helpers/server.js';
 import { upload } from '../media/media-helpers.js';
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await startServer();
-});
-afterAll(() => s.close());
+const s = await serverForFile();
 
 const path = (url: string) => new URL(url).pathname + new URL(url).search;
 

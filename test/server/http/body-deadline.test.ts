@@ -1,13 +1,9 @@
 /** Bodies of the JSON endpoints arrive in time or get 408; a refused body is not read on. */
 import { connect } from 'node:net';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startServer, type TestServer, V3 } from '../../helpers/server.js';
+import { expect, test } from 'vitest';
+import { serverForFile, V3 } from '../../helpers/server.js';
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await startServer({ bodyTimeoutMs: 300 });
-});
-afterAll(() => s.close());
+const s = await serverForFile({ bodyTimeoutMs: 300 });
 
 /** Opens a socket, sends the head of a POST /api/users, and collects what comes back. */
 function open(contentLength: number | string) {

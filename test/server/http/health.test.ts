@@ -1,21 +1,17 @@
 /** /healthz and /readyz, and what a drain does to them, through the real app. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { createApp } from '../../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../../../src/server/config.js';
 import { openTestStore } from '../../helpers/database.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { scratch } from '../../helpers/scratch.js';
+import { serverForTest } from '../../helpers/server.js';
 
-const open: TestServer[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close();
-});
+const dirs = scratch();
+
+afterEach(dirs.cleanup);
 
 test('both answer without a token; /readyz asks the database', async () => {
-  const s = await startServer();
-  open.push(s);
+  const s = await serverForTest();
   const health = await s.req('GET', '/healthz', { token: null });
   expect(health.status).toBe(200);
   expect(health.json).toEqual({ status: 'ok' });
@@ -26,8 +22,7 @@ test('both answer without a token; /readyz asks the database', async () => {
 });
 
 test('a drain fails /readyz at once, keeps answering for the drain delay, then closes', async () => {
-  const s = await startServer({ drainDelayMs: 60_000 });
-  open.push(s);
+  const s = await serverForTest({ drainDelayMs: 60_000 });
   let wake!: () => void;
   const slept: number[] = [];
   const closing = s.app!.close(1000, (ms) => {
@@ -49,7 +44,7 @@ test('a drain fails /readyz at once, keeps answering for the drain delay, then c
 });
 
 test('idle keep-alive connections stay open 65 s by default, above a balancer’s idle timeout', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'roster-keepalive-'));
+  const dataDir = dirs.temp('roster-keepalive-');
   const { store, dispose } = await openTestStore(dataDir);
   const config = { dataDir, vendor: 'service', maxUploadBytes: DEFAULT_MAX_UPLOAD_BYTES };
   for (const [given, expected] of [
@@ -64,5 +59,4 @@ test('idle keep-alive connections stay open 65 s by default, above a balancer’
     await app.close();
   }
   await dispose();
-  rmSync(dataDir, { recursive: true, force: true });
 });

@@ -1,6 +1,6 @@
 /** Nothing a Host header says ends up in an absolute URL of a named tenant, or in a cacheable answer. */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { jsonBody, startServer, type TestServer } from '../../helpers/server.js';
+import { jsonBody, serverForTest, startServer, type TestServer } from '../../helpers/server.js';
 import { upload } from '../media/media-helpers.js';
 
 let s: TestServer;
@@ -61,14 +61,10 @@ test('the OpenAPI document names a relative server, whatever the Host', async ()
 });
 
 test("serve's --public-url is the default tenant's origin", async () => {
-  const pub = await startServer({ publicUrl: 'https://roster.example' });
-  try {
-    const r = await pub.req('POST', '/api/users', {
-      ...jsonBody({ email: 'p@example.com' }),
-      headers: { ...jsonBody({}).headers, host: 'evil.example' },
-    });
-    expect(r.headers.location).toBe(`https://roster.example/api/users/${r.json.id}`);
-  } finally {
-    await pub.close();
-  }
+  const pub = await serverForTest({ publicUrl: 'https://roster.example' });
+  const r = await pub.req('POST', '/api/users', {
+    ...jsonBody({ email: 'p@example.com' }),
+    headers: { ...jsonBody({}).headers, host: 'evil.example' },
+  });
+  expect(r.headers.location).toBe(`https://roster.example/api/users/${r.json.id}`);
 });

@@ -1,13 +1,9 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
-import { startServer, type TestServer, V3 } from '../../helpers/server.js';
+import { serverForFile, V3 } from '../../helpers/server.js';
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await startServer();
-});
-afterAll(() => s.close());
+const s = await serverForFile();
 
 /**
  * Raw bytes on a socket: for requests no well-behaved client library would send. `end: false`

@@ -1,20 +1,12 @@
 /** GET /metrics: Prometheus text behind its own token, off without one; routes, not paths. */
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { BACKEND } from '../../helpers/database.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { serverForFile } from '../../helpers/server.js';
 import { upload } from '../media/media-helpers.js';
 
-let s: TestServer;
-let off: TestServer;
 const TOKEN = 'metrics-secret-of-the-test';
-beforeAll(async () => {
-  s = await startServer({ metricsToken: TOKEN });
-  off = await startServer();
-});
-afterAll(async () => {
-  await s.close();
-  await off.close();
-});
+const s = await serverForFile({ metricsToken: TOKEN });
+const off = await serverForFile();
 
 const scrape = (token: string | null, server = s) =>
   server.req('GET', '/metrics', {

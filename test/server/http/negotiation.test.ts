@@ -5,7 +5,7 @@ import {
   parseAccept,
   pickVersion,
 } from '../../../src/server/http/negotiation.js';
-import { startServer, V2, V3 } from '../../helpers/server.js';
+import { serverForTest, startServer, V2, V3 } from '../../helpers/server.js';
 import { negotiationSuite } from '../../suites/negotiation.suite.js';
 
 describe('parseAccept / pickVersion', () => {
@@ -30,26 +30,22 @@ describe('parseAccept / pickVersion', () => {
 });
 
 test('remembered Accept headers answer as parsed ones, past the bound and for a 406 too', async () => {
-  const s = await startServer();
-  try {
-    await s.req('POST', '/api/users', {
-      headers: { 'content-type': V3 },
-      body: JSON.stringify({ email: 'm@example.com', externalId: 'm-1' }),
-    });
-    const versionFor = async (accept: string) => {
-      const r = await s.req('GET', '/api/users/m-1', { headers: { accept } });
-      return r.status === 200 ? r.headers['content-type'] : r.status;
-    };
-    for (let round = 0; round < 2; round++) {
-      expect(await versionFor(`${V2}, ${V3};q=0.5`)).toBe(V2);
-      expect(await versionFor('text/html')).toBe(406);
-      // More distinct headers than are remembered: each still answers by its own content.
-      for (let i = 0; i <= MAX_REMEMBERED_ACCEPTS; i++) {
-        expect(await versionFor(`text/x-${i}, ${i % 2 ? V2 : V3}`)).toBe(i % 2 ? V2 : V3);
-      }
+  const s = await serverForTest();
+  await s.req('POST', '/api/users', {
+    headers: { 'content-type': V3 },
+    body: JSON.stringify({ email: 'm@example.com', externalId: 'm-1' }),
+  });
+  const versionFor = async (accept: string) => {
+    const r = await s.req('GET', '/api/users/m-1', { headers: { accept } });
+    return r.status === 200 ? r.headers['content-type'] : r.status;
+  };
+  for (let round = 0; round < 2; round++) {
+    expect(await versionFor(`${V2}, ${V3};q=0.5`)).toBe(V2);
+    expect(await versionFor('text/html')).toBe(406);
+    // More distinct headers than are remembered: each still answers by its own content.
+    for (let i = 0; i <= MAX_REMEMBERED_ACCEPTS; i++) {
+      expect(await versionFor(`text/x-${i}, ${i % 2 ? V2 : V3}`)).toBe(i % 2 ? V2 : V3);
     }
-  } finally {
-    await s.close();
   }
 });
 

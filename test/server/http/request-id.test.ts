@@ -1,12 +1,8 @@
 /** X-Request-Id: on every answer and in the access log; a balancer's is kept when it is sane. */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { expect, test } from 'vitest';
+import { serverForFile } from '../../helpers/server.js';
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await startServer({ accessLog: true });
-});
-afterAll(() => s.close());
+const s = await serverForFile({ accessLog: true });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

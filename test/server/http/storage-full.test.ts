@@ -3,15 +3,11 @@
  * answers writes 507 in the envelope, while reads and deletes go on. The real full disk, with
  * files too, is in test/faults/disk-full.test.ts.
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { sqliteHandle } from '../../../src/store/sqlite/handle.js';
-import { jsonBody, startServer, type TestServer, V3 } from '../../helpers/server.js';
+import { jsonBody, serverForFile, type TestServer, V3 } from '../../helpers/server.js';
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await startServer();
-});
-afterAll(() => s.close());
+const s = await serverForFile();
 
 test('writes that need room are 507; reads and deletes keep working', async () => {
   const keep = await s.req(

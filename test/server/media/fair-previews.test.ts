@@ -3,10 +3,8 @@
  * tenant's upload, and an upload whose client left before the commit point is not stored.
  */
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createApp } from '../../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../../../src/server/config.js';
@@ -15,10 +13,13 @@ import type { Store } from '../../../src/store/store.js';
 import { TEST_AUDIT } from '../../helpers/audit.js';
 import { openTestStore } from '../../helpers/database.js';
 import { eventually } from '../../helpers/eventually.js';
+import { scratch } from '../../helpers/scratch.js';
 import { requester } from '../../helpers/server.js';
 import { blobKeys, fixtures, tempFiles, uploadBody } from './media-helpers.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'roster-fair-'));
+const dirs = scratch();
+
+const dataDir = dirs.temp('roster-fair-');
 let store: Store;
 let app: Awaited<ReturnType<typeof createApp>>;
 let dispose: () => Promise<void>;
@@ -73,7 +74,7 @@ afterAll(async () => {
   release();
   await app.close();
   await dispose();
-  rmSync(dataDir, { recursive: true, force: true });
+  await dirs.cleanup();
 });
 
 const busyTokenId = () => Buffer.from(admin, 'base64').toString().split(':')[0]!;

@@ -1,17 +1,11 @@
 /** A tenant's storage quota (in the database, or serve's --quota default): 507 with the figures. */
 import { randomBytes } from 'node:crypto';
-import { afterEach, expect, test } from 'vitest';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { expect, test } from 'vitest';
+import { serverForTest } from '../../helpers/server.js';
 import { blobKeys, eventually, mediaRows, tempFiles, upload } from './media-helpers.js';
 
-const open: TestServer[] = [];
-afterEach(async () => {
-  for (const s of open.splice(0)) await s.close();
-});
-
 test("an upload past the tenant's quota is 507 naming used, quota and size; nothing is kept", async () => {
-  const s = await startServer();
-  open.push(s);
+  const s = await serverForTest();
   await s.store.tenants.setQuota('*', 10_000);
   const first = await upload(s, randomBytes(6000), 'a.bin');
   expect(first.status).toBe(200);
@@ -30,16 +24,14 @@ test("an upload past the tenant's quota is 507 naming used, quota and size; noth
 });
 
 test("serve's default quota applies to tenants without their own; a tenant's own wins", async () => {
-  const s = await startServer({ quotaBytes: 5000 });
-  open.push(s);
+  const s = await serverForTest({ quotaBytes: 5000 });
   expect((await upload(s, randomBytes(6000), 'big.bin')).status).toBe(507);
   await s.store.tenants.setQuota('*', 100_000);
   expect((await upload(s, randomBytes(6000), 'big.bin')).status).toBe(200);
 });
 
 test("a quota counts only its own tenant's media", async () => {
-  const s = await startServer();
-  open.push(s);
+  const s = await serverForTest();
   const other = await s.token({ tenant: 'other.example.com' });
   await s.store.tenants.setQuota('other.example.com', 1000);
   expect((await upload(s, randomBytes(5000), 'mine.bin')).status).toBe(200);
@@ -57,8 +49,7 @@ test("a quota counts only its own tenant's media", async () => {
 });
 
 test('a tenant at its quota is refused before the body is read', async () => {
-  const s = await startServer();
-  open.push(s);
+  const s = await serverForTest();
   await s.store.tenants.setQuota('*', 4000);
   expect((await upload(s, randomBytes(4000), 'fill.bin')).status).toBe(200);
   const r = await upload(s, randomBytes(10), 'more.bin');

@@ -1,16 +1,18 @@
 /** The start-up sweep: what a crash can leave behind is cleaned before the server listens. */
-import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { createApp } from '../../../src/server/app.js';
 import { DEFAULT_MAX_UPLOAD_BYTES } from '../../../src/server/config.js';
 import { openTestStore, sql } from '../../helpers/database.js';
+import { scratch } from '../../helpers/scratch.js';
 import { requester } from '../../helpers/server.js';
 import { blobKeys, fixtures, read, tempFiles, uploadBody } from './media-helpers.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'roster-sweep-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+const dirs = scratch();
+
+const dataDir = dirs.temp('roster-sweep-');
+afterAll(dirs.cleanup);
 
 test('temp files, files without a row and rows without a file are swept at start-up', async () => {
   const png = read((await fixtures()).png);
@@ -72,7 +74,7 @@ test('temp files, files without a row and rows without a file are swept at start
 
 /** A data dir with `n` media uploaded through a real app; returns what the tests need. */
 async function withMedia(n: number) {
-  const dir = mkdtempSync(join(tmpdir(), 'roster-sweep-guard-'));
+  const dir = dirs.temp('roster-sweep-guard-');
   const png = read((await fixtures()).png);
   const { store, dispose } = await openTestStore(dir);
   const token = (await store.bootstrap())!.adminToken;
@@ -100,7 +102,6 @@ async function withMedia(n: number) {
   };
   const cleanup = async () => {
     await dispose();
-    rmSync(dir, { recursive: true, force: true });
   };
   return { dir, store, ids, rows, start, cleanup };
 }

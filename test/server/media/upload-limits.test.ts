@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { serverForTest, startServer, type TestServer } from '../../helpers/server.js';
 import {
   blobKeys,
   eventually,
@@ -94,37 +94,29 @@ describe('aborted uploads', () => {
 
 describe('hostile images', () => {
   test('a 900-megapixel bomb gets no preview and little memory', async () => {
-    const big = await startServer();
-    try {
-      const bomb = read(files.pixelBomb);
-      const before = process.memoryUsage().rss;
-      let peak = before;
-      const timer = setInterval(() => {
-        peak = Math.max(peak, process.memoryUsage().rss);
-      }, 5);
-      const r = await upload(big, bomb, 'bomb.png');
-      clearInterval(timer);
-      expect(r.status).toBe(200);
-      expect(r.json.transformations?.t_preview).toBeUndefined();
-      expect(peak - before).toBeLessThan(200 * 1024 * 1024);
-    } finally {
-      await big.close();
-    }
+    const big = await serverForTest();
+    const bomb = read(files.pixelBomb);
+    const before = process.memoryUsage().rss;
+    let peak = before;
+    const timer = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 5);
+    const r = await upload(big, bomb, 'bomb.png');
+    clearInterval(timer);
+    expect(r.status).toBe(200);
+    expect(r.json.transformations?.t_preview).toBeUndefined();
+    expect(peak - before).toBeLessThan(200 * 1024 * 1024);
   });
 });
 
 describe('preview deadline', () => {
   test('a preview that runs out of time is dropped; the upload still succeeds', async () => {
-    const slow = await startServer({ previewTimeoutMs: 1 });
-    try {
-      const r = await upload(slow, read(files.pdf), 'doc.pdf');
-      expect(r.status).toBe(200);
-      expect(r.json.resourceInfo).toMatchObject({ type: 'pdf', bytes: read(files.pdf).length });
-      expect(r.json).not.toHaveProperty('transformations');
-      expect(await tempFiles(slow)).toEqual([]);
-    } finally {
-      await slow.close();
-    }
+    const slow = await serverForTest({ previewTimeoutMs: 1 });
+    const r = await upload(slow, read(files.pdf), 'doc.pdf');
+    expect(r.status).toBe(200);
+    expect(r.json.resourceInfo).toMatchObject({ type: 'pdf', bytes: read(files.pdf).length });
+    expect(r.json).not.toHaveProperty('transformations');
+    expect(await tempFiles(slow)).toEqual([]);
   });
 });
 

@@ -1,16 +1,12 @@
 /** SCIM-created users get no invitation mail unless their tenant says so. */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { eventually } from '../../helpers/eventually.js';
 import { scimClient, scimUser } from '../../helpers/scim.js';
-import { startServer, type TestServer } from '../../helpers/server.js';
+import { serverForFile, serverForTest } from '../../helpers/server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
+const server = await serverForFile();
 
 test('off by default; on once the tenant turns --scim-invitations on', async () => {
   const scim = scimClient(server);
@@ -32,20 +28,16 @@ test('off by default; on once the tenant turns --scim-invitations on', async () 
 
 test('active: false on a pending user drops the invitation not yet delivered', async () => {
   // A mail server that is not there: the invitation waits in the outbox for its next attempt.
-  const held = await startServer({ smtpUrl: 'smtp://127.0.0.1:9', mailRetryBaseMs: 3_600_000 });
-  try {
-    await held.store.tenants.setScimInvitations('*', true);
-    const scim = scimClient(held);
-    const created = await scim('POST', '/Users', scimUser('leaver'));
-    expect(created.status).toBe(201);
-    await eventually(async () => (await held.store.outbox.pending()) === 1);
-    const off = await scim('PATCH', `/Users/${created.json.id}`, {
-      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
-      Operations: [{ op: 'replace', path: 'active', value: false }],
-    });
-    expect(off.json.active).toBe(false);
-    expect(await held.store.outbox.pending()).toBe(0);
-  } finally {
-    await held.close();
-  }
+  const held = await serverForTest({ smtpUrl: 'smtp://127.0.0.1:9', mailRetryBaseMs: 3_600_000 });
+  await held.store.tenants.setScimInvitations('*', true);
+  const scim = scimClient(held);
+  const created = await scim('POST', '/Users', scimUser('leaver'));
+  expect(created.status).toBe(201);
+  await eventually(async () => (await held.store.outbox.pending()) === 1);
+  const off = await scim('PATCH', `/Users/${created.json.id}`, {
+    schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+    Operations: [{ op: 'replace', path: 'active', value: false }],
+  });
+  expect(off.json.active).toBe(false);
+  expect(await held.store.outbox.pending()).toBe(0);
 });

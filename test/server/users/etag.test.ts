@@ -1,12 +1,8 @@
 /** The REST API's ETag on GET by id is the user's version counter; PUT and DELETE honour If-Match. */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { jsonBody, startServer, type TestServer, V3 } from '../../helpers/server.js';
+import { expect, test } from 'vitest';
+import { jsonBody, serverForFile, V3 } from '../../helpers/server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startServer();
-});
-afterAll(() => server.close());
+const server = await serverForFile();
 
 const create = async (email: string) =>
   (await server.req('POST', '/api/users', jsonBody({ email }))).json.id as string;

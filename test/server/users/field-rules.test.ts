@@ -1,13 +1,12 @@
 /** Field round 3 (issue 44): a user created activated with a secret gets no sign-up invitation. */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { jsonBody, startServer, type TestServer, V3 } from '../../helpers/server.js';
+import { expect, test } from 'vitest';
+import { jsonBody, serverForFile, V3 } from '../../helpers/server.js';
 
-let server: TestServer;
-beforeAll(async () => {
-  // No mail server there, and no retry soon: an invitation stays in the outbox to be counted.
-  server = await startServer({ smtpUrl: 'smtp://127.0.0.1:9', mailRetryBaseMs: 3_600_000 });
+// No mail server there, and no retry soon: an invitation stays in the outbox to be counted.
+const server = await serverForFile({
+  smtpUrl: 'smtp://127.0.0.1:9',
+  mailRetryBaseMs: 3_600_000,
 });
-afterAll(() => server.close());
 
 test('a POST with a secret activates the user and sends no "sign up" invitation', async () => {
   const before = await server.store.outbox.pending();

@@ -3,15 +3,11 @@
  * letters they show (NFKC), and invisible format characters (a zero-width space) are refused,
  * on REST and SCIM alike (one rule: contract/identity.ts).
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { CORE_USER, scimClient } from '../../helpers/scim.js';
-import { jsonBody, startServer, type TestServer } from '../../helpers/server.js';
+import { jsonBody, serverForFile } from '../../helpers/server.js';
 
-let s: TestServer;
-beforeAll(async () => {
-  s = await startServer();
-});
-afterAll(() => s?.close());
+const s = await serverForFile();
 
 const create = (body: Record<string, unknown>) =>
   s.req('POST', '/api/users', jsonBody({ sendMail: false, ...body }));

@@ -20,29 +20,47 @@ export function hasMagic(arg: string): boolean {
 
 /** `a{b,c}d{e,f}` → abde abdf acde acdf; a brace without a top-level comma stays literal. */
 export function expandBraces(pattern: string): string[] {
+  const group = firstAlternatives(pattern);
+  if (!group) return [pattern];
+  const head = pattern.slice(0, group.open);
+  const tail = pattern.slice(group.close + 1);
+  const cuts = [group.open, ...group.commas, group.close];
+  return cuts
+    .slice(0, -1)
+    .flatMap((at, k) => expandBraces(head + pattern.slice(at + 1, cuts[k + 1]) + tail));
+}
+
+interface BraceGroup {
+  open: number;
+  /** Its top-level commas. */
+  commas: number[];
+  close: number;
+}
+
+/** The first unescaped brace group that has alternatives (a top-level comma), if any. */
+function firstAlternatives(pattern: string): BraceGroup | undefined {
   for (let open = 0; open < pattern.length; open++) {
     if (pattern[open] === '\\' && !WINDOWS) open++;
     else if (pattern[open] === '{') {
-      let depth = 0;
-      const commas: number[] = [];
-      for (let i = open; i < pattern.length; i++) {
-        const c = pattern[i];
-        if (c === '\\' && !WINDOWS) i++;
-        else if (c === '{') depth++;
-        else if (c === ',' && depth === 1) commas.push(i);
-        else if (c === '}' && --depth === 0) {
-          if (commas.length === 0) break;
-          const head = pattern.slice(0, open);
-          const tail = pattern.slice(i + 1);
-          const cuts = [open, ...commas, i];
-          return cuts
-            .slice(0, -1)
-            .flatMap((at, k) => expandBraces(head + pattern.slice(at + 1, cuts[k + 1]) + tail));
-        }
-      }
+      const group = braceGroup(pattern, open);
+      if (group && group.commas.length > 0) return group;
     }
   }
-  return [pattern];
+  return undefined;
+}
+
+/** The group the brace at `open` opens, up to its matching `}`; undefined when none closes it. */
+function braceGroup(pattern: string, open: number): BraceGroup | undefined {
+  let depth = 0;
+  const commas: number[] = [];
+  for (let i = open; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\' && !WINDOWS) i++;
+    else if (c === '{') depth++;
+    else if (c === ',' && depth === 1) commas.push(i);
+    else if (c === '}' && --depth === 0) return { open, commas, close: i };
+  }
+  return undefined;
 }
 
 /** One path segment as an anchored regular expression. */

@@ -201,20 +201,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
   if (run.unrecorded) note(io, `warning: ${run.unrecorded}`);
   if (!run.file) throw usageError('users import needs a CSV file (or --template to start one)');
   const opts = { ...flags, ...run.options, map: run.options.maps, globals: run.globals };
-  if (opts.maxDeactivate && !opts.sync) throw usageError('--max-deactivate works with --sync only');
-  if (opts.savePlan && !opts.dryRun) throw usageError('--save-plan works with --dry-run only');
-  if (opts.dryRun && run.plan) {
-    throw usageError(
-      '--plan applies a saved plan, and --dry-run makes one: use one of them (--dry-run --save-plan FILE, then --plan FILE)',
-    );
-  }
-  if (opts.partial && !run.plan) throw usageError('--partial works with --plan only');
-  if (opts.photoName && !opts.photos) throw usageError('--photo-name works with --photos only');
-  if ((opts.statusColumn === undefined) !== (opts.activeValues === undefined)) {
-    throw usageError(
-      '--status-column and --active-values go together: the column, and the values that mean active (e.g. --status-column Status --active-values Active)',
-    );
-  }
+  checkCombinations(opts, run.plan !== undefined);
   // The file is read twice (plan, then apply): stdin is kept in a private temp file meanwhile.
   const csv =
     run.file === '-'
@@ -227,40 +214,20 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
   (await import('../../memory.js')).bulkMemoryMode();
   const { forPeople, resolveFormat } = await import('../../output/render.js');
   const format = resolveFormat(opts.globals.output, io);
-  const { apiSession } = await import('../../client.js');
   const { spinner } = await import('../../output/progress.js');
   const { importCsv } = await import('../../../import/run.js');
   const show = await import('./import/format.js');
   const { progress } = await import('../../output/progress-line.js');
 
-  // One Roster-Run-Id for every request of the run (its events list as one: events list --run);
-  // a resumed run keeps the one its record holds.
-  const { newRunId } = await import('../../../contract/events.js');
-  const runId = run.record?.runId ?? newRunId();
-  const { client, settings } = await apiSession(opts.globals, deps, { runId });
-  // A record or a plan naming another service: refused before the first request.
-  resume.checkAddress(run, opts.resume, {
-    baseUrl: settings.baseUrl,
-    from: settings.sources.baseUrl,
-  });
-  const report = opts.report ?? (opts.dryRun ? undefined : opts.resume);
-  // A run with a report is recorded beside it, and a resumed one checked against its record.
-  const recorded = report !== undefined && !opts.dryRun;
-  // Where the run goes and what it reads, for its record, its saved plan, or the check of both.
-  const bound = recorded || run.record || run.plan || opts.savePlan;
-  const input = bound ? await resume.fingerprint(csv) : undefined;
-  const target = bound ? await resume.targetOf(client, settings.baseUrl) : undefined;
-  if (input && target) resume.checkResume(run, opts.resume, input, target);
-  // The same run gives new users the role and locale it started with, whatever the profile says now.
-  const defaults = run.record?.defaults ?? run.plan?.saved.defaults;
-  if (defaults) Object.assign(client.userDefaults, defaults);
+  const { client, runId, report, recorded, input, target } = await openRun(
+    resume,
+    run,
+    opts,
+    csv,
+    deps,
+  );
   const spin = await spinner(deps, `reading ${csv} and the branch's users…`);
-  // Ctrl-C while rows are sent: no new rows, the ones in flight finish and reach the report.
-  // (While reading and planning nothing has been sent: Ctrl-C ends the command at once.)
-  const controller = new AbortController();
-  let stoppedBy: StopSignal | undefined;
-  let stopListening = () => {};
-  let applying = false;
+  const stop = stopOnInterrupt(io);
   const hint = () => resume.continueHint(run, report);
   // A dry run for programs: the whole plan, row by row (a person's table shows the first rows).
   const planOut = opts.dryRun
@@ -287,7 +254,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
       maps: opts.map,
       sendMail: opts.sendMail ?? true,
       plan: run.plan?.saved,
-      signal: controller.signal,
+      signal: stop.signal,
     },
     {
       onWarning: (w) => note(io, `warning: ${w}`),
@@ -306,7 +273,7 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
       },
       onPlannedRow,
       beforeSending: () => {
-        if (recorded) resume.record(report, run, flags, input!, target!, client, runId);
+        if (recorded) resume.record(report!, run, flags, input!, target!, client, runId);
       },
       onPlan: (plan) => {
         spin.stop();
@@ -318,24 +285,19 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
       progress: (total) => {
         const bar = progress(io, 'importing', total);
         onCleanup(deps, () => bar.end()); // Ctrl-C: leave a clean line
-        applying = true;
-        stopListening = onInterrupt((signal) => {
-          stoppedBy = signal;
-          controller.abort();
-          note(io, 'stopping: no further rows are sent; the rows in flight finish first…');
-        });
+        stop.listen();
         return bar;
       },
     },
   )
     .catch((err: unknown) => {
       // A lost connection or a revoked token mid-run: say how to carry on from where it stopped.
-      if (applying) note(io, hint());
+      if (stop.applying) note(io, hint());
       throw err;
     })
     .finally(() => {
       spin.stop();
-      stopListening();
+      stop.end();
     });
 
   if (opts.dryRun) {
@@ -348,20 +310,15 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
         `saved the plan to ${opts.savePlan}; apply exactly it with: roster users import --plan ${opts.savePlan}`,
       );
     }
-    const n = result.plan.invitations;
-    if (n > 0) {
-      note(
-        io,
-        opts.sendMail === false
-          ? `no invitations would be queued (--no-send-mail; ${n} new users have an email)`
-          : `${n} invitation${n === 1 ? '' : 's'} would be queued by the service (one per new user with an email and no secret; --no-send-mail for none)`,
-      );
-    }
+    noteInvitations(io, result.plan.invitations, opts.sendMail);
   }
   if (!opts.dryRun) await show.renderSummary(io, format, result.summary);
   show.noteFailures(io, result.failures, report);
-  if (result.interrupted && stoppedBy) {
-    throw new CliError(`interrupted: no further rows were sent. ${hint()}`, exitCodeOf(stoppedBy));
+  if (result.interrupted && stop.stoppedBy) {
+    throw new CliError(
+      `interrupted: no further rows were sent. ${hint()}`,
+      exitCodeOf(stop.stoppedBy),
+    );
   }
   // The rows are in (or planned): now their users' avatars.
   const photoResult = photos
@@ -380,16 +337,138 @@ export async function runImport(given: string | undefined, flags: ImportFlags, d
     throw photoResult.stoppedBy;
   }
   if (result.refusal) throw result.refusal;
-  const { failed, rows } = result.summary;
   const photosFailed = photoResult?.rows.filter((r) => r.result === 'failed').length ?? 0;
-  if (failed > 0 || photosFailed > 0) {
-    const where = report ? `; every row's outcome is in ${report}` : '';
-    const what = [
-      ...(failed > 0
-        ? [`${failed} of ${rows} rows failed${opts.dryRun ? ' the checks' : ''}`]
-        : []),
-      ...(photosFailed > 0 ? [`${photosFailed} of ${photoResult!.rows.length} photos failed`] : []),
-    ];
-    throw new CliError(`${what.join(', ')}${failed > 0 ? where : ''}`, EXIT.partial);
+  failIfAnyFailed(
+    result.summary,
+    { photosFailed, photos: photoResult?.rows.length ?? 0 },
+    {
+      report,
+      dryRun: opts.dryRun,
+    },
+  );
+}
+
+/**
+ * The run's session: one Roster-Run-Id for every request (its events list as one: events list
+ * --run; a resumed run keeps its record's), the client, and what binds the run to its record
+ * or saved plan (the file's fingerprint and the target), checked before the first request.
+ */
+async function openRun(
+  resume: typeof import('./import/resume.js'),
+  run: ReturnType<typeof import('./import/resume.js')['whichRun']>,
+  opts: Pick<ImportFlags, 'report' | 'dryRun' | 'resume' | 'savePlan'> & { globals: GlobalOptions },
+  csv: string,
+  deps: Deps,
+) {
+  const { apiSession } = await import('../../client.js');
+  const { newRunId } = await import('../../../contract/events.js');
+  const runId = run.record?.runId ?? newRunId();
+  const { client, settings } = await apiSession(opts.globals, deps, { runId });
+  // A record or a plan naming another service: refused before the first request.
+  resume.checkAddress(run, opts.resume, {
+    baseUrl: settings.baseUrl,
+    from: settings.sources.baseUrl,
+  });
+  const report = opts.report ?? (opts.dryRun ? undefined : opts.resume);
+  // A run with a report is recorded beside it, and a resumed one checked against its record.
+  const recorded = report !== undefined && !opts.dryRun;
+  // Where the run goes and what it reads, for its record, its saved plan, or the check of both.
+  const bound = recorded || run.record || run.plan || opts.savePlan;
+  const input = bound ? await resume.fingerprint(csv) : undefined;
+  const target = bound ? await resume.targetOf(client, settings.baseUrl) : undefined;
+  if (input && target) resume.checkResume(run, opts.resume, input, target);
+  // The same run gives new users the role and locale it started with, whatever the profile says now.
+  const defaults = run.record?.defaults ?? run.plan?.saved.defaults;
+  if (defaults) Object.assign(client.userDefaults, defaults);
+  return { client, runId, report, recorded, input, target };
+}
+
+/**
+ * Ctrl-C while rows are sent: no new rows, the ones in flight finish and reach the report.
+ * (While reading and planning nothing has been sent: Ctrl-C ends the command at once, so this
+ * listens only from `listen()`, when sending starts.)
+ */
+function stopOnInterrupt(io: Deps['io']) {
+  const controller = new AbortController();
+  let stoppedBy: StopSignal | undefined;
+  let stopListening = () => {};
+  let applying = false;
+  return {
+    signal: controller.signal,
+    /** The signal that stopped the run, if one did. */
+    get stoppedBy() {
+      return stoppedBy;
+    },
+    /** Whether rows were being sent (an error then says how to carry on). */
+    get applying() {
+      return applying;
+    },
+    listen() {
+      applying = true;
+      stopListening = onInterrupt((signal) => {
+        stoppedBy = signal;
+        controller.abort();
+        note(io, 'stopping: no further rows are sent; the rows in flight finish first…');
+      });
+    },
+    end: () => stopListening(),
+  };
+}
+
+/** Flags that work only together, or only with another, as a usage error naming them. */
+function checkCombinations(
+  opts: Pick<
+    ImportFlags,
+    | 'maxDeactivate'
+    | 'sync'
+    | 'savePlan'
+    | 'dryRun'
+    | 'partial'
+    | 'photoName'
+    | 'photos'
+    | 'statusColumn'
+    | 'activeValues'
+  >,
+  withPlan: boolean,
+) {
+  if (opts.maxDeactivate && !opts.sync) throw usageError('--max-deactivate works with --sync only');
+  if (opts.savePlan && !opts.dryRun) throw usageError('--save-plan works with --dry-run only');
+  if (opts.dryRun && withPlan) {
+    throw usageError(
+      '--plan applies a saved plan, and --dry-run makes one: use one of them (--dry-run --save-plan FILE, then --plan FILE)',
+    );
   }
+  if (opts.partial && !withPlan) throw usageError('--partial works with --plan only');
+  if (opts.photoName && !opts.photos) throw usageError('--photo-name works with --photos only');
+  if ((opts.statusColumn === undefined) !== (opts.activeValues === undefined)) {
+    throw usageError(
+      '--status-column and --active-values go together: the column, and the values that mean active (e.g. --status-column Status --active-values Active)',
+    );
+  }
+}
+
+/** A dry run: the invitations the run would have the service queue (or, with --no-send-mail, not). */
+function noteInvitations(io: Deps['io'], n: number, sendMail: boolean | undefined) {
+  if (n === 0) return;
+  note(
+    io,
+    sendMail === false
+      ? `no invitations would be queued (--no-send-mail; ${n} new users have an email)`
+      : `${n} invitation${n === 1 ? '' : 's'} would be queued by the service (one per new user with an email and no secret; --no-send-mail for none)`,
+  );
+}
+
+/** Exit 5 (partial) when rows or photos failed, naming how many and where each row's outcome is. */
+function failIfAnyFailed(
+  { failed, rows }: { failed: number; rows: number },
+  { photosFailed, photos }: { photosFailed: number; photos: number },
+  { report, dryRun }: { report: string | undefined; dryRun: boolean | undefined },
+) {
+  if (failed === 0 && photosFailed === 0) return;
+  const where = report ? `; every row's outcome is in ${report}` : '';
+  const what = [
+    ...(failed > 0 ? [`${failed} of ${rows} rows failed${dryRun ? ' the checks' : ''}`] : []),
+    ...(photosFailed > 0 ? [`${photosFailed} of ${photos} photos failed`] : []),
+  ];
+  throw new CliError(`${what.join(', ')}${failed > 0 ? where : ''}`, EXIT.partial);
 }

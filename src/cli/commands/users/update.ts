@@ -64,7 +64,7 @@ export async function runUpdate(opts: UpdateOptions, deps: Deps): Promise<void> 
   const patch = applySets(secret === undefined ? {} : { secret }, opts.set, opts.unset);
   await validateUserBody('update', patch);
   if (opts.id === '-' || opts.dryRun)
-    return (await import('./update-each.js')).updateEach(opts, patch, deps);
+    return (await import('./update-run.js')).updateEach(opts, patch, deps);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   const { userIdOf } = await import('./lookup.js');

@@ -1,19 +1,21 @@
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { register, runDownload } from '../../../../src/cli/commands/media/download.js';
 import type { Medium } from '../../../../src/contract/medium.js';
 import { fifoReader } from '../../../helpers/fifo.js';
+import { scratch } from '../../../helpers/scratch.js';
 import { fakeIO, parseWith, stubClient, testDeps } from '../../helpers.js';
 import { medium, rawMedium } from './helpers.js';
 
+const dirs = scratch();
+
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'roster-download-'));
+  dir = dirs.temp('roster-download-');
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(dirs.cleanup);
 
 /** A client serving `m` whose file (and preview) bytes are `bytes`. */
 function serving(m: Medium, bytes: Record<string, string>) {

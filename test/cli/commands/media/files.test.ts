@@ -1,16 +1,18 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkFile, localFileName } from '../../../../src/cli/commands/media/files.js';
+import { scratch } from '../../../helpers/scratch.js';
+
+const dirs = scratch();
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'roster-files-'));
+  dir = dirs.temp('roster-files-');
   writeFileSync(join(dir, 'a.txt'), 'hello');
   mkdirSync(join(dir, 'sub'));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(dirs.cleanup);
 
 describe('checkFile', () => {
   it('a readable file: ok with its size', async () => {

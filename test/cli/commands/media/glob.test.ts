@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,10 +8,13 @@ import {
   hasMagic,
   segmentRegExp,
 } from '../../../../src/cli/commands/media/glob.js';
+import { scratch } from '../../../helpers/scratch.js';
+
+const dirs = scratch();
 
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'roster-glob-'));
+  dir = dirs.temp('roster-glob-');
   for (const f of [
     'a.png',
     'b.png',
@@ -31,7 +33,7 @@ beforeAll(() => {
   mkdirSync(join(dir, 'dir.png'));
   symlinkSync(join(dir, 'photos'), join(dir, 'linked'));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(dirs.cleanup);
 
 describe('pattern pieces', () => {
   it('hasMagic: wildcards, classes and braces, not escaped ones', () => {
@@ -55,6 +57,17 @@ describe('pattern pieces', () => {
     expect(expandBraces('{a,{b,c}d}')).toEqual(['a', 'bd', 'cd']);
     expect(expandBraces('{a}.png')).toEqual(['{a}.png']);
     expect(expandBraces('no-brace')).toEqual(['no-brace']);
+  });
+
+  it('expandBraces: an unclosed or escaped brace stays; one without a comma keeps the groups inside it', () => {
+    expect(expandBraces('{a,b')).toEqual(['{a,b']);
+    expect(expandBraces('{a,b{c,d}')).toEqual(['{a,bc', '{a,bd']);
+    expect(expandBraces('{a{b,c}}')).toEqual(['{ab}', '{ac}']);
+    expect(expandBraces('x{}{a,b}')).toEqual(['x{}a', 'x{}b']);
+    if (process.platform !== 'win32') {
+      expect(expandBraces('\\{a,b}')).toEqual(['\\{a,b}']);
+      expect(expandBraces('{a\\,b,c}')).toEqual(['a\\,b', 'c']);
+    }
   });
 
   it('segmentRegExp: *, ?, classes, negation; a leading dot only when spelled', () => {

@@ -1,17 +1,19 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { saveStream, targetPath } from '../../../../src/cli/commands/media/save.js';
+import { scratch } from '../../../helpers/scratch.js';
+
+const dirs = scratch();
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'roster-save-'));
+  dir = dirs.temp('roster-save-');
   mkdirSync(join(dir, 'out'));
   writeFileSync(join(dir, 'taken.png'), 'old');
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(dirs.cleanup);
 
 describe('targetPath', () => {
   it('the name here, a file path, or the name inside a directory', async () => {

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { register, runUpload } from '../../../../src/cli/commands/media/upload.js';
@@ -8,16 +7,19 @@ import { transferBars } from '../../../../src/cli/output/transfer.js';
 import type { UploadOptions as ClientUpload } from '../../../../src/client/index.js';
 import { ApiError, NetworkError, ResponseFormatError } from '../../../../src/client/index.js';
 import { eventually } from '../../../helpers/eventually.js';
+import { scratch } from '../../../helpers/scratch.js';
 import { fakeIO, parseWith, stubClient, testDeps } from '../../helpers.js';
 import { rawMedium } from './helpers.js';
 
+const dirs = scratch();
+
 let dir: string;
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'roster-upload-'));
+  dir = dirs.temp('roster-upload-');
   for (const f of ['a.png', 'b.png', 'notes.txt']) writeFileSync(join(dir, f), `bytes of ${f}`);
   mkdirSync(join(dir, 'sub'));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(dirs.cleanup);
 
 const at = (name: string) => join(dir, name);
 const apiError = (status: number, message: string) =>

@@ -92,88 +92,11 @@ async function checkPortFree(port: number, host: string) {
 export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   const { io, env } = deps;
   const service = await loadService();
-  let rateLimit: number | undefined;
-  try {
-    rateLimit = opts.rateLimit === undefined ? undefined : service.parseRateLimit(opts.rateLimit);
-  } catch (err) {
-    throw usageError(`--rate-limit: ${(err as Error).message}`);
-  }
-  const publicUrl = opts.publicUrl === undefined ? undefined : parsePublicUrl(opts.publicUrl);
-  const dataDir = dataDirOf(opts.data, env);
-  // Before anything is created or swept: is this data dir ours, and is the port free?
-  const lock = takeLock(dataDir, service);
-  try {
-    await checkPortFree(opts.port, opts.host);
-  } catch (err) {
-    lock.release();
-    throw err;
-  }
-  let store: Store;
-  try {
-    store = await openLocalStore(
-      { data: opts.data, database: opts.database, blobs: opts.blobs },
-      deps,
-      {
-        poolSize: opts.dbPoolSize,
-        statementTimeoutMs:
-          opts.dbStatementTimeout === undefined ? undefined : opts.dbStatementTimeout * 1000,
-      },
-    );
-  } catch (err) {
-    lock.release();
-    throw err;
-  }
+  const config = serverConfig(opts, env, service);
+  const { dataDir } = config;
+  const { lock, store } = await openGuarded(opts, deps, service, dataDir);
   for (const w of store.permissionWarnings) note(io, `warning: ${w}`);
-  const app = await service.createApp({
-    store,
-    config: {
-      dataDir,
-      vendor: opts.vendor,
-      likePlatform: opts.likePlatform,
-      rateLimit,
-      maxUploadBytes: opts.maxUploadSize ?? service.DEFAULT_MAX_UPLOAD_BYTES,
-      cdnUrl: opts.cdnUrl,
-      cdnTokenOnly: opts.cdnTokenOnly,
-      publicUrl,
-      forceSweep: opts.forceSweep,
-      sweepGraceMs: opts.sweepGrace === undefined ? undefined : opts.sweepGrace * 1000,
-      eventsRetentionDays: opts.eventsRetention,
-      quotaBytes: opts.quota,
-      stripMetadata: opts.stripMetadata,
-      smtpUrl: opts.smtpUrl ?? env.ROSTER_SMTP_URL,
-      bodyTimeoutMs: opts.bodyTimeout === undefined ? undefined : opts.bodyTimeout * 1000,
-      accessLog: opts.accessLog,
-      keepAliveTimeoutMs:
-        opts.keepAliveTimeout === undefined ? undefined : opts.keepAliveTimeout * 1000,
-      maxConnectionsPerClient: opts.maxConnectionsPerClient,
-      drainDelayMs: opts.drainDelay === undefined ? undefined : opts.drainDelay * 1000,
-      metricsToken: opts.metricsToken ?? (env.ROSTER_METRICS_TOKEN || undefined),
-    },
-    log: (line) => note(io, line),
-  });
-
-  /** Makes the first admin on an empty store, then saves and prints the profile. */
-  const announce = async (port: number) => {
-    const created = await store.bootstrap();
-    const baseUrl = localBaseUrl(opts.host, port);
-    const config = await openConfig(env);
-    const profile = await saveServeProfile(config, {
-      dataDir,
-      baseUrl,
-      port,
-      newToken: created?.adminToken,
-      authenticates: async (token) => (await store.tokens.authenticate(token)) !== undefined,
-    });
-    announceProfile(io, profile, {
-      configPath: config.path,
-      created: created !== undefined,
-      create: store.policy.sharedDatabase
-        ? 'ROSTER_DATABASE_URL=<the same URL> roster tokens create'
-        : `roster tokens create --data ${dataDir}`,
-      baseUrl,
-    });
-    return baseUrl;
-  };
+  const app = await service.createApp({ store, config, log: (line) => note(io, line) });
 
   // Before the first request can arrive, and only once the start-up checks passed (a serve
   // refused before here leaves the process, an in-process test's too, as it was).
@@ -197,7 +120,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   // listens already is stopped with it, not left running behind the error.
   let baseUrl: string;
   try {
-    baseUrl = await announce(running.port);
+    baseUrl = await announce(opts.host, running.port, store, dataDir, deps);
   } catch (err) {
     await app.close();
     await store.close();
@@ -206,21 +129,115 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
   }
   // Announced last, after the profile is saved: whoever waits for this line can use it.
   lock.describeOwner(baseUrl);
-  // Where the data and the media are: the data dir, a database, an object store.
-  const where = [
+  note(io, `roster service listening on ${baseUrl} (${whereItKeeps(store, dataDir)})`);
+  await untilStopped(io, () => app.close(), store, lock);
+}
+
+type Config = Parameters<Service['createApp']>[0]['config'];
+
+/** serve's flags (and environment) as the app's config; a malformed flag is a usage error. */
+function serverConfig(opts: ServeOptions, env: Deps['env'], service: Service) {
+  let rateLimit: number | undefined;
+  try {
+    rateLimit = opts.rateLimit === undefined ? undefined : service.parseRateLimit(opts.rateLimit);
+  } catch (err) {
+    throw usageError(`--rate-limit: ${(err as Error).message}`);
+  }
+  const publicUrl = opts.publicUrl === undefined ? undefined : parsePublicUrl(opts.publicUrl);
+  const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
+  return {
+    dataDir: dataDirOf(opts.data, env),
+    vendor: opts.vendor,
+    likePlatform: opts.likePlatform,
+    rateLimit,
+    maxUploadBytes: opts.maxUploadSize ?? service.DEFAULT_MAX_UPLOAD_BYTES,
+    cdnUrl: opts.cdnUrl,
+    cdnTokenOnly: opts.cdnTokenOnly,
+    publicUrl,
+    forceSweep: opts.forceSweep,
+    sweepGraceMs: ms(opts.sweepGrace),
+    eventsRetentionDays: opts.eventsRetention,
+    quotaBytes: opts.quota,
+    stripMetadata: opts.stripMetadata,
+    smtpUrl: opts.smtpUrl ?? env.ROSTER_SMTP_URL,
+    bodyTimeoutMs: ms(opts.bodyTimeout),
+    accessLog: opts.accessLog,
+    keepAliveTimeoutMs: ms(opts.keepAliveTimeout),
+    maxConnectionsPerClient: opts.maxConnectionsPerClient,
+    drainDelayMs: ms(opts.drainDelay),
+    metricsToken: opts.metricsToken ?? (env.ROSTER_METRICS_TOKEN || undefined),
+  } satisfies Config;
+}
+
+/**
+ * The data dir's lock, then the port, then the store: before anything is created or swept, is
+ * this data dir ours and is the port free? The lock is released again if what follows fails.
+ */
+async function openGuarded(opts: ServeOptions, deps: Deps, service: Service, dataDir: string) {
+  const lock = takeLock(dataDir, service);
+  try {
+    await checkPortFree(opts.port, opts.host);
+    const store = await openLocalStore(
+      { data: opts.data, database: opts.database, blobs: opts.blobs },
+      deps,
+      {
+        poolSize: opts.dbPoolSize,
+        statementTimeoutMs:
+          opts.dbStatementTimeout === undefined ? undefined : opts.dbStatementTimeout * 1000,
+      },
+    );
+    return { lock, store };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+/** Makes the first admin on an empty store, then saves and prints the profile. */
+async function announce(host: string, port: number, store: Store, dataDir: string, deps: Deps) {
+  const created = await store.bootstrap();
+  const baseUrl = localBaseUrl(host, port);
+  const config = await openConfig(deps.env);
+  const profile = await saveServeProfile(config, {
+    dataDir,
+    baseUrl,
+    port,
+    newToken: created?.adminToken,
+    authenticates: async (token) => (await store.tokens.authenticate(token)) !== undefined,
+  });
+  announceProfile(deps.io, profile, {
+    configPath: config.path,
+    created: created !== undefined,
+    create: store.policy.sharedDatabase
+      ? 'ROSTER_DATABASE_URL=<the same URL> roster tokens create'
+      : `roster tokens create --data ${dataDir}`,
+    baseUrl,
+  });
+  return baseUrl;
+}
+
+/** Where the data and the media are: the data dir, a database, an object store. */
+function whereItKeeps(store: Store, dataDir: string): string {
+  return [
     store.policy.sharedDatabase ? `database: ${store.location}` : `data: ${dataDir}`,
     store.blobs.shared ? `media: ${store.blobs.location}` : '',
     store.policy.sharedDatabase && !store.blobs.shared ? `files: ${dataDir}` : '',
   ]
     .filter(Boolean)
     .join(', ');
-  note(io, `roster service listening on ${baseUrl} (${where})`);
+}
 
-  await new Promise<void>((resolve) => {
+/** Serves until SIGINT/SIGTERM, then drains, closes the store and releases the data dir. */
+function untilStopped(
+  io: Deps['io'],
+  closeApp: () => Promise<unknown>,
+  store: Store,
+  lock: { release(): void },
+): Promise<void> {
+  return new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       note(io, `${signal}: finishing in-flight requests…`);
-      app
-        .close()
+      closeApp()
         .then(() => store.close())
         .then(() => {
           lock.release();

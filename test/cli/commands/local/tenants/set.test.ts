@@ -1,15 +1,16 @@
 /** `roster tenants set --scim-invitations on|off`: the flag's parsing, and the setting stored. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { expect, test } from 'vitest';
+import { afterEach, expect, test } from 'vitest';
 import {
   register,
   runSet,
   type TenantSetOptions,
 } from '../../../../../src/cli/commands/local/tenants/set.js';
 import { databaseTarget, openStore } from '../../../../../src/store/open.js';
+import { scratch } from '../../../../helpers/scratch.js';
 import { fakeIO, parseWith, testDeps } from '../../../helpers.js';
+
+const dirs = scratch();
+afterEach(dirs.cleanup);
 
 test.each([
   ['on', true],
@@ -31,19 +32,15 @@ test('--scim-invitations maybe is a usage error', async () => {
 });
 
 test('the setting is stored on the tenant, and says so', async () => {
-  const data = mkdtempSync(join(tmpdir(), 'roster-tenant-set-'));
-  try {
-    const store = await openStore({ dataDir: data, target: databaseTarget(undefined, data) });
-    await store.bootstrap();
-    expect((await store.tenants.byHost('*'))?.scimInvitations).toBe(false);
-    await store.close();
-    const fake = fakeIO();
-    await runSet({ host: '*', data, scimInvitations: true }, testDeps(fake));
-    expect(fake.err()).toContain('get invitation mail');
-    const again = await openStore({ dataDir: data, target: databaseTarget(undefined, data) });
-    expect((await again.tenants.byHost('*'))?.scimInvitations).toBe(true);
-    await again.close();
-  } finally {
-    rmSync(data, { recursive: true, force: true });
-  }
+  const data = dirs.temp('roster-tenant-set-');
+  const store = await openStore({ dataDir: data, target: databaseTarget(undefined, data) });
+  await store.bootstrap();
+  expect((await store.tenants.byHost('*'))?.scimInvitations).toBe(false);
+  await store.close();
+  const fake = fakeIO();
+  await runSet({ host: '*', data, scimInvitations: true }, testDeps(fake));
+  expect(fake.err()).toContain('get invitation mail');
+  const again = await openStore({ dataDir: data, target: databaseTarget(undefined, data) });
+  expect((await again.tenants.byHost('*'))?.scimInvitations).toBe(true);
+  await again.close();
 });

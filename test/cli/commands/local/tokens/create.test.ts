@@ -1,8 +1,5 @@
 /** `roster tokens create --for scim`: the flags, and the two values it prints. */
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import {
   type CreateTokenOptions,
@@ -12,18 +9,21 @@ import {
 import { run } from '../../../../../src/cli/main.js';
 import { SCOPES } from '../../../../../src/contract/scopes.js';
 import { databaseTarget, openStore } from '../../../../../src/store/open.js';
+import { scratch } from '../../../../helpers/scratch.js';
 import { fakeIO, parseWith, testDeps } from '../../../helpers.js';
+
+const dirs = scratch();
 
 let data: string;
 const open = () => openStore({ dataDir: data, target: databaseTarget(undefined, data) });
 
 beforeEach(async () => {
-  data = mkdtempSync(join(tmpdir(), 'roster-token-scim-'));
+  data = dirs.temp('roster-token-scim-');
   const store = await open();
   await store.bootstrap();
   await store.close();
 });
-afterEach(() => rmSync(data, { recursive: true, force: true }));
+afterEach(dirs.cleanup);
 
 const tokens = async () => {
   const store = await open();

@@ -4,9 +4,8 @@
  * largest image is used. The size is checked against the pixel limit before decoding.
  */
 import { join } from 'node:path';
+import { type Decoder, MAX_INPUT_PIXELS } from './decoder.js';
 import { fileArg, runFfmpeg, safeInput } from './ffmpeg.js';
-import type { Decoder } from './image.js';
-import { MAX_INPUT_PIXELS } from './preview-file.js';
 
 const SAFE_INPUT = safeInput('bmp_pipe,ico');
 

@@ -10,8 +10,7 @@ import { execFile } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { resolve as absolute, join } from 'node:path';
 import sharp from 'sharp';
-import type { Decoder } from './image.js';
-import { MAX_INPUT_PIXELS } from './preview-file.js';
+import { type Decoder, MAX_INPUT_PIXELS } from './decoder.js';
 
 const binary = () => process.env.HEIF_CONVERT_PATH || 'heif-convert';
 
