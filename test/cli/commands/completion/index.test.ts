@@ -73,6 +73,8 @@ describe('roster completion', () => {
       [['roster', 'users', 'list', '--no-h'], ['--no-headers']],
       [['roster', 'media', 'upload', '--fi'], ['--fields']],
       [['roster', 'completion', '--he'], ['--help']],
+      [['roster', 'webhooks', ''], ['listen'], 'at least'],
+      [['roster', 'webhooks', 'listen', '--se'], ['--secret']],
       // Values of flags whose parser checks them (not commander choices) complete too.
       [
         ['roster', 'users', 'list', '--status', ''],

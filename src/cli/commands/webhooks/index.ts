@@ -1,0 +1,14 @@
+/** `roster webhooks …`: the service's webhook endpoints, and a local receiver to try them on. */
+import type { Command } from 'commander';
+import type { Deps } from '../../context.js';
+
+type VerbModule = { register(webhooks: Command, deps: Deps): unknown };
+
+export const VERBS: (() => Promise<VerbModule>)[] = [() => import('./listen.js')];
+
+export async function register(program: Command, deps: Deps): Promise<void> {
+  const webhooks = program
+    .command('webhooks')
+    .description('signed deliveries of events to your own receivers, and a local one to try them');
+  for (const load of VERBS) await (await load()).register(webhooks, deps);
+}
