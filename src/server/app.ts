@@ -46,6 +46,9 @@ import { avatarMedia } from './users/avatars.js';
 import { cursorSeal, listCursors } from './users/list-cursor.js';
 import { registerUserRoutes } from './users/users.routes.js';
 import { usersService } from './users/users.service.js';
+import type { UrlCheck } from './webhooks/webhook-input.js';
+import { registerWebhookRoutes } from './webhooks/webhooks.routes.js';
+import { webhooksService } from './webhooks/webhooks.service.js';
 
 export interface AppDeps {
   store: Store;
@@ -177,6 +180,9 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
       drain: drain.signal,
       pollMs: config.eventsPollMs,
     });
+    // Until the egress guard is merged (branch wh-engine): no URL check beyond the shape's.
+    const checkUrl: UrlCheck = () => [];
+    registerWebhookRoutes(api, webhooksService({ store, checkUrl }));
   }
   // /cdn authorises per file (signed URL or token), not through the API's auth middleware.
   const cdn = new Router<AppState>();
