@@ -1,13 +1,11 @@
 /**
  * Webhooks' contract (CONTRACT.md, "Events, audit log and webhooks"): an endpoint and a delivery
  * as `/api/webhooks` answers them, the secret's form, and which events an endpoint is sent. The
- * server checks and stores from here; the CLI prints from here.
+ * server checks and stores from here; the CLI prints from here. The secret's form and the
+ * signature are contract/webhook-signature.ts's.
  */
-import { randomBytes } from 'node:crypto';
 import { type EventType, typesNamedBy } from './events.js';
 
-/** A webhook URL's longest form (a longer one is a 400). */
-export const MAX_WEBHOOK_URL = 2048;
 export const MAX_WEBHOOK_DESCRIPTION = 500;
 /** The type of the delivery `POST /api/webhooks/{id}/test` sends (never in the event log). */
 export const TEST_DELIVERY_TYPE = 'webhook.test';
@@ -51,9 +49,6 @@ export interface WebhookDelivery {
   nextAttemptAt: string | null;
   createdAt: string;
 }
-
-/** `whsec_` and the base64 of 24 random bytes (Standard Webhooks' form). */
-export const newWebhookSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
 /** Whether an endpoint subscribed to `types` is sent an event of `type`. */
 export const subscribes = (types: readonly string[], type: EventType): boolean =>

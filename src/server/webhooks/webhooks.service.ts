@@ -3,8 +3,8 @@
  * creation and rotation), test deliveries, delivery history and manual retries. Every change
  * goes through the store's one write path with the request's audit.
  */
+import { newWebhookSecret } from '../../contract/webhook-signature.js';
 import {
-  newWebhookSecret,
   ROTATION_OVERLAP_MS,
   TEST_DELIVERY_TYPE,
   type WebhookDelivery,
