@@ -27,6 +27,7 @@ const POSTGRES_TESTS = [
   'test/store/events-contract.test.ts',
   'test/store/events-followers.test.ts',
   'test/server/events/**/*.test.ts',
+  'test/server/webhooks/**/*.test.ts',
   'test/store/postgres.test.ts',
   'test/store/postgres-failover.test.ts',
   'test/store/upgrade.test.ts',

@@ -42,6 +42,9 @@ export const NEEDED_SCOPES = {
   'GET /media/{mediumID}': ['media:read', 401],
   'DELETE /media/{mediumID}': ['media:write', 403],
   'GET /events': ['events:read', 403],
+  // Every webhook operation, reads too: an endpoint's URL and deliveries are its admin's.
+  'GET /webhooks': ['webhooks:write', 403],
+  'POST /webhooks': ['webhooks:write', 403],
   // SCIM (RFC 7644 §3.12): a token without the permission is 403, whatever the operation.
   'GET /scim/v2/Users': ['users:read', 403],
   'POST /scim/v2/Users': ['users:write', 403],

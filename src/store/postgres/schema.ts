@@ -352,4 +352,47 @@ export const MIGRATIONS: Migration[] = [
   -- email, userName or externalId is still named as that field (SQLite's needs more: its
   -- migration makes those again after this one).
   `,
+  `
+  -- Webhook endpoints and their deliveries (docs/events.md, "Webhooks"). \`cursor\` is the last
+  -- event sequence the fan-out looked at for the endpoint; a delivery is one (event, endpoint),
+  -- due at next_attempt_at (ms), claimed until lease_until (FOR UPDATE SKIP LOCKED).
+  CREATE TABLE webhooks (
+    id text COLLATE "C" PRIMARY KEY,
+    tenant_id bigint NOT NULL,
+    branch_id bigint NOT NULL,
+    url text NOT NULL,
+    types text NOT NULL,
+    description text NOT NULL,
+    enabled boolean NOT NULL,
+    disabled_reason text,
+    secret text NOT NULL,
+    previous_secret text,
+    previous_expires_at bigint,
+    cursor bigint NOT NULL DEFAULT 0,
+    failing_since bigint,
+    created_at text COLLATE "C" NOT NULL,
+    updated_at text COLLATE "C" NOT NULL
+  );
+  CREATE INDEX webhooks_by_branch ON webhooks (branch_id, created_at);
+  CREATE TABLE webhook_deliveries (
+    id text COLLATE "C" PRIMARY KEY,
+    webhook_id text COLLATE "C" NOT NULL,
+    event_id text COLLATE "C" NOT NULL,
+    type text NOT NULL,
+    body text NOT NULL,
+    status text NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    last_attempt_at bigint,
+    last_status integer,
+    last_error text,
+    last_duration_ms bigint,
+    next_attempt_at bigint,
+    lease_until bigint,
+    lease_owner text,
+    created_at text COLLATE "C" NOT NULL,
+    UNIQUE (webhook_id, event_id)
+  );
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+  CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id);
+  `,
 ];

@@ -345,4 +345,47 @@ ${usersFts('1 2 3')}
   CREATE UNIQUE INDEX users_user_name ON users (tenant_id, user_name_norm)
     WHERE status <> 'deleted' AND user_name_norm IS NOT NULL;
   `,
+  `
+  -- Webhook endpoints and their deliveries (docs/events.md, "Webhooks"). \`cursor\` is the last
+  -- event sequence the fan-out looked at for the endpoint; a delivery is one (event, endpoint),
+  -- due at next_attempt_at (ms), claimed by the process in lease_owner until lease_until.
+  CREATE TABLE webhooks (
+    id TEXT PRIMARY KEY,
+    tenant_id INTEGER NOT NULL,
+    branch_id INTEGER NOT NULL,
+    url TEXT NOT NULL,
+    types TEXT NOT NULL,
+    description TEXT NOT NULL,
+    enabled INTEGER NOT NULL,
+    disabled_reason TEXT,
+    secret TEXT NOT NULL,
+    previous_secret TEXT,
+    previous_expires_at INTEGER,
+    cursor INTEGER NOT NULL DEFAULT 0,
+    failing_since INTEGER,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX webhooks_by_branch ON webhooks (branch_id, created_at);
+  CREATE TABLE webhook_deliveries (
+    id TEXT PRIMARY KEY,
+    webhook_id TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    body TEXT NOT NULL,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_attempt_at INTEGER,
+    last_status INTEGER,
+    last_error TEXT,
+    last_duration_ms INTEGER,
+    next_attempt_at INTEGER,
+    lease_until INTEGER,
+    lease_owner TEXT,
+    created_at TEXT NOT NULL,
+    UNIQUE (webhook_id, event_id)
+  ) STRICT;
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+  CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id);
+  `,
 ];
