@@ -6,7 +6,7 @@
 
 export type Stage = 'beta' | 'production' | 'deprecated';
 export type Endpoint = '/users' | '/users/{userId}' | '/media' | '/media/{mediumID}' | '/events';
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** Which header carries the version: Accept (response shape) or Content-Type (request shape). */
 export type Header = 'accept' | 'content-type';
 /** The user shape a version carries: flat (v1), nested with plain strings (v2), current (v3). */

@@ -4,7 +4,18 @@ import type { Deps } from '../../context.js';
 
 type VerbModule = { register(webhooks: Command, deps: Deps): unknown };
 
-export const VERBS: (() => Promise<VerbModule>)[] = [() => import('./listen.js')];
+export const VERBS: (() => Promise<VerbModule>)[] = [
+  () => import('./add.js'),
+  () => import('./list.js'),
+  () => import('./show.js'),
+  () => import('./update.js'),
+  () => import('./remove.js'),
+  () => import('./send-test.js'),
+  () => import('./deliveries.js'),
+  () => import('./retry.js'),
+  () => import('./rotate-secret.js'),
+  () => import('./listen.js'),
+];
 
 export async function register(program: Command, deps: Deps): Promise<void> {
   const webhooks = program

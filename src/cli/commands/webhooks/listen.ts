@@ -12,7 +12,7 @@ import { count } from '../../output/count.js';
 import { parsePort } from '../../parse.js';
 import { onInterrupt } from '../../signals.js';
 import { globalsOf } from '../shared/options.js';
-import { deliveryLine } from './format.js';
+import { deliveryLine } from './listen-format.js';
 
 export const SECRET_ENV = 'ROSTER_WEBHOOK_SECRET';
 
