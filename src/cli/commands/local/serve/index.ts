@@ -79,6 +79,14 @@ export function register(program: Command, deps: Deps, runFn = runServe) {
       parsePositiveInt,
     )
     .option(
+      '--webhooks-allow <cidrs>',
+      'webhooks may be delivered into these ranges although private or loopback, e.g. 10.20.0.0/16,127.0.0.1 (an intranet receiver; default: none)',
+    )
+    .option(
+      '--webhooks-allow-http',
+      'webhook URLs may be http:// too (a receiver on this machine or the intranet; default: https only)',
+    )
+    .option(
       '--smtp-url <url>',
       'send invitations through this SMTP relay, e.g. smtp://user:pass@mail.example.com:587 (default: .eml files in <data>/outbox)',
     )

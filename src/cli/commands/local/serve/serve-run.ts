@@ -28,6 +28,8 @@ export interface ServeOptions {
   forceSweep?: boolean;
   sweepGrace?: number;
   eventsRetention?: number;
+  webhooksAllow?: string;
+  webhooksAllowHttp?: boolean;
   bodyTimeout?: number;
   smtpUrl?: string;
   quota?: number;
@@ -64,6 +66,32 @@ async function loadService() {
 }
 type Service = Awaited<ReturnType<typeof loadService>>;
 
+/**
+ * Where webhooks may go: --webhooks-allow's ranges (a bad entry is a usage error naming it,
+ * before anything is opened), --webhooks-allow-http, and the proxies of serve's environment
+ * (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, read as the CLI's own requests read them).
+ */
+async function webhookEgress(opts: ServeOptions, env: NodeJS.ProcessEnv) {
+  const [{ parseAllowList }, { proxyFromEnv }] = await Promise.all([
+    import('../../../../server/webhooks/egress.js'),
+    import('../../../client.js'),
+  ]);
+  let allow: ReturnType<typeof parseAllowList> | undefined;
+  try {
+    allow = opts.webhooksAllow === undefined ? undefined : parseAllowList(opts.webhooksAllow);
+  } catch (err) {
+    throw usageError((err as Error).message);
+  }
+  const proxy = proxyFromEnv(env);
+  return {
+    ...(allow ? { webhooksAllow: allow } : {}),
+    webhooksAllowHttp: opts.webhooksAllowHttp ?? false,
+    ...(proxy
+      ? { webhooksProxy: { http: proxy.http, https: proxy.https, noProxy: proxy.noProxy } }
+      : {}),
+  };
+}
+
 function takeLock(dataDir: string, { lockDataDir, DataDirBusyError }: Service) {
   try {
     return lockDataDir(dataDir);
@@ -99,6 +127,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     throw usageError(`--rate-limit: ${(err as Error).message}`);
   }
   const publicUrl = opts.publicUrl === undefined ? undefined : parsePublicUrl(opts.publicUrl);
+  const egress = await webhookEgress(opts, env);
   const dataDir = dataDirOf(opts.data, env);
   // Before anything is created or swept: is this data dir ours, and is the port free?
   const lock = takeLock(dataDir, service);
@@ -138,6 +167,7 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       forceSweep: opts.forceSweep,
       sweepGraceMs: opts.sweepGrace === undefined ? undefined : opts.sweepGrace * 1000,
       eventsRetentionDays: opts.eventsRetention,
+      ...egress,
       quotaBytes: opts.quota,
       stripMetadata: opts.stripMetadata,
       smtpUrl: opts.smtpUrl ?? env.ROSTER_SMTP_URL,
