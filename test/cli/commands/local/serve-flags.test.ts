@@ -31,3 +31,21 @@ describe('serve --max-connections-per-client (the server side: test/server/http/
     ).rejects.toThrow();
   });
 });
+
+describe('serve --webhooks-allow and --webhooks-allow-http (delivery: test/server/webhooks)', () => {
+  it('take a CIDR list and a switch; absent, neither', async () => {
+    const given = await parseWith<ServeOptions>(register, [
+      'serve',
+      '--webhooks-allow',
+      '10.20.0.0/16,127.0.0.1/32',
+      '--webhooks-allow-http',
+    ]);
+    expect(given).toMatchObject({
+      webhooksAllow: '10.20.0.0/16,127.0.0.1/32',
+      webhooksAllowHttp: true,
+    });
+    const absent = await parseWith<ServeOptions>(register, ['serve']);
+    expect(absent.webhooksAllow).toBeUndefined();
+    expect(absent.webhooksAllowHttp).toBeUndefined();
+  });
+});
