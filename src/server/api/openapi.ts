@@ -17,6 +17,7 @@ import { components, type Json, ref, userBodyName } from './openapi-components.j
 import { PATH_PARAMETERS, REGISTRY_OPERATIONS } from './openapi-operations.js';
 import { SCIM_ERRORS, SCIM_PATHS, SCIM_SCHEMAS } from './openapi-scim.js';
 import { FIXED_OPERATIONS } from './openapi-service.js';
+import { WEBHOOK_PATHS, WEBHOOK_SCHEMAS } from './openapi-webhooks.js';
 
 const requestId = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
 const errorRef = (kind: ErrorKind) => ref('responses', ERRORS[kind].type);
@@ -159,6 +160,11 @@ export function openApiDocument(vendor: string, serverUrl: string) {
   for (const { path, root, operation } of FIXED_OPERATIONS) {
     paths[path] = { ...(root && { servers: [{ url: '/' }] }), get: operation };
   }
+  for (const [path, item] of Object.entries(WEBHOOK_PATHS)) {
+    paths[path] = { ...item };
+    // Behind the API's token, as the registry's resources are (OPTIONS too).
+    registryPaths.add(path);
+  }
   for (const [path, item] of Object.entries(SCIM_PATHS)) {
     paths[path] = { servers: [{ url: '/' }], ...item };
   }
@@ -174,7 +180,7 @@ export function openApiDocument(vendor: string, serverUrl: string) {
     }
   }
   const all = components();
-  Object.assign(all.schemas as Json, SCIM_SCHEMAS);
+  Object.assign(all.schemas as Json, SCIM_SCHEMAS, WEBHOOK_SCHEMAS);
   Object.assign(all.securitySchemes as Json, {
     bearerToken: {
       type: 'http',
@@ -208,6 +214,7 @@ export function openApiDocument(vendor: string, serverUrl: string) {
       { name: 'Users', description: 'The branch’s user accounts' },
       { name: 'Media', description: 'Uploaded files and their previews' },
       { name: 'Events', description: 'The audit log of every change, to list or follow' },
+      { name: 'Webhooks', description: 'Signed deliveries of events to a receiver’s URL' },
       { name: 'CDN', description: 'The stored files themselves' },
       { name: 'Service', description: 'Discovery and health' },
       {

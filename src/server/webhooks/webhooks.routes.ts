@@ -39,15 +39,15 @@ export function registerWebhookRoutes(router: Router<AppState>, webhooks: Webhoo
   router.post(`${base}/:id/rotate-secret`, scope, async (ctx) => {
     json(ctx, await webhooks.rotate(ctx.state.scope, ctx.params.id!));
   });
+  // A delivery made (201) and one made due again (200): answers with a body are not 202 here.
   router.post(`${base}/:id/test`, scope, async (ctx) => {
-    ctx.status = 202;
+    ctx.status = 201;
     json(ctx, await webhooks.test(ctx.state.scope, ctx.params.id!));
   });
   router.get(`${base}/:id/deliveries`, scope, async (ctx) => {
     json(ctx, { data: await webhooks.deliveries(ctx.state.scope, ctx.params.id!) });
   });
   router.post(`${base}/:id/deliveries/:deliveryId/retry`, scope, async (ctx) => {
-    ctx.status = 202;
     json(ctx, await webhooks.retry(ctx.state.scope, ctx.params.id!, ctx.params.deliveryId!));
   });
 }

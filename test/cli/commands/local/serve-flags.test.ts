@@ -36,21 +36,26 @@ describe('serve --max-connections-per-client (the server side: test/server/http/
   });
 });
 
-describe('serve --webhooks-allow and --webhooks-allow-http (the guard itself: test/server/webhooks/egress.test.ts)', () => {
-  it('take a CIDR list and a switch; absent, nothing is allowed', async () => {
+describe('serve --webhooks-allow and --webhooks-allow-http (delivery: test/server/webhooks)', () => {
+  it('take a CIDR list and a switch; absent, neither', async () => {
     const given = await parseWith<ServeOptions>(register, [
-      ...['serve', '--webhooks-allow', '10.20.0.0/16,127.0.0.1', '--webhooks-allow-http'],
+      'serve',
+      '--webhooks-allow',
+      '10.20.0.0/16,127.0.0.1/32',
+      '--webhooks-allow-http',
     ]);
     expect(given).toMatchObject({
-      webhooksAllow: '10.20.0.0/16,127.0.0.1',
+      webhooksAllow: '10.20.0.0/16,127.0.0.1/32',
       webhooksAllowHttp: true,
     });
     const absent = await parseWith<ServeOptions>(register, ['serve']);
     expect(absent.webhooksAllow).toBeUndefined();
     expect(absent.webhooksAllowHttp).toBeUndefined();
   });
+});
 
-  it('a bad range is a usage error naming it, before any data dir is touched', async () => {
+describe('serve --webhooks-allow with a bad range', () => {
+  it('is a usage error naming the entry once, before any data dir is touched', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roster-serve-flags-'));
     try {
       const data = join(dir, 'data');
@@ -59,7 +64,7 @@ describe('serve --webhooks-allow and --webhooks-allow-http (the guard itself: te
       ]);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(
-        /--webhooks-allow: '10\.1\.0\.0\/33': the prefix length of an IPv4 range is 0 to 32/,
+        /^error: --webhooks-allow: '10\.1\.0\.0\/33': the prefix length of an IPv4 range is 0 to 32$/m,
       );
       expect(existsSync(data)).toBe(false);
     } finally {

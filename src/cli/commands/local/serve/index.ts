@@ -79,14 +79,6 @@ export function register(program: Command, deps: Deps, runFn = runServe) {
       parsePositiveInt,
     )
     .option(
-      '--webhooks-allow <cidrs>',
-      'webhooks may be delivered into these ranges although private or loopback, e.g. 10.20.0.0/16,127.0.0.1 (an intranet receiver; default: none)',
-    )
-    .option(
-      '--webhooks-allow-http',
-      'webhook URLs may be http:// too (a receiver on this machine or the intranet; default: https only)',
-    )
-    .option(
       '--smtp-url <url>',
       'send invitations through this SMTP relay, e.g. smtp://user:pass@mail.example.com:587 (default: .eml files in <data>/outbox)',
     )
@@ -108,6 +100,14 @@ export function register(program: Command, deps: Deps, runFn = runServe) {
     .option(
       '--metrics-token <token>',
       'serve GET /metrics (Prometheus) to "Authorization: Bearer <token>" (default: $ROSTER_METRICS_TOKEN, which keeps it out of ps; without either, no /metrics)',
+    )
+    .option(
+      '--webhooks-allow <cidrs>',
+      'deliver webhooks to these ranges too, e.g. 10.20.0.0/16,fd00::/8 (an intranet receiver): loopback, private, link-local (cloud metadata), CGNAT and multicast addresses are refused otherwise, checked on the address actually connected to',
+    )
+    .option(
+      '--webhooks-allow-http',
+      'let webhook URLs be http:// (default: https:// only; deliveries carry event data)',
     )
     .option('--access-log', 'log one line per request on stderr')
     .addHelpText(

@@ -1,6 +1,7 @@
 /** The body of `roster serve`, loaded only when serve runs (Koa and SQLite are slow to load). */
 import { createServer } from 'node:net';
 import type { Store } from '../../../../store/store.js';
+import { proxyFromEnv } from '../../../client.js';
 import { DEFAULT_PROFILE, openConfig } from '../../../config.js';
 import { type Deps, note } from '../../../context.js';
 import { CliError, usageError } from '../../../errors.js';
@@ -28,8 +29,6 @@ export interface ServeOptions {
   forceSweep?: boolean;
   sweepGrace?: number;
   eventsRetention?: number;
-  webhooksAllow?: string;
-  webhooksAllowHttp?: boolean;
   bodyTimeout?: number;
   smtpUrl?: string;
   quota?: number;
@@ -39,6 +38,8 @@ export interface ServeOptions {
   maxConnectionsPerClient?: number;
   drainDelay?: number;
   metricsToken?: string;
+  webhooksAllow?: string;
+  webhooksAllowHttp?: boolean;
 }
 
 /** The base URL a local client uses: a wildcard listen address is reached on loopback. */
@@ -54,43 +55,26 @@ function localBaseUrl(host: string, port: number) {
  * that reaches the service through import() only, so no other command loads Koa or a database.
  */
 async function loadService() {
-  const [app, config, rateLimit, sweep, lock, harden] = await Promise.all([
+  const [app, config, rateLimit, sweep, lock, harden, egress] = await Promise.all([
     import('../../../../server/app.js'),
     import('../../../../server/config.js'),
     import('../../../../server/http/rate-limit.js'),
     import('../../../../server/media/sweep.js'),
     import('../../../../store/data-dir/lock.js'),
     import('../../../../server/harden.js'),
-  ]);
-  return { ...app, ...config, ...rateLimit, ...sweep, ...lock, ...harden };
-}
-type Service = Awaited<ReturnType<typeof loadService>>;
-
-/**
- * Where webhooks may go: --webhooks-allow's ranges (a bad entry is a usage error naming it,
- * before anything is opened), --webhooks-allow-http, and the proxies of serve's environment
- * (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, read as the CLI's own requests read them).
- */
-async function webhookEgress(opts: ServeOptions, env: NodeJS.ProcessEnv) {
-  const [{ parseAllowList }, { proxyFromEnv }] = await Promise.all([
     import('../../../../server/webhooks/egress.js'),
-    import('../../../client.js'),
   ]);
-  let allow: ReturnType<typeof parseAllowList> | undefined;
-  try {
-    allow = opts.webhooksAllow === undefined ? undefined : parseAllowList(opts.webhooksAllow);
-  } catch (err) {
-    throw usageError((err as Error).message);
-  }
-  const proxy = proxyFromEnv(env);
   return {
-    ...(allow ? { webhooksAllow: allow } : {}),
-    webhooksAllowHttp: opts.webhooksAllowHttp ?? false,
-    ...(proxy
-      ? { webhooksProxy: { http: proxy.http, https: proxy.https, noProxy: proxy.noProxy } }
-      : {}),
+    ...app,
+    ...config,
+    ...rateLimit,
+    ...sweep,
+    ...lock,
+    ...harden,
+    parseAllowList: egress.parseAllowList,
   };
 }
+type Service = Awaited<ReturnType<typeof loadService>>;
 
 function takeLock(dataDir: string, { lockDataDir, DataDirBusyError }: Service) {
   try {
@@ -127,7 +111,14 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
     throw usageError(`--rate-limit: ${(err as Error).message}`);
   }
   const publicUrl = opts.publicUrl === undefined ? undefined : parsePublicUrl(opts.publicUrl);
-  const egress = await webhookEgress(opts, env);
+  let webhooksAllow: ReturnType<Service['parseAllowList']> | undefined;
+  try {
+    webhooksAllow =
+      opts.webhooksAllow === undefined ? undefined : service.parseAllowList(opts.webhooksAllow);
+  } catch (err) {
+    // parseAllowList's message already names --webhooks-allow and the bad entry.
+    throw usageError((err as Error).message);
+  }
   const dataDir = dataDirOf(opts.data, env);
   // Before anything is created or swept: is this data dir ours, and is the port free?
   const lock = takeLock(dataDir, service);
@@ -167,7 +158,6 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       forceSweep: opts.forceSweep,
       sweepGraceMs: opts.sweepGrace === undefined ? undefined : opts.sweepGrace * 1000,
       eventsRetentionDays: opts.eventsRetention,
-      ...egress,
       quotaBytes: opts.quota,
       stripMetadata: opts.stripMetadata,
       smtpUrl: opts.smtpUrl ?? env.ROSTER_SMTP_URL,
@@ -178,6 +168,9 @@ export async function runServe(opts: ServeOptions, deps: Deps): Promise<void> {
       maxConnectionsPerClient: opts.maxConnectionsPerClient,
       drainDelayMs: opts.drainDelay === undefined ? undefined : opts.drainDelay * 1000,
       metricsToken: opts.metricsToken ?? (env.ROSTER_METRICS_TOKEN || undefined),
+      webhooksAllow,
+      webhooksAllowHttp: opts.webhooksAllowHttp,
+      webhooksProxy: proxyFromEnv(env),
     },
     log: (line) => note(io, line),
   });
