@@ -1,7 +1,7 @@
 /** `roster webhooks remove <id>`: deletes an endpoint (its pending deliveries are not sent). */
 import type { Command } from 'commander';
 import { getWebhook, removeWebhook } from '../../../client/webhooks.js';
-import { type Deps, type GlobalOptions, note } from '../../context.js';
+import { type Deps, type GlobalOptions, interactive, note } from '../../context.js';
 import { safeText } from '../../output/text-safe.js';
 import { confirmOrRefuse, globalsOf } from '../shared/options.js';
 
@@ -33,8 +33,8 @@ export async function runRemove(opts: RemoveOptions, deps: Deps): Promise<void> 
     note(deps.io, `dry run: would remove ${await named()}; nothing was removed`);
     return;
   }
-  const asked = !opts.globals.yes && deps.io.stdinIsTTY && deps.io.stderrIsTTY;
-  const what = asked ? await named() : `webhook ${opts.id}`;
+  // The question names the URL (one GET), only when a person is asked.
+  const what = !opts.globals.yes && interactive(deps.io) ? await named() : `webhook ${opts.id}`;
   if (!(await confirmOrRefuse(deps, opts.globals, `Remove ${what}?`, 'webhooks remove'))) {
     note(deps.io, 'nothing removed');
     return;

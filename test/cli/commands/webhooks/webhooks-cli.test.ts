@@ -11,7 +11,7 @@ import { run } from '../../../../src/cli/main.js';
 import { parseAllowList } from '../../../../src/server/webhooks/egress.js';
 import { type CliServed, startCliServed } from '../../../helpers/cli-run.js';
 import { freePort } from '../../../helpers/fake-server.js';
-import { fakeIO } from '../../helpers.js';
+import { fakeIO, scriptedPrompter } from '../../helpers.js';
 
 let srv: CliServed;
 let platform: CliServed;
@@ -258,6 +258,32 @@ describe('from webhooks add to a verified delivery', () => {
     process.emit('SIGINT');
     expect(await receiver).toBe(0);
     expect(out.err()).toMatch(/stopped: 3 deliveries verified, 0 refused/);
+  });
+});
+
+describe('webhooks remove on a terminal', () => {
+  it('asks, naming the URL; no is nothing removed', async () => {
+    const { created } = await add();
+    const fake = fakeIO({ tty: true });
+    const prompter = scriptedPrompter([false]);
+    const code = await run(['node', 'roster', 'webhooks', 'remove', created.id], {
+      io: fake.io,
+      env: { NO_COLOR: '1', ...srv.env },
+      prompter,
+    });
+    expect(code).toBe(0);
+    expect(prompter.asked).toEqual([`Remove webhook ${created.id} (${HOOK})?`]);
+    expect(fake.err()).toMatch(/nothing removed/);
+    expect(await ids()).toContain(created.id);
+  });
+});
+
+describe('a token without webhooks:write', () => {
+  it('is refused with exit 3, naming the scope', async () => {
+    const { token } = await srv.newToken('users:read,events:read');
+    const r = await srv.run(['webhooks', 'list'], { env: { ROSTER_TOKEN: token } });
+    expect(r.exitCode).toBe(3);
+    expect(r.stderr).toMatch(/webhooks:write/);
   });
 });
 
