@@ -12,6 +12,7 @@ export const RAW_METHODS: readonly HttpMethod[] = [
   'HEAD',
   'POST',
   'PUT',
+  'PATCH',
   'DELETE',
   'OPTIONS',
 ];
