@@ -27,6 +27,10 @@ const POSTGRES_TESTS = [
   'test/store/events-contract.test.ts',
   'test/store/events-followers.test.ts',
   'test/server/events/**/*.test.ts',
+  // The routes and the worker, which use the store; egress, attempt and schedule are pure
+  // (no store), so once is enough.
+  'test/server/webhooks/webhooks.routes.test.ts',
+  'test/server/webhooks/delivery.test.ts',
   'test/store/postgres.test.ts',
   'test/store/postgres-failover.test.ts',
   'test/store/upgrade.test.ts',

@@ -7,7 +7,12 @@
 import { afterAll, expect, test } from 'vitest';
 import { TEST_AUDIT } from '../helpers/audit.js';
 import { sql } from '../helpers/database.js';
-import { forgetMigrations, storeToReopen, UNDO_LOGIN_INDEX } from '../helpers/migrations.js';
+import {
+  forgetMigrations,
+  SINCE_LOGIN_INDEX,
+  storeToReopen,
+  UNDO_LOGIN_INDEX,
+} from '../helpers/migrations.js';
 import { scratch } from '../helpers/scratch.js';
 import { userRow } from '../helpers/user-row.js';
 
@@ -24,8 +29,8 @@ test('the migration refolds stored keys to NFKC; a look-alike pair keeps both us
   const boTwin = userRow({ ...at, user_name: 'ｂｏ', user_name_norm: 'ｂｏ' });
   for (const row of [zoe, bo, boTwin]) await store.users.insert(row, TEST_AUDIT);
   // The database as the release before the refold left it: the refold and the login-name index
-  // after it not yet run.
-  await forgetMigrations(store, 2, UNDO_LOGIN_INDEX);
+  // and the migrations after it not yet run.
+  await forgetMigrations(store, SINCE_LOGIN_INDEX + 1, UNDO_LOGIN_INDEX);
   await store.close();
 
   store = await open();

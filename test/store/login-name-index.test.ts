@@ -7,7 +7,12 @@ import { afterAll, expect, test } from 'vitest';
 import { UniqueViolationError } from '../../src/store/errors.js';
 import { TEST_AUDIT } from '../helpers/audit.js';
 import { sql } from '../helpers/database.js';
-import { forgetMigrations, storeToReopen, UNDO_LOGIN_INDEX } from '../helpers/migrations.js';
+import {
+  forgetMigrations,
+  SINCE_LOGIN_INDEX,
+  storeToReopen,
+  UNDO_LOGIN_INDEX,
+} from '../helpers/migrations.js';
 import { scratch } from '../helpers/scratch.js';
 import { userRow } from '../helpers/user-row.js';
 
@@ -18,7 +23,7 @@ test('a pair made before the index is kept; each still updates; a third taking t
   const reopenable = await storeToReopen(scope);
   const { open, branch, at } = reopenable;
   let { store } = reopenable;
-  await forgetMigrations(store, 1, UNDO_LOGIN_INDEX);
+  await forgetMigrations(store, SINCE_LOGIN_INDEX, UNDO_LOGIN_INDEX);
   // As the previous release allowed: Ann logs in with her email; Bo took it as his userName.
   const ann = userRow({ ...at, email: 'ann@example.com', email_norm: 'ann@example.com' });
   const bo = userRow({
