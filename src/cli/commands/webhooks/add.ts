@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { createWebhook, type WebhookCreate } from '../../../client/webhooks.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { globalsOf } from '../shared/options.js';
-import { parseTypes, printWebhook, secretNote, typeOption } from './format.js';
+import { parseTypes, printWithSecret, secretNote, typeOption } from './format.js';
 
 export interface AddOptions {
   url: string;
@@ -45,6 +45,6 @@ export async function runAdd(opts: AddOptions, deps: Deps): Promise<void> {
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   const created = await createWebhook(client.http, body);
-  await printWebhook(created, opts.globals, deps);
+  await printWithSecret(created, opts.globals, deps);
   secretNote(deps);
 }

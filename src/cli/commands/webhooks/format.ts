@@ -1,7 +1,11 @@
 /** How webhooks and their deliveries print, and the few rules their verbs share. */
 import type { Command } from 'commander';
 import { EVENT_TYPES, typesNamedBy } from '../../../contract/events.js';
-import type { WebhookDelivery, WebhookEndpoint } from '../../../contract/webhooks.js';
+import type {
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookWithSecret,
+} from '../../../contract/webhooks.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { type Column, renderRecord, resolveFormat, viewOf } from '../../output/render.js';
@@ -19,6 +23,15 @@ export const WEBHOOK_COLUMNS: Column<WebhookEndpoint>[] = [
     value: (w) => (w.enabled ? 'yes' : `no${w.disabledReason ? ` (${w.disabledReason})` : ''}`),
   },
   { header: 'description', path: 'description', value: (w) => w.description },
+];
+
+/**
+ * What add and rotate-secret print: the webhook and its secret, the one time the service shows
+ * it, in every format (CSV's and a one-row table's columns too, not only JSON's).
+ */
+const WITH_SECRET_COLUMNS: Column<WebhookWithSecret>[] = [
+  ...WEBHOOK_COLUMNS,
+  { header: 'secret', path: 'secret', value: (w) => w.secret },
 ];
 
 /** The last attempt in words: its status code, else why it failed. */
@@ -44,6 +57,9 @@ export const deliveryView = (globals: GlobalOptions, deps: Deps) =>
 
 export const printWebhook = (w: WebhookEndpoint, globals: GlobalOptions, deps: Deps) =>
   renderRecord(deps.io, webhookView(globals, deps), w);
+
+export const printWithSecret = (w: WebhookWithSecret, globals: GlobalOptions, deps: Deps) =>
+  renderRecord(deps.io, viewOf(resolveFormat(globals.output, deps.io), WITH_SECRET_COLUMNS), w);
 
 export const printDelivery = (d: WebhookDelivery, globals: GlobalOptions, deps: Deps) =>
   renderRecord(deps.io, deliveryView(globals, deps), d);

@@ -9,10 +9,12 @@ import { isWebhookSecret } from '../../../contract/webhook-signature.js';
 import { type Deps, type GlobalOptions, note, print } from '../../context.js';
 import { CliError, usageError } from '../../errors.js';
 import { count } from '../../output/count.js';
+import { followFormat, formatterOf } from '../../output/render.js';
 import { parsePort } from '../../parse.js';
 import { onInterrupt } from '../../signals.js';
 import { globalsOf } from '../shared/options.js';
 import { deliveryLine } from './listen-format.js';
+import type { Delivery } from './receiver.js';
 
 export const SECRET_ENV = 'ROSTER_WEBHOOK_SECRET';
 
@@ -43,12 +45,9 @@ export function register(webhooks: Command, deps: Deps, runFn = runListen) {
 }
 
 export async function runListen(opts: ListenOptions, deps: Deps): Promise<void> {
-  const format = opts.globals.output ?? 'text';
-  if (!['text', 'ndjson', 'json'].includes(format)) {
-    throw usageError(
-      `webhooks listen prints lines, or one JSON delivery per line with -o ndjson (not -o ${format})`,
-    );
-  }
+  // Default: a line a person reads; -o ndjson (or json, which follows as NDJSON): each
+  // delivery's body as received, one a line, through the format's own writer.
+  const follow = followFormat(opts.globals.output, deps.io, 'webhooks listen', 'delivery');
   const secret = opts.secret ?? deps.env[SECRET_ENV];
   if (!secret) {
     throw usageError(
@@ -61,16 +60,17 @@ export async function runListen(opts: ListenOptions, deps: Deps): Promise<void> 
     );
   }
   const { createReceiver } = await import('./receiver.js');
+  const rows = follow
+    ? await formatterOf(follow).begin(deps.io, { columns: [], json: (d: Delivery) => d.body })
+    : undefined;
   let verified = 0;
   let refused = 0;
   const server = createReceiver({
     secrets: [secret],
-    onDelivery: (d) => {
+    onDelivery: async (d) => {
       verified++;
-      print(
-        deps.io,
-        format === 'text' ? deliveryLine(d, deps.io.columns ?? 80) : JSON.stringify(d.body),
-      );
+      if (rows) await rows.row(d);
+      else print(deps.io, deliveryLine(d, deps.io.columns ?? 80));
     },
     onRefused: (status, reason, req) => {
       refused++;
@@ -100,6 +100,7 @@ export async function runListen(opts: ListenOptions, deps: Deps): Promise<void> 
       server.closeAllConnections();
     });
   });
+  await rows?.end();
   note(
     deps.io,
     `stopped: ${count(verified, 'delivery', 'deliveries')} verified, ${refused} refused`,

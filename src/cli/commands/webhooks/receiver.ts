@@ -20,7 +20,8 @@ export interface Delivery {
 
 export interface ReceiverOptions {
   secrets: readonly string[];
-  onDelivery: (delivery: Delivery) => void;
+  /** Answered 204 once it is done (a slow stdout slows the answers, never drops a line). */
+  onDelivery: (delivery: Delivery) => void | Promise<void>;
   onRefused: (status: number, reason: string, req: IncomingMessage) => void;
   maxBytes?: number;
   nowSeconds?: () => number;
@@ -73,7 +74,7 @@ export function createReceiver(opts: ReceiverOptions): Server {
     } catch {
       return refuse(400, 'the signature is valid but the body is not JSON');
     }
-    opts.onDelivery({ id: String(req.headers['webhook-id']), body });
+    await opts.onDelivery({ id: String(req.headers['webhook-id']), body });
     res.writeHead(204).end();
   });
 }

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { getWebhook, rotateWebhookSecret } from '../../../client/webhooks.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { globalsOf } from '../shared/options.js';
-import { printWebhook, secretNote } from './format.js';
+import { printWithSecret, secretNote } from './format.js';
 
 export interface RotateOptions {
   id: string;
@@ -33,7 +33,7 @@ export async function runRotate(opts: RotateOptions, deps: Deps): Promise<void> 
     note(deps.io, `dry run: would give webhook ${w.id} a new secret; nothing was changed`);
     return;
   }
-  await printWebhook(await rotateWebhookSecret(client.http, opts.id), opts.globals, deps);
+  await printWithSecret(await rotateWebhookSecret(client.http, opts.id), opts.globals, deps);
   secretNote(
     deps,
     '; the old secret keeps signing beside it for 24 h, so switch receivers before then',

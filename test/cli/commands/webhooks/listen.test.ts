@@ -11,6 +11,7 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_DELIVERY_BYTES } from '../../../../src/cli/commands/webhooks/receiver.js';
 import { run } from '../../../../src/cli/main.js';
+import { FORMATS, formatterOf } from '../../../../src/cli/output/formats/index.js';
 import { fakeIO } from '../../helpers.js';
 
 const secret = `whsec_${randomBytes(32).toString('base64')}`;
@@ -211,4 +212,40 @@ describe('webhooks listen', () => {
     expect(fake.out()).toMatch(/ROSTER_WEBHOOK_SECRET/);
     expect(fake.out()).toMatch(/safer/);
   });
+});
+
+describe('webhooks listen -o, through the formatter registry', () => {
+  it.each(['ndjson', 'json'])(
+    '-o %s: one delivery a line, the sender’s bidi and C1 controls escaped as in every JSON output',
+    async (format) => {
+      const { listening: l } = await listen(['--secret', secret, '-o', format]);
+      const body = delivery({
+        ...event,
+        actor: { ...event.actor, name: 'evil\u202etxt.exe\u0085' },
+      });
+      expect(await post(l.url, body, signed(body))).toBe(204);
+      const out = l.stdout();
+      expect(out).not.toMatch(/[\u202e\u0085]/);
+      expect(out).toContain('evil\\u202etxt.exe\\u0085');
+      expect(
+        out
+          .trim()
+          .split('\n')
+          .map((x) => JSON.parse(x)),
+      ).toEqual([JSON.parse(body)]);
+    },
+  );
+
+  // From the registry: a format that cannot follow an endless stream is refused before listening.
+  it.each(FORMATS.filter((f) => formatterOf(f).follows === undefined))(
+    '-o %s: a usage error naming what listen prints',
+    async (format) => {
+      const fake = fakeIO();
+      const args = ['webhooks', 'listen', '--port', '0', '--secret', secret, '-o', format];
+      expect(await run(['node', 'roster', ...args], { io: fake.io, env: {} })).toBe(2);
+      expect(fake.err()).toContain(
+        `webhooks listen prints lines, or one JSON delivery per line with -o ndjson (not -o ${format})`,
+      );
+    },
+  );
 });

@@ -95,6 +95,27 @@ describe('webhooks add, list, show', () => {
     ]);
   });
 
+  it('add -o csv and yaml print the secret too (the one time it is shown), list -o csv never', async () => {
+    const csv = await srv.run(['webhooks', 'add', '--url', HOOK, '--type', 'user.*', '-o', 'csv']);
+    expect(csv.exitCode, csv.stderr).toBe(0);
+    const [header, row] = csv.stdout.trim().split('\n');
+    expect(header).toBe('id,url,types,enabled,description,secret');
+    const secret = row!.split(',').at(-1)!;
+    expect(secret).toMatch(/^whsec_/);
+    const yaml = await srv.run([
+      'webhooks',
+      'add',
+      '--url',
+      HOOK,
+      '--type',
+      'user.*',
+      '-o',
+      'yaml',
+    ]);
+    expect(yaml.stdout).toMatch(/^secret: whsec_/m);
+    expect((await srv.run(['webhooks', 'list', '-o', 'csv'])).stdout).not.toContain(secret);
+  });
+
   it('add --dry-run adds nothing', async () => {
     const before = await ids();
     const r = await srv.run([
