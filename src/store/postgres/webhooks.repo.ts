@@ -180,19 +180,18 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
            SELECT d.id FROM webhook_deliveries d
            WHERE d.id IN (
              SELECT id FROM (
-               SELECT d2.id, row_number() OVER (
+               SELECT d2.id, d2.webhook_id, row_number() OVER (
                  PARTITION BY d2.webhook_id ORDER BY d2.next_attempt_at, d2.id) AS n
                FROM webhook_deliveries d2 JOIN webhooks w ON w.id = d2.webhook_id AND w.enabled
                WHERE d2.status = 'pending' AND d2.next_attempt_at <= $1
                  AND (d2.lease_until IS NULL OR d2.lease_until <= $1)
-                 AND NOT (d2.webhook_id = ANY($2::text[]))
-             ) c WHERE n <= $3)
+             ) c WHERE n <= $3 - coalesce(($2::jsonb ->> c.webhook_id)::int, 0))
              AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1)
            ORDER BY d.next_attempt_at, d.id LIMIT $4 FOR UPDATE SKIP LOCKED)
          UPDATE webhook_deliveries d SET lease_until = $5, lease_owner = $6
          FROM picked, webhooks w WHERE d.id = picked.id AND w.id = d.webhook_id
          RETURNING d.*, w.url, w.secret, w.previous_secret, w.previous_expires_at, w.failing_since`,
-        [now, busy, perEndpoint, limit, now + leaseMs, owner],
+        [now, JSON.stringify(busy), perEndpoint, limit, now + leaseMs, owner],
       );
       return rows.sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at));
     },

@@ -49,13 +49,13 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
   );
   const dueIds = db.prepare<Record<string, unknown>, { id: string }>(
     `SELECT id FROM (
-       SELECT d.id, d.next_attempt_at,
+       SELECT d.id, d.webhook_id, d.next_attempt_at,
          row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS n
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled = 1
        WHERE d.status = 'pending' AND d.next_attempt_at <= @now
          AND (d.lease_until IS NULL OR d.lease_until <= @now OR d.lease_owner <> @owner)
-         AND d.webhook_id NOT IN (SELECT value FROM json_each(@busy))
-     ) WHERE n <= @per ORDER BY next_attempt_at, id LIMIT @limit`,
+     ) WHERE n <= @per - coalesce((SELECT value FROM json_each(@busy) WHERE key = webhook_id), 0)
+     ORDER BY next_attempt_at, id LIMIT @limit`,
   );
   const lease = db.prepare<[number, string, string]>(
     'UPDATE webhook_deliveries SET lease_until = ?, lease_owner = ? WHERE id = ?',
