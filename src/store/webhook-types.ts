@@ -89,4 +89,6 @@ export interface ClaimRequest {
   perEndpoint: number;
   /** How many deliveries of each endpoint this process is sending now. */
   busy: Record<string, number>;
+  /** The deliveries this process is sending now (never claimed again meanwhile). */
+  inFlight: string[];
 }

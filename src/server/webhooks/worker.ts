@@ -172,6 +172,7 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
       limit: free,
       perEndpoint,
       busy,
+      inFlight: [...inFlight.keys()],
     });
     for (const d of claimed) {
       const done = attempt(d)

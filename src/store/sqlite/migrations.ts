@@ -386,6 +386,9 @@ ${usersFts('1 2 3')}
     UNIQUE (webhook_id, event_id)
   ) STRICT;
   CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+  -- A claim reads each endpoint's first due deliveries: never a scan of every pending one.
+  CREATE INDEX webhook_deliveries_due_by_webhook ON webhook_deliveries (webhook_id, next_attempt_at)
+    WHERE status = 'pending';
   CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id);
   `,
 ];
