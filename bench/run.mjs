@@ -12,6 +12,7 @@ const benches = [
   './table.bench.mjs',
   './avatars.bench.mjs',
   './scim.bench.mjs',
+  './webhooks.bench.mjs',
   // Needs Patroni, etcd and haproxy (scripts/failover-test-server.sh); without them it says so.
   './failover.bench.mjs',
   // Needs a store seeded by seed.mjs (MILLION_DATA); without one it prints how.

@@ -13,7 +13,8 @@ const PACE_MS = 20;
 const IN_FLIGHT = 16;
 const V3 = 'application/vnd.service.accessors.user.v3+json';
 
-const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
+const quantile = (xs, q) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
 
 function receiver() {
   const got = new Map();
@@ -86,8 +87,14 @@ async function runOn(backend, database) {
     await r.until(BURST);
     const times = [...r.got.values()].map((g) => g.at);
     const window = (Math.max(...times) - Math.min(...times)) / 1000;
-    line(`burst of ${BURST} user.created: writes`, `${fmt(BURST / ((written - started) / 1000), 0)}/s`);
-    line('burst: deliveries received', `${fmt(BURST / window, 0)}/s (last ${fmt((Math.max(...times) - written) / 1000, 2)} s after the last write)`);
+    line(
+      `burst of ${BURST} user.created: writes`,
+      `${fmt(BURST / ((written - started) / 1000), 0)}/s`,
+    );
+    line(
+      'burst: deliveries received',
+      `${fmt(BURST / window, 0)}/s (last ${fmt((Math.max(...times) - written) / 1000, 2)} s after the last write)`,
+    );
 
     // Paced: one write every 20 ms; commit (occurredAt) to receipt.
     const before = r.got.size;
@@ -96,9 +103,7 @@ async function runOn(backend, database) {
       await new Promise((res) => setTimeout(res, PACE_MS));
     }
     await r.until(before + PACED);
-    const lat = [...r.got.values()]
-      .slice(before)
-      .map((g) => g.at - Date.parse(g.body.timestamp));
+    const lat = [...r.got.values()].slice(before).map((g) => g.at - Date.parse(g.body.timestamp));
     line(
       `paced (${PACED}, one per ${PACE_MS} ms): commit to receipt`,
       `p50 ${fmt(quantile(lat, 0.5), 0)} ms  p99 ${fmt(quantile(lat, 0.99), 0)} ms  max ${fmt(Math.max(...lat), 0)} ms`,

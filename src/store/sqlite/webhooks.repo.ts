@@ -3,8 +3,8 @@
  * endpoint's change records its event inside it. One process serves a data dir
  * (data-dir/lock.ts), so a claim writes no lease: nobody else could take the delivery, the
  * process knows what it is sending (`inFlight`), and a process killed mid-attempt leaves its
- * deliveries due at once for the next start. (A lease is one more commit per delivery: it
- * halved the deliveries per second to one receiver here.)
+ * deliveries due at once for the next start (a lease would delay them, and cost one more
+ * commit per delivery).
  */
 import {
   DELIVERY_COLUMNS,
