@@ -257,5 +257,14 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
       );
       return rows[0]?.at ?? undefined;
     },
+    async prune(before, limit) {
+      const { rowCount } = await query(
+        pool,
+        `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
+           WHERE status <> 'pending' AND created_at < $1 LIMIT $2)`,
+        [before, limit],
+      );
+      return rowCount ?? 0;
+    },
   };
 }

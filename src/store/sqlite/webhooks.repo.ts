@@ -82,6 +82,10 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
     )
     .pluck();
   const remove = db.prepare<[string]>('DELETE FROM webhooks WHERE id = ?');
+  const prune = db.prepare<[string, number]>(
+    `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
+       WHERE status <> 'pending' AND created_at < ? LIMIT ?)`,
+  );
   const removeDeliveries = db.prepare<[string]>(
     'DELETE FROM webhook_deliveries WHERE webhook_id = ?',
   );
@@ -188,5 +192,6 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
     retry: (branchId, webhookId, deliveryId, now) =>
       one.get(branchId, webhookId) ? retry.get(now, webhookId, deliveryId) : undefined,
     nextDue: () => (nextDue.get() as number | null) ?? undefined,
+    prune: (before, limit) => prune.run(before, limit).changes,
   };
 }
