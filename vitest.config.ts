@@ -27,7 +27,11 @@ const POSTGRES_TESTS = [
   'test/store/events-contract.test.ts',
   'test/store/events-followers.test.ts',
   'test/server/events/**/*.test.ts',
-  'test/server/webhooks/**/*.test.ts',
+  // The routes and the worker, which use the store; egress, attempt and schedule are pure
+  // (no store), so once is enough.
+  'test/server/webhooks/webhooks.routes.test.ts',
+  'test/server/webhooks/delivery.test.ts',
+  'test/server/webhooks/retention.test.ts',
   'test/store/postgres.test.ts',
   'test/store/postgres-failover.test.ts',
   'test/store/postgres-webhooks.test.ts',
