@@ -31,8 +31,10 @@ const POSTGRES_TESTS = [
   // (no store), so once is enough.
   'test/server/webhooks/webhooks.routes.test.ts',
   'test/server/webhooks/delivery.test.ts',
+  'test/server/webhooks/retention.test.ts',
   'test/store/postgres.test.ts',
   'test/store/postgres-failover.test.ts',
+  'test/store/postgres-webhooks.test.ts',
   'test/store/upgrade.test.ts',
   'test/store/identity-refold.test.ts',
   'test/store/login-name-index.test.ts',
@@ -94,6 +96,7 @@ const POSTGRES_ONLY = [
   'test/cli/commands/local/copy-moved.test.ts',
   'test/store/postgres-failover.test.ts',
   'test/store/events-followers.test.ts',
+  'test/store/postgres-webhooks.test.ts',
   'test/e2e/postgres-*.test.ts',
   'test/e2e/s3-*.test.ts',
   'test/store/s3-*.test.ts',

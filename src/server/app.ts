@@ -241,7 +241,12 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
         retryBaseMs: config.mailRetryBaseMs,
       });
       delivery.kick();
-      pruner = startPruner({ events: store.events, days: config.eventsRetentionDays, log });
+      pruner = startPruner({
+        events: store.events,
+        webhooks: store.webhooks,
+        days: config.eventsRetentionDays,
+        log,
+      });
       if (kind === 'roster') {
         const dispatcher = guardedDispatcher(egress);
         const { timeoutMs, ...tuning } = config.webhookTuning ?? {};

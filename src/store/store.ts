@@ -225,6 +225,11 @@ export interface WebhooksRepo {
   ): Promise<DeliveryRow | undefined>;
   /** When the next pending delivery of an enabled endpoint falls due (ms), if any. */
   nextDue(): Promise<number | undefined>;
+  /**
+   * Deletes at most `limit` settled deliveries (delivered or given up) made before `before`
+   * (ISO); pending ones stay whatever their age. How many went.
+   */
+  prune(before: string, limit: number): Promise<number>;
 }
 
 export interface MetaRepo {

@@ -85,8 +85,10 @@ export interface ClaimRequest {
   /** How long a claimed delivery stays the claimer's (then another may take it over). */
   leaseMs: number;
   limit: number;
-  /** At most this many of one endpoint per claim. */
+  /** At most this many of one endpoint in flight here, those already in `busy` counted. */
   perEndpoint: number;
-  /** Endpoints this process is already sending to: none of theirs. */
-  busy: string[];
+  /** How many deliveries of each endpoint this process is sending now. */
+  busy: Record<string, number>;
+  /** The deliveries this process is sending now (never claimed again meanwhile). */
+  inFlight: string[];
 }

@@ -5,9 +5,9 @@
  * answers 410 or has failed for five days. At least once: a delivery is settled only after
  * its attempt ended, and one claimed by a process that died falls due again when its lease ends.
  *
- * Bounded: at most `concurrency` attempts at once, and an endpoint with one in flight here is
- * not claimed for again until it is done (at most `perEndpoint` of its deliveries per claim),
- * so one slow receiver holds a few slots, never the others'. Woken by this process's own events
+ * Bounded: at most `concurrency` attempts at once, and at most `perEndpoint` of one endpoint's
+ * (a claim takes only what its endpoint has room for), so one slow receiver holds a few slots,
+ * never the others'. Woken by this process's own events
  * and by a poll (other replicas' events, retries falling due); the clock and the dice are
  * injectable so retry tests move time instead of waiting.
  */
@@ -83,6 +83,7 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
   let again = false;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  let fanOutDue = true;
 
   function settlementOf(d: ClaimedDelivery, o: AttemptOutcome, at: number): Settlement {
     const base = { at, httpStatus: o.status ?? null, durationMs: Math.round(o.durationMs) };
@@ -155,16 +156,23 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
   }
 
   async function pass(): Promise<void> {
-    await store.webhooks.fanOut(now(), batch);
+    // The log is read when it may have grown (an event here, the poll for other replicas'),
+    // not after every attempt: a busy receiver's settlements would each cost a fan-out.
+    if (fanOutDue) {
+      fanOutDue = false;
+      await store.webhooks.fanOut(now(), batch);
+    }
     const free = concurrency - inFlight.size;
     if (free <= 0 || stopped) return;
-    const busy = [...new Set([...inFlight.values()].map((f) => f.webhookId))];
+    const busy: Record<string, number> = {};
+    for (const f of inFlight.values()) busy[f.webhookId] = (busy[f.webhookId] ?? 0) + 1;
     const claimed = await store.webhooks.claim({
       now: now(),
       leaseMs,
       limit: free,
       perEndpoint,
       busy,
+      inFlight: [...inFlight.keys()],
     });
     for (const d of claimed) {
       const done = attempt(d)
@@ -183,7 +191,7 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
     const due = await store.webhooks.nextDue();
     const wait = due === undefined ? pollMs : Math.max(0, Math.min(pollMs, due - now()));
     if (stopped) return;
-    timer = setTimeout(kick, wait);
+    timer = setTimeout(follow, wait);
     timer.unref();
   }
 
@@ -206,7 +214,13 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
       });
   }
 
-  const unsubscribe = store.events.subscribe(kick);
+  /** The log may have grown: fan out, then claim. */
+  function follow() {
+    fanOutDue = true;
+    kick();
+  }
+
+  const unsubscribe = store.events.subscribe(follow);
   return {
     kick,
     async stop() {

@@ -244,6 +244,13 @@ export const MIGRATIONS: Migration[] = [
       createIndex('webhook_deliveries_due', 'webhook_deliveries', ['next_attempt_at'], {
         where: "status = 'pending'",
       }),
+      // A claim reads each endpoint's first due deliveries: never a scan of every pending one.
+      createIndex(
+        'webhook_deliveries_due_by_webhook',
+        'webhook_deliveries',
+        ['webhook_id', 'next_attempt_at'],
+        { where: "status = 'pending'" },
+      ),
       createIndex('webhook_deliveries_by_webhook', 'webhook_deliveries', ['webhook_id', 'id']),
     ],
   },

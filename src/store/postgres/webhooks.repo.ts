@@ -171,30 +171,34 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
       return row;
     },
     async claim({ now, leaseMs, limit, perEndpoint, busy }) {
-      // The lease is checked again on the locked row (PostgreSQL re-evaluates the outer WHERE
-      // on a row another replica changed meanwhile), so a delivery one replica has just
-      // claimed and committed is not claimed twice.
-      const { rows } = await query<ClaimedDelivery>(
+      const { rows: endpoints } = await query<{ id: string }>(
         pool,
-        `WITH picked AS (
-           SELECT d.id FROM webhook_deliveries d
-           WHERE d.id IN (
-             SELECT id FROM (
-               SELECT d2.id, row_number() OVER (
-                 PARTITION BY d2.webhook_id ORDER BY d2.next_attempt_at, d2.id) AS n
-               FROM webhook_deliveries d2 JOIN webhooks w ON w.id = d2.webhook_id AND w.enabled
-               WHERE d2.status = 'pending' AND d2.next_attempt_at <= $1
-                 AND (d2.lease_until IS NULL OR d2.lease_until <= $1)
-                 AND NOT (d2.webhook_id = ANY($2::text[]))
-             ) c WHERE n <= $3)
-             AND d.status = 'pending' AND (d.lease_until IS NULL OR d.lease_until <= $1)
-           ORDER BY d.next_attempt_at, d.id LIMIT $4 FOR UPDATE SKIP LOCKED)
-         UPDATE webhook_deliveries d SET lease_until = $5, lease_owner = $6
-         FROM picked, webhooks w WHERE d.id = picked.id AND w.id = d.webhook_id
-         RETURNING d.*, w.url, w.secret, w.previous_secret, w.previous_expires_at, w.failing_since`,
-        [now, busy, perEndpoint, limit, now + leaseMs, owner],
+        'SELECT id FROM webhooks WHERE enabled',
       );
-      return rows.sort((a, b) => Number(a.next_attempt_at) - Number(b.next_attempt_at));
+      const out: ClaimedDelivery[] = [];
+      for (const { id } of endpoints) {
+        const room = Math.min(perEndpoint - (busy[id] ?? 0), limit - out.length);
+        if (room <= 0) continue;
+        // Each endpoint's first due deliveries from its own index (a backlog behind one
+        // receiver costs the others nothing). The lease is checked again on the locked row
+        // (PostgreSQL re-evaluates the outer WHERE on a row another replica changed
+        // meanwhile), so one a replica has just claimed and committed is not claimed twice.
+        const { rows } = await query<ClaimedDelivery>(
+          pool,
+          `WITH picked AS (
+             SELECT id FROM webhook_deliveries
+             WHERE webhook_id = $1 AND status = 'pending' AND next_attempt_at <= $2
+               AND (lease_until IS NULL OR lease_until <= $2)
+             ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+           UPDATE webhook_deliveries d SET lease_until = $4, lease_owner = $5
+           FROM picked, webhooks w WHERE d.id = picked.id AND w.id = d.webhook_id
+           RETURNING d.*, w.url, w.secret, w.previous_secret, w.previous_expires_at,
+             w.failing_since`,
+          [id, now, room, now + leaseMs, owner],
+        );
+        out.push(...rows.sort((x, y) => Number(x.next_attempt_at) - Number(y.next_attempt_at)));
+      }
+      return out;
     },
     async settle(d, s, audit) {
       const disabled = await transaction(pool, async (client) => {
@@ -252,6 +256,15 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
          JOIN webhooks w ON w.id = d.webhook_id AND w.enabled WHERE d.status = 'pending'`,
       );
       return rows[0]?.at ?? undefined;
+    },
+    async prune(before, limit) {
+      const { rowCount } = await query(
+        pool,
+        `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
+           WHERE status <> 'pending' AND created_at < $1 LIMIT $2)`,
+        [before, limit],
+      );
+      return rowCount ?? 0;
     },
   };
 }

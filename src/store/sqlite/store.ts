@@ -133,6 +133,7 @@ export function openSqliteStore(
       retry: async (branchId, webhookId, deliveryId, now) =>
         webhooks.retry(branchId, webhookId, deliveryId, now),
       nextDue: async () => webhooks.nextDue(),
+      prune: async (before, limit) => webhooks.prune(before, limit),
     },
     meta: {
       getOrCreate: async (key, make) => meta.getOrCreate(key, make),

@@ -1,9 +1,11 @@
 /**
  * Webhook endpoints and deliveries in SQLite. Each step is one synchronous transaction; an
  * endpoint's change records its event inside it. One process serves a data dir
- * (data-dir/lock.ts): a lease another process wrote is that dead process's, so it is void.
+ * (data-dir/lock.ts), so a claim writes no lease: nobody else could take the delivery, the
+ * process knows what it is sending (`inFlight`), and a process killed mid-attempt leaves its
+ * deliveries due at once for the next start (a lease would delay them, and cost one more
+ * commit per delivery).
  */
-import { randomBytes } from 'node:crypto';
 import {
   DELIVERY_COLUMNS,
   deliveriesFor,
@@ -14,7 +16,7 @@ import {
 } from '../common/webhook-rows.js';
 import type { WebhooksRepo } from '../store.js';
 import type { Audit } from '../types.js';
-import type { DeliveryRow, NewWebhookRow, WebhookRow } from '../webhook-types.js';
+import type { ClaimedDelivery, DeliveryRow, NewWebhookRow, WebhookRow } from '../webhook-types.js';
 import type { Db } from './db.js';
 import type { SqliteEvents } from './events.repo.js';
 
@@ -27,7 +29,6 @@ type Sync<T> = {
 };
 
 export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
-  const owner = randomBytes(8).toString('hex');
   const one = db.prepare<[number, string], Raw<WebhookRow>>(
     'SELECT * FROM webhooks WHERE branch_id = ? AND id = ?',
   );
@@ -47,22 +48,15 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
     `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS.join(', ')})
      VALUES (${DELIVERY_COLUMNS.map((c) => `@${c}`).join(', ')}) ON CONFLICT DO NOTHING`,
   );
-  const dueIds = db.prepare<Record<string, unknown>, { id: string }>(
-    `SELECT id FROM (
-       SELECT d.id, d.next_attempt_at,
-         row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id) AS n
-       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.enabled = 1
-       WHERE d.status = 'pending' AND d.next_attempt_at <= @now
-         AND (d.lease_until IS NULL OR d.lease_until <= @now OR d.lease_owner <> @owner)
-         AND d.webhook_id NOT IN (SELECT value FROM json_each(@busy))
-     ) WHERE n <= @per ORDER BY next_attempt_at, id LIMIT @limit`,
-  );
-  const lease = db.prepare<[number, string, string]>(
-    'UPDATE webhook_deliveries SET lease_until = ?, lease_owner = ? WHERE id = ?',
-  );
-  const claimed = db.prepare(
+  const enabledIds = db.prepare<[], string>('SELECT id FROM webhooks WHERE enabled = 1').pluck();
+  // Each endpoint's first due deliveries, from its own index: a backlog behind one receiver
+  // costs the others nothing.
+  const dueOf = db.prepare<Record<string, unknown>, ClaimedDelivery>(
     `SELECT d.*, w.url, w.secret, w.previous_secret, w.previous_expires_at, w.failing_since
-     FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = ?`,
+     FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+     WHERE d.webhook_id = @webhookId AND d.status = 'pending' AND d.next_attempt_at <= @now
+       AND d.id NOT IN (SELECT value FROM json_each(@inFlight))
+     ORDER BY d.next_attempt_at, d.id LIMIT @room`,
   );
   const settle = db.prepare(
     `UPDATE webhook_deliveries SET status = @status, attempts = attempts + 1,
@@ -88,6 +82,10 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
     )
     .pluck();
   const remove = db.prepare<[string]>('DELETE FROM webhooks WHERE id = ?');
+  const prune = db.prepare<[string, number]>(
+    `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
+       WHERE status <> 'pending' AND created_at < ? LIMIT ?)`,
+  );
   const removeDeliveries = db.prepare<[string]>(
     'DELETE FROM webhook_deliveries WHERE webhook_id = ?',
   );
@@ -164,13 +162,15 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
       addDelivery.run(row);
       return row;
     }),
-    claim: db.transaction(({ now, leaseMs, limit, perEndpoint, busy }) => {
-      const ids = dueIds.all({ now, owner, busy: JSON.stringify(busy), per: perEndpoint, limit });
-      return ids.map(({ id }) => {
-        lease.run(now + leaseMs, owner, id);
-        return claimed.get(id) as never;
-      });
-    }),
+    claim({ now, limit, perEndpoint, busy, inFlight }) {
+      const out: ClaimedDelivery[] = [];
+      const excluded = JSON.stringify(inFlight);
+      for (const webhookId of enabledIds.all()) {
+        const room = Math.min(perEndpoint - (busy[webhookId] ?? 0), limit - out.length);
+        if (room > 0) out.push(...dueOf.all({ webhookId, now, inFlight: excluded, room }));
+      }
+      return out;
+    },
     settle: db.transaction((d, s, audit: Audit) => {
       settle.run({ ...s, id: d.id });
       if (s.succeeded) healthy.run(d.webhook_id);
@@ -192,5 +192,6 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
     retry: (branchId, webhookId, deliveryId, now) =>
       one.get(branchId, webhookId) ? retry.get(now, webhookId, deliveryId) : undefined,
     nextDue: () => (nextDue.get() as number | null) ?? undefined,
+    prune: (before, limit) => prune.run(before, limit).changes,
   };
 }
