@@ -124,3 +124,32 @@ describe('refused', () => {
     expect(retry.text).toContain(`/api/webhooks/${id}/deliveries`);
   });
 });
+
+describe('declared (contract/endpoints/webhooks.ts): negotiated and answered as the event log is', () => {
+  test('OPTIONS answers each path’s Allow from its declarations, PATCH among them', async () => {
+    const { id } = await add();
+    const allow = async (path: string) => {
+      const res = await server.req('OPTIONS', `/api/webhooks${path}`);
+      expect(res.status, path).toBe(204);
+      return res.headers.allow;
+    };
+    expect(await allow('')).toBe('OPTIONS, POST, GET');
+    expect(await allow(`/${id}`)).toBe('OPTIONS, PATCH, GET, DELETE');
+    expect(await allow(`/${id}/deliveries`)).toBe('OPTIONS, GET');
+    expect(await allow(`/${id}/deliveries/d1/retry`)).toBe('OPTIONS, POST');
+  });
+
+  test('plain JSON: application/json or */* is answered, another Accept 406 naming the type', async () => {
+    const { id } = await add();
+    const get = (accept: string) =>
+      server.req('GET', `/api/webhooks/${id}`, { headers: { accept } });
+    for (const accept of ['application/json', '*/*']) {
+      const res = await get(accept);
+      expect(res.status, accept).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+    }
+    const refused = await get('text/csv');
+    expect(refused.status).toBe(406);
+    expect(refused.text).toContain('application/json');
+  });
+});
