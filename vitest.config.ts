@@ -28,8 +28,14 @@ const POSTGRES_TESTS = [
   'test/store/events-contract.test.ts',
   'test/store/events-followers.test.ts',
   'test/server/events/**/*.test.ts',
+  // The routes and the worker, which use the store; egress, attempt and schedule are pure
+  // (no store), so once is enough.
+  'test/server/webhooks/webhooks.routes.test.ts',
+  'test/server/webhooks/delivery.test.ts',
+  'test/server/webhooks/retention.test.ts',
   'test/store/postgres.test.ts',
   'test/store/postgres-failover.test.ts',
+  'test/store/postgres-webhooks.test.ts',
   'test/store/upgrade.test.ts',
   'test/store/identity-refold.test.ts',
   'test/store/login-name-index.test.ts',
@@ -91,6 +97,7 @@ const POSTGRES_ONLY = [
   'test/cli/commands/local/copy-moved.test.ts',
   'test/store/postgres-failover.test.ts',
   'test/store/events-followers.test.ts',
+  'test/store/postgres-webhooks.test.ts',
   'test/e2e/postgres-*.test.ts',
   'test/e2e/s3-*.test.ts',
   'test/store/s3-*.test.ts',

@@ -15,6 +15,7 @@ const benches = [
   './scim.bench.mjs',
   // Before/after needs BENCH_EVENTS_BASE (bench/baseline.sh); the rest runs on its own.
   './events.bench.mjs',
+  './webhooks.bench.mjs',
   // Needs Patroni, etcd and haproxy (scripts/failover-test-server.sh); without them it says so.
   './failover.bench.mjs',
   // Needs a store seeded by seed.mjs (MILLION_DATA); without one it prints how.

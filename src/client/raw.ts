@@ -17,6 +17,7 @@ export const RAW_METHODS: readonly HttpMethod[] = [
   'HEAD',
   'POST',
   'PUT',
+  'PATCH',
   'DELETE',
   'OPTIONS',
 ];

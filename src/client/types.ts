@@ -9,7 +9,7 @@ import type { RetryOptions } from './retry.js';
 export type { ProxySettings } from './proxy.js';
 export type { Answer } from './response.js';
 export type { RetryOptions } from './retry.js';
-export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 /** What `onRetry` hears before each wait: enough for a one-line stderr notice. */
 export interface RetryInfo {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { SEARCH_COUNT_UP_TO } from '../contract/schemas.js';
+import { signatures } from '../contract/webhook-signature.js';
 import type { Store } from '../store/store.js';
 import { registerApiRoutes } from './api/api.routes.js';
 import { registerBranchRoutes } from './api/branch.routes.js';
@@ -46,6 +47,12 @@ import { avatarMedia } from './users/avatars.js';
 import { cursorSeal, listCursors } from './users/list-cursor.js';
 import { registerUserRoutes } from './users/users.routes.js';
 import { usersService } from './users/users.service.js';
+import { sendAttempt } from './webhooks/attempt.js';
+import { checkWebhookUrl, type EgressPolicy, guardedDispatcher } from './webhooks/egress.js';
+import { nextRetryDelay } from './webhooks/schedule.js';
+import { registerWebhookRoutes } from './webhooks/webhooks.routes.js';
+import { webhooksService } from './webhooks/webhooks.service.js';
+import { type WebhookWorker, webhookWorker } from './webhooks/worker.js';
 
 export interface AppDeps {
   store: Store;
@@ -117,6 +124,12 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
   if (config.rateLimit) api.use(rateLimitMiddleware(store.rateLimits, config.rateLimit));
   registerBranchRoutes(api);
   let delivery: OutboxDelivery | undefined;
+  let webhooks: WebhookWorker | undefined;
+  const egress: EgressPolicy = {
+    allowHttp: config.webhooksAllowHttp ?? false,
+    allow: config.webhooksAllow ?? [],
+    ...(config.webhooksProxy ? { proxy: config.webhooksProxy } : {}),
+  };
   // The platform's totals are exact, so its stand-in's are too.
   const countUpTo =
     kind === 'platform' ? undefined : (config.searchCountUpTo ?? SEARCH_COUNT_UP_TO);
@@ -177,6 +190,16 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
       drain: drain.signal,
       pollMs: config.eventsPollMs,
     });
+    registerWebhookRoutes(
+      api,
+      webhooksService({
+        store,
+        checkUrl: (url) => checkWebhookUrl(url, egress),
+        kick: () => webhooks?.kick(),
+        ...(config.webhookTuning?.now ? { now: config.webhookTuning.now } : {}),
+      }),
+      { vendor: config.vendor },
+    );
   }
   // /cdn authorises per file (signed URL or token), not through the API's auth middleware.
   const cdn = new Router<AppState>();
@@ -218,7 +241,30 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
         retryBaseMs: config.mailRetryBaseMs,
       });
       delivery.kick();
-      pruner = startPruner({ events: store.events, days: config.eventsRetentionDays, log });
+      pruner = startPruner({
+        events: store.events,
+        webhooks: store.webhooks,
+        days: config.eventsRetentionDays,
+        log,
+      });
+      if (kind === 'roster') {
+        const dispatcher = guardedDispatcher(egress);
+        const { timeoutMs, ...tuning } = config.webhookTuning ?? {};
+        webhooks = webhookWorker({
+          store,
+          send: (request) =>
+            sendAttempt(request, {
+              dispatcher,
+              ...(timeoutMs ? { timeoutMs } : {}),
+              ...(tuning.now ? { now: tuning.now } : {}),
+            }),
+          sign: signatures,
+          nextDelay: nextRetryDelay,
+          log,
+          ...tuning,
+        });
+        webhooks.kick();
+      }
       return new Promise((resolve, reject) => {
         const keepAliveTimeout = config.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
         // Node closes a connection whose next request's headers take longer than this; it must
@@ -265,7 +311,9 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
       pruner?.stop();
       if (config.drainDelayMs && server?.listening) await sleep(config.drainDelayMs);
       const s = server;
-      const stopMail = () => delivery?.stop() ?? Promise.resolve();
+      // What is in flight is settled first (at most one attempt's timeout); the rest waits.
+      const stopMail = () =>
+        Promise.all([delivery?.stop(), webhooks?.stop()]).then(() => undefined);
       if (!s?.listening) return stopMail();
       return new Promise<void>((resolve) => {
         const force = setTimeout(() => s.closeAllConnections(), graceMs);

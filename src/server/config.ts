@@ -1,3 +1,6 @@
+import type { Cidr, EgressPolicy } from './webhooks/egress.js';
+import type { WorkerDeps } from './webhooks/worker.js';
+
 /** What a server instance is configured with; built by `roster serve` or by tests. */
 export interface ServerConfig {
   dataDir: string;
@@ -83,6 +86,19 @@ export interface ServerConfig {
   eventsRetentionDays?: number;
   /** How often a long poll re-reads for other replicas' events; default 250 ms. */
   eventsPollMs?: number;
+  /** `serve --webhooks-allow`: ranges webhooks may be delivered to although refused by default. */
+  webhooksAllow?: Cidr[];
+  /** `serve --webhooks-allow-http`: http:// webhook URLs too. */
+  webhooksAllowHttp?: boolean;
+  /** The service's proxies (HTTPS_PROXY, NO_PROXY…), which deliveries go through. */
+  webhooksProxy?: EgressPolicy['proxy'];
+  /**
+   * The delivery worker's clock, dice, poll and attempt timeout. Not `serve` options: retry
+   * tests move the clock instead of waiting.
+   */
+  webhookTuning?: Pick<WorkerDeps, 'now' | 'random' | 'pollMs' | 'concurrency' | 'perEndpoint'> & {
+    timeoutMs?: number;
+  };
   /** Serves GET /metrics to `Authorization: Bearer <this>`; without it /metrics does not exist. */
   metricsToken?: string;
   /**

@@ -83,6 +83,9 @@ const TABLES = [
   { name: 'outbox', key: 'id', identity: true, deletes: true },
   // Pruned events go from the copy too; new ones continue after the copied sequences.
   { name: 'events', key: 'sequence', identity: true, deletes: true },
+  // Endpoints' cursors are event sequences, copied as they are; removed endpoints go too.
+  { name: 'webhooks', key: 'id', identity: false, textKey: true, deletes: true },
+  { name: 'webhook_deliveries', key: 'id', identity: false, textKey: true, deletes: true },
 ] as const;
 
 export type CopyProgress = (table: string, copied: number, total: number) => void;

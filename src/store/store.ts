@@ -31,6 +31,15 @@ import type {
   UserRow,
   UserView,
 } from './types.js';
+import type {
+  ClaimedDelivery,
+  ClaimRequest,
+  DeliveryRow,
+  NewWebhookRow,
+  Settlement,
+  WebhookColumns,
+  WebhookRow,
+} from './webhook-types.js';
 
 export interface TenantsRepo {
   /** The tenant claiming `host`, else the catch-all tenant `*` when it exists. */
@@ -159,6 +168,70 @@ export interface EventsRepo {
   subscribe(listener: () => void): () => void;
 }
 
+/**
+ * Webhook endpoints and their deliveries. Every change to an endpoint records its event in its
+ * own transaction (webhook.created / updated / deleted). Deliveries are made by `fanOut`, which
+ * follows the event log by sequence with a cursor per endpoint (the same never-miss reading
+ * `GET /api/events` gives a follower), and claimed with a lease so each one is in flight in one
+ * process at a time and a process that dies mid-attempt only delays it (docs/events.md).
+ */
+export interface WebhooksRepo {
+  /** Adds an endpoint; it is sent the events after its own webhook.created. */
+  create(row: NewWebhookRow, audit: Audit): Promise<WebhookRow>;
+  list(branchId: number): Promise<WebhookRow[]>;
+  find(branchId: number, id: string): Promise<WebhookRow | undefined>;
+  /**
+   * Reads the endpoint, asks `decide` for the changes and writes them, with their event, as
+   * one step (none when nothing changed); undefined when there is no such endpoint. Enabling a
+   * disabled endpoint moves its cursor to the log's end: what happened meanwhile is not sent.
+   */
+  update(
+    branchId: number,
+    id: string,
+    decide: (row: WebhookRow) => Partial<WebhookColumns>,
+    audit: Audit,
+  ): Promise<WebhookRow | undefined>;
+  /** Removes an endpoint and its deliveries; false when there is no such endpoint. */
+  remove(branchId: number, id: string, audit: Audit): Promise<boolean>;
+  /**
+   * For each enabled endpoint: the events after its cursor (at most `limit`) become delivery
+   * rows where it subscribes to their type, and the cursor moves past them, in one
+   * transaction. Answers how many deliveries were made.
+   */
+  fanOut(now: number, limit: number): Promise<number>;
+  /** Adds a delivery of its own (a test) to an endpoint of the branch; undefined if none. */
+  addDelivery(
+    branchId: number,
+    webhookId: string,
+    delivery: { eventId: string; type: string; body: string },
+    now: number,
+  ): Promise<DeliveryRow | undefined>;
+  /** Claims due deliveries of enabled endpoints, leased for `leaseMs` (see ClaimRequest). */
+  claim(request: ClaimRequest): Promise<ClaimedDelivery[]>;
+  /** Records an attempt's outcome; disabling the endpoint records its webhook.updated. */
+  settle(delivery: ClaimedDelivery, settlement: Settlement, audit: Audit): Promise<void>;
+  /** An endpoint's deliveries, newest first; undefined when there is no such endpoint. */
+  deliveries(
+    branchId: number,
+    webhookId: string,
+    limit: number,
+  ): Promise<DeliveryRow[] | undefined>;
+  /** Makes a delivery due now again (and pending, if it was given up). */
+  retry(
+    branchId: number,
+    webhookId: string,
+    deliveryId: string,
+    now: number,
+  ): Promise<DeliveryRow | undefined>;
+  /** When the next pending delivery of an enabled endpoint falls due (ms), if any. */
+  nextDue(): Promise<number | undefined>;
+  /**
+   * Deletes at most `limit` settled deliveries (delivered or given up) made before `before`
+   * (ISO); pending ones stay whatever their age. How many went.
+   */
+  prune(before: string, limit: number): Promise<number>;
+}
+
 export interface MetaRepo {
   /** The value under `key`, created with `make()` on first use (first writer wins). */
   getOrCreate(key: string, make: () => string): Promise<string>;
@@ -217,6 +290,7 @@ export interface Store {
   users: UsersRepo;
   media: MediaRepo;
   events: EventsRepo;
+  webhooks: WebhooksRepo;
   meta: MetaRepo;
   /** Messages (invitations) waiting for delivery. */
   outbox: OutboxRepo;

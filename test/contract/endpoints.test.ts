@@ -9,6 +9,7 @@ import * as media from '../../src/client/media.js';
 import { negotiatedKeys } from '../../src/client/media-types.js';
 import { endpointOf } from '../../src/client/raw.js';
 import * as users from '../../src/client/users.js';
+import * as webhooks from '../../src/client/webhooks.js';
 import {
   allowOf,
   ENDPOINTS,
@@ -130,7 +131,7 @@ describe('a new descriptor is picked up by every derived list', () => {
 
 describe('every descriptor', () => {
   test('names a client function that exists', () => {
-    const modules = [users, media, events];
+    const modules = [users, media, events, webhooks];
     const exported = new Set(modules.flatMap((m) => Object.keys(m)));
     const missing = ENDPOINTS.filter((d) => !exported.has(d.client)).map((d) => d.client);
     expect(missing).toEqual([]);

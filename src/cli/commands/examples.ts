@@ -72,6 +72,10 @@ const EXAMPLES: Record<string, string[]> = {
   backup: ['roster backup --to /backups/roster-$(date +%F).db   # while serve runs'],
   copy: ['roster copy --data ./data --to postgres://roster:pw@db.internal:5432/roster'],
   'tokens create': ['roster tokens create --name ci --scopes users:read,media:read --json'],
+  'webhooks listen': [
+    'ROSTER_WEBHOOK_SECRET=whsec_… roster webhooks listen --port 9000',
+    'roster webhooks listen --port 9000 -o ndjson | jq .data.target',
+  ],
 };
 
 /** Adds the examples to every command that has some, anywhere in the tree. */

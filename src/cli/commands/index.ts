@@ -36,6 +36,7 @@ export const COMMANDS: Record<string, () => Promise<CommandModule>> = {
   users: () => import('./users/index.js'),
   media: () => import('./media/index.js'),
   events: () => import('./events/index.js'),
+  webhooks: () => import('./webhooks/index.js'),
   check: () => import('./check/index.js'),
   api: () => import('./api/index.js'),
   completion: () => import('./completion/index.js'),

@@ -73,6 +73,28 @@ export function resolveFormat(
   return format;
 }
 
+/**
+ * The format an endless stream (events tail, webhooks listen) follows in for `-o flag` (json
+ * follows as NDJSON: an array that never closes is no JSON), or undefined without `-o`: the
+ * command's own lines. A format that cannot follow is refused, naming what `command` prints
+ * (one JSON `thing` per line).
+ */
+export function followFormat(
+  flag: string | undefined,
+  io: IO,
+  command: string,
+  thing: string,
+): Format | undefined {
+  if (flag === undefined) return undefined;
+  const follows = formatterOf(resolveFormat(flag, io, { ids: true })).follows;
+  if (follows === undefined) {
+    throw usageError(
+      `${command} prints lines, or one JSON ${thing} per line with -o ndjson (not -o ${flag})`,
+    );
+  }
+  return follows;
+}
+
 /** The view for `--fields` (one column / JSON key per path), else the defaults. */
 export function viewOf<T>(
   format: Format,

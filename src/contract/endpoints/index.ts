@@ -10,15 +10,17 @@ import { EVENT_ENDPOINTS } from './events.js';
 import { MEDIA_ENDPOINTS } from './media.js';
 import type { EndpointDescriptor } from './types.js';
 import { USER_ENDPOINTS } from './users.js';
+import { WEBHOOK_ENDPOINTS } from './webhooks.js';
 
 export type { EndpointDescriptor, Method, OpenApiMeta, VersionRow } from './types.js';
-export { EVENT_ENDPOINTS, MEDIA_ENDPOINTS, USER_ENDPOINTS };
+export { EVENT_ENDPOINTS, MEDIA_ENDPOINTS, USER_ENDPOINTS, WEBHOOK_ENDPOINTS };
 
 /** In the order the catalog (`GET /api`) and the OpenAPI document list them. */
 export const ENDPOINTS = [
   ...Object.values(USER_ENDPOINTS),
   ...Object.values(MEDIA_ENDPOINTS),
   ...Object.values(EVENT_ENDPOINTS),
+  ...Object.values(WEBHOOK_ENDPOINTS),
 ];
 
 /** The path templates of the API (`/users/{userId}`). */

@@ -33,7 +33,7 @@ export interface OpenApiMeta {
   operationId: string;
   summary: string;
   description?: string;
-  tag: 'Users' | 'Media' | 'Events';
+  tag: 'Users' | 'Media' | 'Events' | 'Webhooks';
   success: '200' | '201' | '202' | '204';
   /**
    * The success body: a schema of the document's components, the negotiated version's user

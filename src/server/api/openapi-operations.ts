@@ -77,4 +77,18 @@ export const PATH_PARAMETERS: Record<string, Json> = {
     description: 'The medium’s id',
     schema: { type: 'string', minLength: 1 },
   },
+  webhookId: {
+    name: 'webhookId',
+    in: 'path',
+    required: true,
+    description: 'The webhook’s id',
+    schema: { type: 'string', minLength: 1 },
+  },
+  deliveryId: {
+    name: 'deliveryId',
+    in: 'path',
+    required: true,
+    description: 'The delivery’s id (one of GET /webhooks/{webhookId}/deliveries)',
+    schema: { type: 'string', minLength: 1 },
+  },
 };

@@ -26,6 +26,7 @@ import {
 } from './openapi-operations.js';
 import { SCIM_ERRORS, SCIM_PATHS, SCIM_SCHEMAS } from './openapi-scim.js';
 import { FIXED_OPERATIONS } from './openapi-service.js';
+import { WEBHOOK_SCHEMAS } from './openapi-webhooks.js';
 
 const requestId = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
 const errorRef = (kind: ErrorKind) => ref('responses', ERRORS[kind].type);
@@ -200,7 +201,7 @@ export function openApiDocument(
     }
   }
   const all = components();
-  Object.assign(all.schemas as Json, SCIM_SCHEMAS);
+  Object.assign(all.schemas as Json, SCIM_SCHEMAS, WEBHOOK_SCHEMAS);
   Object.assign(all.securitySchemes as Json, {
     bearerToken: {
       type: 'http',
@@ -234,6 +235,7 @@ export function openApiDocument(
       { name: 'Users', description: 'The branch’s user accounts' },
       { name: 'Media', description: 'Uploaded files and their previews' },
       { name: 'Events', description: 'The audit log of every change, to list or follow' },
+      { name: 'Webhooks', description: 'Signed deliveries of events to a receiver’s URL' },
       { name: 'CDN', description: 'The stored files themselves' },
       { name: 'Service', description: 'Discovery and health' },
       {

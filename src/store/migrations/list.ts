@@ -200,4 +200,63 @@ export const MIGRATIONS: Migration[] = [
     only: 'sqlite',
     steps: [sql(sqlite.USERS_FTS_SPELLED_OUT)],
   },
+  {
+    // Webhook endpoints and their deliveries (docs/events.md, "Webhooks"). `cursor` is the last
+    // event sequence the fan-out looked at for the endpoint; a delivery is one (event,
+    // endpoint), due at next_attempt_at (ms), claimed by lease_owner until lease_until (on
+    // PostgreSQL with FOR UPDATE SKIP LOCKED). One delivery per (endpoint, event): the fan-out
+    // inserts with ON CONFLICT DO NOTHING, so a replayed fan-out adds none twice.
+    why: 'webhook endpoints and their deliveries',
+    steps: [
+      createTable('webhooks', {
+        id: { type: 'text', bytewise: true, primaryKey: true },
+        tenant_id: { type: 'bigint', notNull: true },
+        branch_id: { type: 'bigint', notNull: true },
+        url: { type: 'text', notNull: true },
+        types: { type: 'text', notNull: true },
+        description: { type: 'text', notNull: true },
+        enabled: { type: 'boolean', notNull: true },
+        disabled_reason: { type: 'text' },
+        secret: { type: 'text', notNull: true },
+        previous_secret: { type: 'text' },
+        previous_expires_at: { type: 'bigint' },
+        cursor: { type: 'bigint', notNull: true, default: 0 },
+        failing_since: { type: 'bigint' },
+        created_at: { type: 'text', bytewise: true, notNull: true },
+        updated_at: { type: 'text', bytewise: true, notNull: true },
+      }),
+      createIndex('webhooks_by_branch', 'webhooks', ['branch_id', 'created_at']),
+      createTable('webhook_deliveries', {
+        id: { type: 'text', bytewise: true, primaryKey: true },
+        webhook_id: { type: 'text', bytewise: true, notNull: true },
+        event_id: { type: 'text', bytewise: true, notNull: true },
+        type: { type: 'text', notNull: true },
+        body: { type: 'text', notNull: true },
+        status: { type: 'text', notNull: true },
+        attempts: { type: 'integer', notNull: true, default: 0 },
+        last_attempt_at: { type: 'bigint' },
+        last_status: { type: 'integer' },
+        last_error: { type: 'text' },
+        last_duration_ms: { type: 'bigint' },
+        next_attempt_at: { type: 'bigint' },
+        lease_until: { type: 'bigint' },
+        lease_owner: { type: 'text' },
+        created_at: { type: 'text', bytewise: true, notNull: true },
+      }),
+      createIndex('webhook_deliveries_once', 'webhook_deliveries', ['webhook_id', 'event_id'], {
+        unique: true,
+      }),
+      createIndex('webhook_deliveries_due', 'webhook_deliveries', ['next_attempt_at'], {
+        where: "status = 'pending'",
+      }),
+      // A claim reads each endpoint's first due deliveries: never a scan of every pending one.
+      createIndex(
+        'webhook_deliveries_due_by_webhook',
+        'webhook_deliveries',
+        ['webhook_id', 'next_attempt_at'],
+        { where: "status = 'pending'" },
+      ),
+      createIndex('webhook_deliveries_by_webhook', 'webhook_deliveries', ['webhook_id', 'id']),
+    ],
+  },
 ];

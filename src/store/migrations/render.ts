@@ -46,6 +46,7 @@ export function columnSql(dialect: Dialect, c: Column): string {
   const parts = [dialect === 'sqlite' ? SQLITE_TYPES[c.type] : POSTGRES_TYPES[c.type]];
   // SQLite compares text bytewise already (BINARY).
   if (c.bytewise && dialect === 'postgres') parts.push('COLLATE "C"');
+  if (c.primaryKey) parts.push('PRIMARY KEY');
   if (c.notNull) parts.push('NOT NULL');
   if (c.unique) parts.push('UNIQUE');
   if (c.default !== undefined) parts.push(`DEFAULT ${literal(dialect, c.default)}`);

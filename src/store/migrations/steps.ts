@@ -29,6 +29,8 @@ export type ColumnType =
 export interface Column {
   type: ColumnType;
   notNull?: boolean;
+  /** The table's key where it is not a `rowid`/`sequence` (a text id the service makes). */
+  primaryKey?: boolean;
   unique?: boolean;
   default?: string | number | boolean;
   /**

@@ -19,7 +19,7 @@ import {
 } from '../common/event-rows.js';
 import type { Notifier } from '../common/notifier.js';
 import type { EventsRepo } from '../store.js';
-import type { Audit, NewEvent } from '../types.js';
+import type { Audit, EventFilter, EventPage, NewEvent } from '../types.js';
 import { type Pool, type Queryable, query } from './db.js';
 
 /** The advisory lock class of event numbering; the tenant id is the lock's second key. */
@@ -54,47 +54,53 @@ export async function placeOf(client: Queryable, branchId: number) {
   return { tenantId: rows[0]!.tenant_id, branchId };
 }
 
+/**
+ * A page of a branch's events in sequence order, on `db` (the pool, or a transaction's client:
+ * the webhook fan-out reads the log as a follower does, inside its own transaction).
+ */
+export async function listEvents(db: Queryable, f: EventFilter): Promise<EventPage> {
+  const where = ['branch_id = $1'];
+  const values: unknown[] = [f.branchId];
+  const add = (condition: (n: string) => string, value: unknown) => {
+    values.push(value);
+    where.push(condition(`$${values.length}`));
+  };
+  if (f.types) add((n) => `type = ANY(${n})`, f.types);
+  if (f.targetId !== undefined) add((n) => `target_id = ${n}`, f.targetId);
+  if (f.run !== undefined) add((n) => `run = ${n}`, f.run);
+  if (f.since !== undefined) add((n) => `occurred_at >= ${n}`, f.since);
+  if (f.until !== undefined) add((n) => `occurred_at < ${n}`, f.until);
+  const { floor, ceiling } = sequenceEdges(f);
+  if (floor !== undefined) {
+    add(
+      (n) => `sequence > coalesce((SELECT sequence FROM events WHERE occurred_at < ${n}
+        ORDER BY occurred_at DESC LIMIT 1), 0)`,
+      floor,
+    );
+  }
+  if (ceiling !== undefined) {
+    add(
+      (n) => `sequence < coalesce((SELECT sequence FROM events WHERE occurred_at >= ${n}
+        ORDER BY occurred_at LIMIT 1), 9223372036854775807)`,
+      ceiling,
+    );
+  }
+  if (f.afterSequence !== undefined) {
+    add((n) => `sequence ${f.newestFirst ? '<' : '>'} ${n}`, f.afterSequence);
+  }
+  values.push(f.limit + 1);
+  const { rows } = await query<EventRow>(
+    db,
+    `SELECT * FROM events WHERE ${where.join(' AND ')}
+     ORDER BY sequence ${f.newestFirst ? 'DESC' : 'ASC'} LIMIT $${values.length}`,
+    values,
+  );
+  return { rows: rows.slice(0, f.limit).map(eventOf), more: rows.length > f.limit };
+}
+
 export function eventsRepo(pool: Pool, notifier: Notifier): EventsRepo {
   return {
-    async list(f) {
-      const where = ['branch_id = $1'];
-      const values: unknown[] = [f.branchId];
-      const add = (condition: (n: string) => string, value: unknown) => {
-        values.push(value);
-        where.push(condition(`$${values.length}`));
-      };
-      if (f.types) add((n) => `type = ANY(${n})`, f.types);
-      if (f.targetId !== undefined) add((n) => `target_id = ${n}`, f.targetId);
-      if (f.run !== undefined) add((n) => `run = ${n}`, f.run);
-      if (f.since !== undefined) add((n) => `occurred_at >= ${n}`, f.since);
-      if (f.until !== undefined) add((n) => `occurred_at < ${n}`, f.until);
-      const { floor, ceiling } = sequenceEdges(f);
-      if (floor !== undefined) {
-        add(
-          (n) => `sequence > coalesce((SELECT sequence FROM events WHERE occurred_at < ${n}
-            ORDER BY occurred_at DESC LIMIT 1), 0)`,
-          floor,
-        );
-      }
-      if (ceiling !== undefined) {
-        add(
-          (n) => `sequence < coalesce((SELECT sequence FROM events WHERE occurred_at >= ${n}
-            ORDER BY occurred_at LIMIT 1), 9223372036854775807)`,
-          ceiling,
-        );
-      }
-      if (f.afterSequence !== undefined) {
-        add((n) => `sequence ${f.newestFirst ? '<' : '>'} ${n}`, f.afterSequence);
-      }
-      values.push(f.limit + 1);
-      const { rows } = await query<EventRow>(
-        pool,
-        `SELECT * FROM events WHERE ${where.join(' AND ')}
-         ORDER BY sequence ${f.newestFirst ? 'DESC' : 'ASC'} LIMIT $${values.length}`,
-        values,
-      );
-      return { rows: rows.slice(0, f.limit).map(eventOf), more: rows.length > f.limit };
-    },
+    list: (f) => listEvents(pool, f),
     async prune(before, limit) {
       const { rowCount } = await query(
         pool,

@@ -23,6 +23,7 @@ import { rateLimits } from './rate-limits.repo.js';
 import { branchesRepo, tenantsRepo } from './tenants.repo.js';
 import { tokensRepo } from './tokens.repo.js';
 import { usersRepo } from './users.repo.js';
+import { webhooksRepo } from './webhooks.repo.js';
 
 export async function openPostgresStore(
   url: string,
@@ -55,6 +56,7 @@ export async function openPostgresStore(
     users: usersRepo(pool, notifier, opts.searchSortsUpTo),
     media: mediaRepo(pool, notifier),
     events: eventsRepo(pool, notifier),
+    webhooks: webhooksRepo(pool, notifier),
     meta: metaRepo(pool),
     outbox: outboxRepo(pool),
     rateLimits: rateLimits(pool),

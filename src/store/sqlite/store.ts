@@ -24,6 +24,7 @@ import { rateLimits } from './rate-limits.repo.js';
 import { branchesRepo, tenantsRepo } from './tenants.repo.js';
 import { tokensRepo } from './tokens.repo.js';
 import { usersRepo } from './users.repo.js';
+import { webhooksRepo } from './webhooks.repo.js';
 
 /**
  * Opens the database in `dir` (the data dir unless `--database sqlite:<dir>` moved it); the
@@ -54,6 +55,7 @@ export function openSqliteStore(
   const users = usersRepo(db, outbox, events, searchSortsUpTo);
   const media = mediaRepo(db, events);
   const meta = metaRepo(db);
+  const webhooks = webhooksRepo(db, events);
 
   const addTenant = (host: string) =>
     db.transaction(() => {
@@ -114,6 +116,24 @@ export function openSqliteStore(
       list: async (filter) => events.list(filter),
       prune: async (before, limit) => events.prune(before, limit),
       subscribe: (listener) => events.subscribe(listener),
+    },
+    webhooks: {
+      create: async (row, audit) => webhooks.create(row, audit),
+      list: async (branchId) => webhooks.list(branchId),
+      find: async (branchId, id) => webhooks.find(branchId, id),
+      update: async (branchId, id, decide, audit) => webhooks.update(branchId, id, decide, audit),
+      remove: async (branchId, id, audit) => webhooks.remove(branchId, id, audit),
+      fanOut: async (now, limit) => webhooks.fanOut(now, limit),
+      addDelivery: async (branchId, webhookId, d, now) =>
+        webhooks.addDelivery(branchId, webhookId, d, now),
+      claim: async (request) => webhooks.claim(request),
+      settle: async (d, s, audit) => webhooks.settle(d, s, audit),
+      deliveries: async (branchId, webhookId, limit) =>
+        webhooks.deliveries(branchId, webhookId, limit),
+      retry: async (branchId, webhookId, deliveryId, now) =>
+        webhooks.retry(branchId, webhookId, deliveryId, now),
+      nextDue: async () => webhooks.nextDue(),
+      prune: async (before, limit) => webhooks.prune(before, limit),
     },
     meta: {
       getOrCreate: async (key, make) => meta.getOrCreate(key, make),

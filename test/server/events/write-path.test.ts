@@ -23,6 +23,10 @@ const READS = new Set([
     `${m} /scim/v2/Me{/*rest}`,
     `${m} /scim/v2/Bulk{/*rest}`,
   ]),
+  // Deliveries, not changes: a test delivery and a retry touch no endpoint, user, medium or
+  // token (webhook.test is sent, never logged); test/server/webhooks covers what they do.
+  'POST /api/webhooks/:webhookId/test',
+  'POST /api/webhooks/:webhookId/deliveries/:deliveryId/retry',
 ]);
 const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -37,6 +41,13 @@ const upload = () => {
 };
 const newUser = async (n: string) =>
   (await server.req('POST', '/api/users', jsonBody({ email: `${n}@example.com` }))).json.id;
+
+const addWebhook = () =>
+  server.req('POST', '/api/webhooks', {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://hooks.example.com/wp', types: ['user.*'] }),
+  });
+const newWebhook = async () => (await addWebhook()).json.id;
 
 type Drive = { prepare?: () => Promise<string>; run: (id: string) => Promise<{ status: number }> };
 const scim = () => scimClient(server);
@@ -59,6 +70,23 @@ const DRIVE: Record<string, Drive> = {
   'DELETE /api/media/:mediumID': {
     prepare: async () => (await upload()).json.id,
     run: (id) => server.req('DELETE', `/api/media/${id}`),
+  },
+  'POST /api/webhooks': { run: addWebhook },
+  'PATCH /api/webhooks/:webhookId': {
+    prepare: newWebhook,
+    run: (id) =>
+      server.req('PATCH', `/api/webhooks/${id}`, {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ description: 'changed' }),
+      }),
+  },
+  'DELETE /api/webhooks/:webhookId': {
+    prepare: newWebhook,
+    run: (id) => server.req('DELETE', `/api/webhooks/${id}`),
+  },
+  'POST /api/webhooks/:webhookId/rotate-secret': {
+    prepare: newWebhook,
+    run: (id) => server.req('POST', `/api/webhooks/${id}/rotate-secret`),
   },
   'POST /scim/v2/Users': { run: () => scim()('POST', '/Users', scimUser('wp1')) },
   'PUT /scim/v2/Users/:id': {

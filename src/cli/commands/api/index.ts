@@ -25,7 +25,7 @@ export function register(program: Command, deps: Deps, runFn = runApi) {
     .argument('<path>', "a path relative to the profile's API, e.g. /users?limit=5 or /branch")
     .option(
       '-X, --method <method>',
-      'GET, POST, PUT, DELETE, HEAD or OPTIONS (default: GET; POST with --input)',
+      'GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS (default: GET; POST with --input)',
     )
     .option(
       '--input <file>',

@@ -8,8 +8,7 @@ import { ApiError, ClientError } from '../../../client/errors.js';
 import { EventsNotOfferedError, listEvents } from '../../../client/events.js';
 import { AFTER_END, type RosterEvent } from '../../../contract/events.js';
 import { type Deps, type GlobalOptions, note, onCleanup, print } from '../../context.js';
-import { usageError } from '../../errors.js';
-import { type Format, formatterOf, resolveFormat } from '../../output/render.js';
+import { followFormat, formatterOf } from '../../output/render.js';
 import { globalsOf } from '../shared/options.js';
 import { type FilterOptions, filterOptions, queryOf } from './filters.js';
 import { tailLines } from './format.js';
@@ -42,22 +41,10 @@ const transient = (err: unknown) =>
   !(err instanceof EventsNotOfferedError) &&
   (!(err instanceof ApiError) || err.status >= 500 || err.status === 429);
 
-/** The format `-o` asks to follow in, or undefined for lines; one that cannot follow is refused. */
-function followed(flag: string | undefined, deps: Deps): Format | undefined {
-  if (flag === undefined) return undefined;
-  const follows = formatterOf(resolveFormat(flag, deps.io, { ids: true })).follows;
-  if (follows === undefined) {
-    throw usageError(
-      `events tail prints lines, or one JSON event per line with -o ndjson (not -o ${flag})`,
-    );
-  }
-  return follows;
-}
-
 export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
   // Default: lines for a person; else a format that can follow an endless stream (-o ndjson,
   // or json, which follows as NDJSON): one event per line, for pipes.
-  const follow = followed(opts.globals.output, deps);
+  const follow = followFormat(opts.globals.output, deps.io, 'events tail', 'event');
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   const query = await queryOf(opts, client);

@@ -77,6 +77,19 @@ describe('roster api', () => {
     expect((await srv.run(['api', `/users/${id}`])).exitCode).toBe(4);
   });
 
+  it('-X PATCH (a webhook: /api/webhooks takes PATCH)', async () => {
+    const made = await srv.run(['api', '-X', 'POST', '/webhooks', '--input', '-'], {
+      input: '{"url":"https://hooks.example.com/in","types":["user.*"]}',
+    });
+    expect(made.exitCode, made.stderr).toBe(0);
+    const { id } = JSON.parse(made.stdout);
+    const patched = await srv.run(['api', '-X', 'patch', `/webhooks/${id}`, '--input', '-'], {
+      input: '{"enabled":false}',
+    });
+    expect(patched.exitCode, patched.stderr).toBe(0);
+    expect(JSON.parse(patched.stdout).enabled).toBe(false);
+  });
+
   it('exit codes as other commands: 404 → 4, 403 → 3, 400 → 1', async () => {
     expect((await srv.run(['api', '/users/nobody'])).exitCode).toBe(4);
     const { token } = await srv.newToken('media:read');

@@ -76,6 +76,8 @@ describe('roster completion', () => {
       [['roster', 'users', 'list', '--no-h'], ['--no-headers']],
       [['roster', 'media', 'upload', '--fi'], ['--fields']],
       [['roster', 'completion', '--he'], ['--help']],
+      [['roster', 'webhooks', ''], ['listen'], 'at least'],
+      [['roster', 'webhooks', 'listen', '--se'], ['--secret']],
       // Values of flags whose parser checks them (not commander choices) complete too.
       [
         ['roster', 'users', 'list', '--status', ''],
@@ -113,7 +115,7 @@ describe('roster completion', () => {
       [['roster', 'a'], ['api'], 'at least'],
       [
         ['roster', 'api', '-X', ''],
-        ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+        ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       ],
       [['roster', 'api', '--in'], ['--input']],
       ...['update', 'activate', 'deactivate', 'remove'].map(

@@ -101,6 +101,14 @@ export function register(program: Command, deps: Deps, runFn = runServe) {
       '--metrics-token <token>',
       'serve GET /metrics (Prometheus) to "Authorization: Bearer <token>" (default: $ROSTER_METRICS_TOKEN, which keeps it out of ps; without either, no /metrics)',
     )
+    .option(
+      '--webhooks-allow <cidrs>',
+      'deliver webhooks to these ranges too, e.g. 10.20.0.0/16,fd00::/8 (an intranet receiver): loopback, private, link-local (cloud metadata), CGNAT and multicast addresses are refused otherwise, checked on the address actually connected to',
+    )
+    .option(
+      '--webhooks-allow-http',
+      'let webhook URLs be http:// (default: https:// only; deliveries carry event data)',
+    )
     .option('--access-log', 'log one line per request on stderr')
     .addHelpText(
       'after',

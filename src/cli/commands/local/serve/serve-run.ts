@@ -1,6 +1,7 @@
 /** The body of `roster serve`, loaded only when serve runs (Koa and SQLite are slow to load). */
 import { createServer } from 'node:net';
 import type { Store } from '../../../../store/store.js';
+import { proxyFromEnv } from '../../../client.js';
 import { DEFAULT_PROFILE, openConfig } from '../../../config.js';
 import { type Deps, note } from '../../../context.js';
 import { CliError, usageError } from '../../../errors.js';
@@ -37,6 +38,8 @@ export interface ServeOptions {
   maxConnectionsPerClient?: number;
   drainDelay?: number;
   metricsToken?: string;
+  webhooksAllow?: string;
+  webhooksAllowHttp?: boolean;
 }
 
 /** The base URL a local client uses: a wildcard listen address is reached on loopback. */
@@ -52,15 +55,24 @@ function localBaseUrl(host: string, port: number) {
  * that reaches the service through import() only, so no other command loads Koa or a database.
  */
 async function loadService() {
-  const [app, config, rateLimit, sweep, lock, harden] = await Promise.all([
+  const [app, config, rateLimit, sweep, lock, harden, egress] = await Promise.all([
     import('../../../../server/app.js'),
     import('../../../../server/config.js'),
     import('../../../../server/http/rate-limit.js'),
     import('../../../../server/media/sweep.js'),
     import('../../../../store/data-dir/lock.js'),
     import('../../../../server/harden.js'),
+    import('../../../../server/webhooks/egress.js'),
   ]);
-  return { ...app, ...config, ...rateLimit, ...sweep, ...lock, ...harden };
+  return {
+    ...app,
+    ...config,
+    ...rateLimit,
+    ...sweep,
+    ...lock,
+    ...harden,
+    parseAllowList: egress.parseAllowList,
+  };
 }
 type Service = Awaited<ReturnType<typeof loadService>>;
 
@@ -144,6 +156,14 @@ function serverConfig(opts: ServeOptions, env: Deps['env'], service: Service) {
     throw usageError(`--rate-limit: ${(err as Error).message}`);
   }
   const publicUrl = opts.publicUrl === undefined ? undefined : parsePublicUrl(opts.publicUrl);
+  let webhooksAllow: ReturnType<Service['parseAllowList']> | undefined;
+  try {
+    webhooksAllow =
+      opts.webhooksAllow === undefined ? undefined : service.parseAllowList(opts.webhooksAllow);
+  } catch (err) {
+    // parseAllowList's message already names --webhooks-allow and the bad entry.
+    throw usageError((err as Error).message);
+  }
   const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
   return {
     dataDir: dataDirOf(opts.data, env),
@@ -166,6 +186,9 @@ function serverConfig(opts: ServeOptions, env: Deps['env'], service: Service) {
     maxConnectionsPerClient: opts.maxConnectionsPerClient,
     drainDelayMs: ms(opts.drainDelay),
     metricsToken: opts.metricsToken ?? (env.ROSTER_METRICS_TOKEN || undefined),
+    webhooksAllow,
+    webhooksAllowHttp: opts.webhooksAllowHttp,
+    webhooksProxy: proxyFromEnv(env),
   } satisfies Config;
 }
 

@@ -1,0 +1,234 @@
+/**
+ * The delivery worker `serve` runs: it follows the event log into delivery rows (the store's
+ * fan-out), claims the due ones, and sends each signed per Standard Webhooks 1.0, settling it
+ * as delivered, to be retried on the schedule, or given up, and disabling an endpoint that
+ * answers 410 or has failed for five days. At least once: a delivery is settled only after
+ * its attempt ended, and one claimed by a process that died falls due again when its lease ends.
+ *
+ * Bounded: at most `concurrency` attempts at once, and at most `perEndpoint` of one endpoint's
+ * (a claim takes only what its endpoint has room for), so one slow receiver holds a few slots,
+ * never the others'. Woken by this process's own events
+ * and by a poll (other replicas' events, retries falling due); the clock and the dice are
+ * injectable so retry tests move time instead of waiting.
+ */
+import { DISABLE_AFTER_FAILING_MS } from '../../contract/webhooks.js';
+import { systemAudit } from '../../store/common/event-rows.js';
+import { WORKER_ACTOR } from '../../store/common/webhook-rows.js';
+import type { Store } from '../../store/store.js';
+import type { ClaimedDelivery, Settlement } from '../../store/webhook-types.js';
+import type { AttemptOutcome } from './attempt.js';
+
+export interface WorkerDeps {
+  store: Pick<Store, 'webhooks' | 'events'>;
+  /** One attempt (attempt.ts sendAttempt with the egress guard's dispatcher). */
+  send: (request: {
+    url: string;
+    headers: Record<string, string>;
+    body: string;
+  }) => Promise<AttemptOutcome>;
+  /** The webhook-signature header's value (contract/webhook-signature.ts). */
+  sign: (secrets: string[], id: string, timestampSeconds: number, body: string) => string;
+  /** The delay before the next attempt, or null to give up (schedule.ts). */
+  nextDelay: (
+    failedAttempts: number,
+    opts: { retryAfterMs?: number; random: () => number },
+  ) => number | null;
+  log: (line: string) => void;
+  now?: () => number;
+  random?: () => number;
+  concurrency?: number;
+  perEndpoint?: number;
+  /** How long a claim holds a delivery; longer than an attempt can take (15 s). */
+  leaseMs?: number;
+  /** How often to look for other replicas' events and for retries falling due. */
+  pollMs?: number;
+  /** Events read per endpoint per fan-out. */
+  fanOutBatch?: number;
+}
+
+export interface WebhookWorker {
+  /** Something happened (an event, a test, a retry): look now. */
+  kick(): void;
+  /** Stops claiming, and resolves once the attempts in flight are settled (the drain). */
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_CONCURRENCY = 16;
+export const DEFAULT_PER_ENDPOINT = 4;
+export const DEFAULT_LEASE_MS = 60_000;
+export const DEFAULT_POLL_MS = 1_000;
+
+/** Only the origin goes into the log: a receiver's path or query may carry its own secret. */
+const originOf = (url: string) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(invalid URL)';
+  }
+};
+
+export function webhookWorker(deps: WorkerDeps): WebhookWorker {
+  const { store, send, sign, nextDelay, log } = deps;
+  const now = deps.now ?? Date.now;
+  const random = deps.random ?? Math.random;
+  const concurrency = deps.concurrency ?? DEFAULT_CONCURRENCY;
+  const perEndpoint = deps.perEndpoint ?? DEFAULT_PER_ENDPOINT;
+  const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
+  const pollMs = deps.pollMs ?? DEFAULT_POLL_MS;
+  const batch = deps.fanOutBatch ?? 500;
+  const audit = systemAudit(WORKER_ACTOR);
+  /** Attempts in flight here, by delivery id, with their endpoint. */
+  const inFlight = new Map<string, { webhookId: string; done: Promise<void> }>();
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let fanOutDue = true;
+
+  function settlementOf(d: ClaimedDelivery, o: AttemptOutcome, at: number): Settlement {
+    const base = { at, httpStatus: o.status ?? null, durationMs: Math.round(o.durationMs) };
+    if (o.kind === 'delivered') {
+      return { ...base, status: 'delivered', error: null, nextAttemptAt: null, succeeded: true };
+    }
+    const error = o.error ?? `the receiver answered ${o.status}`;
+    if (o.kind === 'gone') {
+      return {
+        ...base,
+        status: 'failed',
+        error,
+        nextAttemptAt: null,
+        succeeded: false,
+        disable: 'the receiver answered 410 Gone',
+      };
+    }
+    const delay = nextDelay(Number(d.attempts) + 1, {
+      ...(o.retryAfterMs !== undefined ? { retryAfterMs: o.retryAfterMs } : {}),
+      random,
+    });
+    const failingFor = at - Number(d.failing_since ?? at);
+    return {
+      ...base,
+      status: delay === null ? 'failed' : 'pending',
+      error,
+      nextAttemptAt: delay === null ? null : at + delay,
+      succeeded: false,
+      ...(failingFor >= DISABLE_AFTER_FAILING_MS
+        ? { disable: 'every delivery failed for 5 days' }
+        : {}),
+    };
+  }
+
+  async function attempt(d: ClaimedDelivery): Promise<void> {
+    const started = now();
+    const expires = d.previous_expires_at === null ? 0 : Number(d.previous_expires_at);
+    const secrets = [
+      d.secret,
+      ...(d.previous_secret && expires > started ? [d.previous_secret] : []),
+    ];
+    const timestamp = Math.floor(started / 1000);
+    let outcome: AttemptOutcome;
+    try {
+      outcome = await send({
+        url: d.url,
+        body: d.body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Roster-Webhooks/1',
+          'webhook-id': d.event_id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': sign(secrets, d.event_id, timestamp, d.body),
+        },
+      });
+    } catch (err) {
+      outcome = { kind: 'failed', error: (err as Error).message, durationMs: now() - started };
+    }
+    const s = settlementOf(d, outcome, now());
+    await store.webhooks.settle(d, s, audit);
+    if (s.status !== 'delivered') {
+      const next =
+        s.nextAttemptAt === null
+          ? 'given up'
+          : `next try in ${Math.ceil((s.nextAttemptAt - s.at) / 1000)} s`;
+      log(
+        `webhooks: ${d.type} ${d.event_id} to ${originOf(d.url)} not delivered (attempt ${Number(d.attempts) + 1}): ${s.error}; ${next}${s.disable ? `; endpoint disabled: ${s.disable}` : ''}`,
+      );
+    }
+  }
+
+  async function pass(): Promise<void> {
+    // The log is read when it may have grown (an event here, the poll for other replicas'),
+    // not after every attempt: a busy receiver's settlements would each cost a fan-out.
+    if (fanOutDue) {
+      fanOutDue = false;
+      await store.webhooks.fanOut(now(), batch);
+    }
+    const free = concurrency - inFlight.size;
+    if (free <= 0 || stopped) return;
+    const busy: Record<string, number> = {};
+    for (const f of inFlight.values()) busy[f.webhookId] = (busy[f.webhookId] ?? 0) + 1;
+    const claimed = await store.webhooks.claim({
+      now: now(),
+      leaseMs,
+      limit: free,
+      perEndpoint,
+      busy,
+      inFlight: [...inFlight.keys()],
+    });
+    for (const d of claimed) {
+      const done = attempt(d)
+        .catch((err: Error) => log(`error: webhooks: ${err.stack ?? err.message}`))
+        .finally(() => {
+          inFlight.delete(d.id);
+          kick();
+        });
+      inFlight.set(d.id, { webhookId: d.webhook_id, done });
+    }
+  }
+
+  async function schedule() {
+    clearTimeout(timer);
+    if (stopped) return;
+    const due = await store.webhooks.nextDue();
+    const wait = due === undefined ? pollMs : Math.max(0, Math.min(pollMs, due - now()));
+    if (stopped) return;
+    timer = setTimeout(follow, wait);
+    timer.unref();
+  }
+
+  function kick() {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await pass();
+      } while (again && !stopped);
+    })()
+      .catch((err: Error) => log(`error: webhooks: ${err.message}`))
+      .finally(() => {
+        running = undefined;
+        schedule().catch((err: Error) => log(`error: webhooks: ${err.message}`));
+      });
+  }
+
+  /** The log may have grown: fan out, then claim. */
+  function follow() {
+    fanOutDue = true;
+    kick();
+  }
+
+  const unsubscribe = store.events.subscribe(follow);
+  return {
+    kick,
+    async stop() {
+      stopped = true;
+      unsubscribe();
+      clearTimeout(timer);
+      await running;
+      await Promise.all([...inFlight.values()].map((f) => f.done));
+    },
+  };
+}

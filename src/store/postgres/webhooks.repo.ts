@@ -1,0 +1,270 @@
+/**
+ * Webhook endpoints and deliveries in PostgreSQL, shared by every replica. An endpoint's change
+ * and its event are one transaction (the event last, events.repo.ts). The fan-out locks the
+ * endpoint's row (SKIP LOCKED: one replica at a time per endpoint) and reads the log after its
+ * cursor inside that transaction, as a follower would; a claim leases deliveries with
+ * `FOR UPDATE SKIP LOCKED`, so replicas claiming at once take different ones, and one that died
+ * leaves its claims to the others when the lease runs out (as the mail outbox does).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Notifier } from '../common/notifier.js';
+import {
+  DELIVERY_COLUMNS,
+  deliveriesFor,
+  newDelivery,
+  WEBHOOK_COLUMNS,
+  webhookChanges,
+  webhookEvent,
+} from '../common/webhook-rows.js';
+import type { WebhooksRepo } from '../store.js';
+import type { Audit } from '../types.js';
+import type { ClaimedDelivery, DeliveryRow, NewWebhookRow, WebhookRow } from '../webhook-types.js';
+import { type Pool, type Queryable, query, transaction } from './db.js';
+import { listEvents, recordEvent } from './events.repo.js';
+
+const place = (r: NewWebhookRow) => ({ tenantId: r.tenant_id, branchId: r.branch_id });
+const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS.join(', ')})
+  VALUES (${DELIVERY_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) ON CONFLICT DO NOTHING`;
+const SET_CURSOR_TO_END = `UPDATE webhooks SET cursor =
+  (SELECT coalesce(max(sequence), 0) FROM events WHERE branch_id = $1) WHERE id = $2
+  RETURNING cursor`;
+
+async function insertDelivery(db: Queryable, d: DeliveryRow): Promise<number> {
+  const { rowCount } = await query(
+    db,
+    INSERT_DELIVERY,
+    DELIVERY_COLUMNS.map((c) => d[c]),
+  );
+  return rowCount ?? 0;
+}
+
+async function updateOn(
+  client: Queryable,
+  branchId: number,
+  id: string,
+  decide: (row: WebhookRow) => Partial<WebhookRow>,
+  audit: Audit,
+): Promise<{ row: WebhookRow; changed: boolean } | undefined> {
+  const { rows } = await query<WebhookRow>(
+    client,
+    'SELECT * FROM webhooks WHERE branch_id = $1 AND id = $2 FOR UPDATE',
+    [branchId, id],
+  );
+  const before = rows[0];
+  if (!before) return undefined;
+  const after: WebhookRow = { ...before, ...decide(before) };
+  const changes = webhookChanges(before, after);
+  if (Object.keys(changes).length === 0) return { row: before, changed: false };
+  after.updated_at = new Date().toISOString();
+  const columns = WEBHOOK_COLUMNS.filter((c) => c !== 'id');
+  await query(
+    client,
+    `UPDATE webhooks SET ${columns.map((c, i) => `${c} = $${i + 2}`).join(', ')} WHERE id = $1`,
+    [id, ...columns.map((c) => after[c])],
+  );
+  if (after.enabled && !before.enabled) {
+    await query(client, 'UPDATE webhooks SET failing_since = NULL WHERE id = $1', [id]);
+    await query(client, SET_CURSOR_TO_END, [branchId, id]);
+  }
+  await recordEvent(client, webhookEvent('webhook.updated', after, changes), audit, place(after));
+  return { row: after, changed: true };
+}
+
+export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
+  const owner = randomBytes(8).toString('hex');
+  const find = async (db: Queryable, branchId: number, id: string) =>
+    (
+      await query<WebhookRow>(db, 'SELECT * FROM webhooks WHERE branch_id = $1 AND id = $2', [
+        branchId,
+        id,
+      ])
+    ).rows[0];
+
+  return {
+    async create(row, audit) {
+      const created = await transaction(pool, async (client) => {
+        await query(
+          client,
+          `INSERT INTO webhooks (${WEBHOOK_COLUMNS.join(', ')})
+           VALUES (${WEBHOOK_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
+          WEBHOOK_COLUMNS.map((c) => row[c]),
+        );
+        const changes = webhookChanges(undefined, row);
+        await recordEvent(client, webhookEvent('webhook.created', row, changes), audit, place(row));
+        // After its own event: an endpoint is sent what happens after it was made.
+        const { rows } = await query<{ cursor: number }>(client, SET_CURSOR_TO_END, [
+          row.branch_id,
+          row.id,
+        ]);
+        return { ...row, cursor: rows[0]!.cursor, failing_since: null };
+      });
+      notifier.notify();
+      return created;
+    },
+    async list(branchId) {
+      const { rows } = await query<WebhookRow>(
+        pool,
+        'SELECT * FROM webhooks WHERE branch_id = $1 ORDER BY created_at, id',
+        [branchId],
+      );
+      return rows;
+    },
+    find: (branchId, id) => find(pool, branchId, id),
+    async update(branchId, id, decide, audit) {
+      const outcome = await transaction(pool, (client) =>
+        updateOn(client, branchId, id, decide, audit),
+      );
+      if (outcome?.changed) notifier.notify();
+      return outcome?.row;
+    },
+    async remove(branchId, id, audit) {
+      const removed = await transaction(pool, async (client) => {
+        const { rows } = await query<WebhookRow>(
+          client,
+          'DELETE FROM webhooks WHERE branch_id = $1 AND id = $2 RETURNING *',
+          [branchId, id],
+        );
+        const row = rows[0];
+        if (!row) return false;
+        await query(client, 'DELETE FROM webhook_deliveries WHERE webhook_id = $1', [id]);
+        const changes = webhookChanges(row, undefined);
+        await recordEvent(client, webhookEvent('webhook.deleted', row, changes), audit, place(row));
+        return true;
+      });
+      if (removed) notifier.notify();
+      return removed;
+    },
+    async fanOut(now, limit) {
+      const { rows: endpoints } = await query<{ id: string }>(
+        pool,
+        'SELECT id FROM webhooks WHERE enabled',
+      );
+      let made = 0;
+      for (const { id } of endpoints) {
+        made += await transaction(pool, async (client) => {
+          const { rows } = await query<WebhookRow>(
+            client,
+            'SELECT * FROM webhooks WHERE id = $1 AND enabled FOR UPDATE SKIP LOCKED',
+            [id],
+          );
+          const w = rows[0];
+          if (!w) return 0; // another replica is at it, or it went meanwhile
+          const page = await listEvents(client, {
+            branchId: w.branch_id,
+            afterSequence: w.cursor,
+            limit,
+          });
+          const last = page.rows.at(-1);
+          if (!last) return 0;
+          let n = 0;
+          for (const d of deliveriesFor(w, page.rows, now)) n += await insertDelivery(client, d);
+          await query(client, 'UPDATE webhooks SET cursor = $1 WHERE id = $2', [last.sequence, id]);
+          return n;
+        });
+      }
+      return made;
+    },
+    async addDelivery(branchId, webhookId, d, now) {
+      if (!(await find(pool, branchId, webhookId))) return undefined;
+      const row = newDelivery(webhookId, d.eventId, d.type, d.body, now);
+      await insertDelivery(pool, row);
+      return row;
+    },
+    async claim({ now, leaseMs, limit, perEndpoint, busy }) {
+      const { rows: endpoints } = await query<{ id: string }>(
+        pool,
+        'SELECT id FROM webhooks WHERE enabled',
+      );
+      const out: ClaimedDelivery[] = [];
+      for (const { id } of endpoints) {
+        const room = Math.min(perEndpoint - (busy[id] ?? 0), limit - out.length);
+        if (room <= 0) continue;
+        // Each endpoint's first due deliveries from its own index (a backlog behind one
+        // receiver costs the others nothing). The lease is checked again on the locked row
+        // (PostgreSQL re-evaluates the outer WHERE on a row another replica changed
+        // meanwhile), so one a replica has just claimed and committed is not claimed twice.
+        const { rows } = await query<ClaimedDelivery>(
+          pool,
+          `WITH picked AS (
+             SELECT id FROM webhook_deliveries
+             WHERE webhook_id = $1 AND status = 'pending' AND next_attempt_at <= $2
+               AND (lease_until IS NULL OR lease_until <= $2)
+             ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
+           UPDATE webhook_deliveries d SET lease_until = $4, lease_owner = $5
+           FROM picked, webhooks w WHERE d.id = picked.id AND w.id = d.webhook_id
+           RETURNING d.*, w.url, w.secret, w.previous_secret, w.previous_expires_at,
+             w.failing_since`,
+          [id, now, room, now + leaseMs, owner],
+        );
+        out.push(...rows.sort((x, y) => Number(x.next_attempt_at) - Number(y.next_attempt_at)));
+      }
+      return out;
+    },
+    async settle(d, s, audit) {
+      const disabled = await transaction(pool, async (client) => {
+        await query(
+          client,
+          `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1,
+             last_attempt_at = $3, last_status = $4, last_error = $5, last_duration_ms = $6,
+             next_attempt_at = $7, lease_until = NULL, lease_owner = NULL WHERE id = $1`,
+          [d.id, s.status, s.at, s.httpStatus, s.error, s.durationMs, s.nextAttemptAt],
+        );
+        const { rows } = await query<{ branch_id: number }>(
+          client,
+          s.succeeded
+            ? 'UPDATE webhooks SET failing_since = NULL WHERE id = $1 RETURNING branch_id'
+            : 'UPDATE webhooks SET failing_since = coalesce(failing_since, $2) WHERE id = $1 RETURNING branch_id',
+          s.succeeded ? [d.webhook_id] : [d.webhook_id, s.at],
+        );
+        const branchId = rows[0]?.branch_id;
+        if (!s.disable || branchId === undefined) return false;
+        const reason = s.disable;
+        const outcome = await updateOn(
+          client,
+          branchId,
+          d.webhook_id,
+          (w) => (w.enabled ? { enabled: false, disabled_reason: reason } : {}),
+          audit,
+        );
+        return outcome?.changed ?? false;
+      });
+      if (disabled) notifier.notify();
+    },
+    async deliveries(branchId, webhookId, limit) {
+      if (!(await find(pool, branchId, webhookId))) return undefined;
+      const { rows } = await query<DeliveryRow>(
+        pool,
+        'SELECT * FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT $2',
+        [webhookId, limit],
+      );
+      return rows;
+    },
+    async retry(branchId, webhookId, deliveryId, now) {
+      if (!(await find(pool, branchId, webhookId))) return undefined;
+      const { rows } = await query<DeliveryRow>(
+        pool,
+        `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $1
+         WHERE webhook_id = $2 AND id = $3 RETURNING *`,
+        [now, webhookId, deliveryId],
+      );
+      return rows[0];
+    },
+    async nextDue() {
+      const { rows } = await query<{ at: number | null }>(
+        pool,
+        `SELECT min(d.next_attempt_at) AS at FROM webhook_deliveries d
+         JOIN webhooks w ON w.id = d.webhook_id AND w.enabled WHERE d.status = 'pending'`,
+      );
+      return rows[0]?.at ?? undefined;
+    },
+    async prune(before, limit) {
+      const { rowCount } = await query(
+        pool,
+        `DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries
+           WHERE status <> 'pending' AND created_at < $1 LIMIT $2)`,
+        [before, limit],
+      );
+      return rowCount ?? 0;
+    },
+  };
+}
