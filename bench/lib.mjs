@@ -7,7 +7,8 @@ import { dirname, join } from 'node:path';
 import { Pool } from 'undici';
 
 export const ROOT = new URL('..', import.meta.url).pathname;
-export const BIN = join(ROOT, 'bin', 'roster.js');
+/** BENCH_ROSTER_BIN: another build's entry point (a before/after comparison in one run). */
+export const BIN = process.env.BENCH_ROSTER_BIN ?? join(ROOT, 'bin', 'roster.js');
 /** The command as npm installs it: bin/roster, the launcher (its malloc arena limit). */
 export const LAUNCHER = join(ROOT, 'bin', 'roster');
 

@@ -2,6 +2,10 @@
 // latency (the event's occurredAt to the receiver's clock, one machine), on a fresh
 // `roster serve` per backend (SQLite; PostgreSQL when ROSTER_BENCH_DATABASE or
 // ROSTER_TEST_DATABASE names a server). The issue's goals: >= 200 deliveries/s, p99 < 2 s.
+// Three figures: a burst (the receiver's rate follows the write rate), paced writes (latency),
+// and a backlog: the receiver stalls (answers each request only after HOLD_MS, under the
+// attempt's 15 s timeout, so nothing fails) while BACKLOG users are made, then answers at once;
+// deliveries/s from then until it has them all is the worker's own rate, whatever the writes'.
 // Nothing asserted.
 import { createServer } from 'node:http';
 import { request } from 'undici';
@@ -9,7 +13,9 @@ import { benchDatabase, fmt, heading, line, serve, tempDir } from './lib.mjs';
 
 const BURST = Number(process.env.BENCH_WEBHOOK_BURST ?? 2000);
 const PACED = Number(process.env.BENCH_WEBHOOK_PACED ?? 300);
+const BACKLOG = Number(process.env.BENCH_WEBHOOK_BACKLOG ?? 2000);
 const PACE_MS = 20;
+const HOLD_MS = 10_000;
 const IN_FLIGHT = 16;
 const V3 = 'application/vnd.service.accessors.user.v3+json';
 
@@ -19,15 +25,27 @@ const quantile = (xs, q) =>
 function receiver() {
   const got = new Map();
   let onCount = () => {};
+  /** While stalled: answers waiting, each sent after HOLD_MS or at release(). */
+  let held;
+  const answer = (id, body, res) => {
+    const at = Date.now();
+    if (!got.has(id)) got.set(id, { at, body });
+    res.writeHead(204).end();
+    onCount(got.size);
+  };
   const server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      const at = Date.now();
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      if (!got.has(req.headers['webhook-id'])) got.set(req.headers['webhook-id'], { at, body });
-      res.writeHead(204).end();
-      onCount(got.size);
+      const id = req.headers['webhook-id'];
+      if (!held) return answer(id, body, res);
+      const h = { send: () => answer(id, body, res) };
+      h.timer = setTimeout(() => {
+        held.delete(h);
+        h.send();
+      }, HOLD_MS);
+      held.add(h);
     });
   });
   return new Promise((resolve) =>
@@ -40,6 +58,17 @@ function receiver() {
             if (got.size >= n) return done();
             onCount = (size) => size >= n && done();
           }),
+        stall: () => {
+          held = new Set();
+        },
+        release: () => {
+          const waiting = held;
+          held = undefined;
+          for (const h of waiting) {
+            clearTimeout(h.timer);
+            h.send();
+          }
+        },
         close: () => new Promise((r) => server.close(r)),
       }),
     ),
@@ -107,6 +136,26 @@ async function runOn(backend, database) {
     line(
       `paced (${PACED}, one per ${PACE_MS} ms): commit to receipt`,
       `p50 ${fmt(quantile(lat, 0.5), 0)} ms  p99 ${fmt(quantile(lat, 0.99), 0)} ms  max ${fmt(Math.max(...lat), 0)} ms`,
+    );
+
+    // A backlog: the receiver stalls while BACKLOG users are made, then answers at once.
+    const target = r.got.size + BACKLOG;
+    r.stall();
+    left = BACKLOG;
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (left-- > 0) await createUser();
+      }),
+    );
+    // The last write's fan-out: its own event wakes the worker at once; give it a moment.
+    await new Promise((res) => setTimeout(res, 500));
+    const owed = target - r.got.size;
+    const released = Date.now();
+    r.release();
+    await r.until(target);
+    line(
+      `backlog of ${owed} (receiver stalled, then answering)`,
+      `${fmt(owed / ((Date.now() - released) / 1000), 0)}/s`,
     );
   } finally {
     await server.stop();

@@ -36,6 +36,7 @@ import type {
   ClaimRequest,
   DeliveryRow,
   NewWebhookRow,
+  Settled,
   Settlement,
   WebhookColumns,
   WebhookRow,
@@ -210,6 +211,11 @@ export interface WebhooksRepo {
   claim(request: ClaimRequest): Promise<ClaimedDelivery[]>;
   /** Records an attempt's outcome; disabling the endpoint records its webhook.updated. */
   settle(delivery: ClaimedDelivery, settlement: Settlement, audit: Audit): Promise<void>;
+  /**
+   * Records several attempts' outcomes in one transaction, as `settle` would one after the
+   * other in this order (the worker's group commit: one commit per batch, not per delivery).
+   */
+  settleAll(settled: readonly Settled[], audit: Audit): Promise<void>;
   /** An endpoint's deliveries, newest first; undefined when there is no such endpoint. */
   deliveries(
     branchId: number,

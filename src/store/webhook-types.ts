@@ -80,6 +80,12 @@ export interface Settlement {
   disable?: string;
 }
 
+/** A claimed delivery with how its attempt ended. */
+export interface Settled {
+  delivery: ClaimedDelivery;
+  settlement: Settlement;
+}
+
 export interface ClaimRequest {
   now: number;
   /** How long a claimed delivery stays the claimer's (then another may take it over). */

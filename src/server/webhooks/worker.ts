@@ -15,7 +15,7 @@ import { DISABLE_AFTER_FAILING_MS } from '../../contract/webhooks.js';
 import { systemAudit } from '../../store/common/event-rows.js';
 import { WORKER_ACTOR } from '../../store/common/webhook-rows.js';
 import type { Store } from '../../store/store.js';
-import type { ClaimedDelivery, Settlement } from '../../store/webhook-types.js';
+import type { ClaimedDelivery, Settled, Settlement } from '../../store/webhook-types.js';
 import type { AttemptOutcome } from './attempt.js';
 
 export interface WorkerDeps {
@@ -143,7 +143,7 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
       outcome = { kind: 'failed', error: (err as Error).message, durationMs: now() - started };
     }
     const s = settlementOf(d, outcome, now());
-    await store.webhooks.settle(d, s, audit);
+    await settle({ delivery: d, settlement: s });
     if (s.status !== 'delivered') {
       const next =
         s.nextAttemptAt === null
@@ -155,12 +155,45 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
     }
   }
 
+  /**
+   * Group commit: settlements that end while one batch is being written go in the next, so a
+   * busy endpoint costs a transaction per batch rather than per delivery, and a lone attempt
+   * is written at once (nothing waits for a batch to fill). Each attempt stays in `inFlight`
+   * until its own batch is committed, so it is never claimed again before it is settled.
+   */
+  const queued: { settled: Settled; done: () => void; failed: (err: Error) => void }[] = [];
+  let writing = false;
+  function settle(settled: Settled): Promise<void> {
+    return new Promise((done, failed) => {
+      queued.push({ settled, done, failed });
+      if (!writing) void writeSettlements();
+    });
+  }
+  async function writeSettlements() {
+    writing = true;
+    while (queued.length > 0) {
+      const batch = queued.splice(0, queued.length);
+      try {
+        await store.webhooks.settleAll(
+          batch.map((q) => q.settled),
+          audit,
+        );
+        for (const q of batch) q.done();
+      } catch (err) {
+        for (const q of batch) q.failed(err as Error);
+      }
+    }
+    writing = false;
+  }
+
   async function pass(): Promise<void> {
     // The log is read when it may have grown (an event here, the poll for other replicas'),
     // not after every attempt: a busy receiver's settlements would each cost a fan-out.
     if (fanOutDue) {
       fanOutDue = false;
-      await store.webhooks.fanOut(now(), batch);
+      // A fan-out that made deliveries may have stopped at its page's end (a backlog of more
+      // than `batch` events): look again next pass rather than at the next poll.
+      if ((await store.webhooks.fanOut(now(), batch)) > 0) fanOutDue = true;
     }
     const free = concurrency - inFlight.size;
     if (free <= 0 || stopped) return;

@@ -18,7 +18,13 @@ import {
 } from '../common/webhook-rows.js';
 import type { WebhooksRepo } from '../store.js';
 import type { Audit } from '../types.js';
-import type { ClaimedDelivery, DeliveryRow, NewWebhookRow, WebhookRow } from '../webhook-types.js';
+import type {
+  ClaimedDelivery,
+  DeliveryRow,
+  NewWebhookRow,
+  Settled,
+  WebhookRow,
+} from '../webhook-types.js';
 import { type Pool, type Queryable, query, transaction } from './db.js';
 import { listEvents, recordEvent } from './events.repo.js';
 
@@ -70,6 +76,20 @@ async function updateOn(
   return { row: after, changed: true };
 }
 
+/**
+ * Where each endpoint's failing_since ends after these outcomes in order: NULL after a success,
+ * set by the first failure since the last success (kept if it was already failing).
+ */
+function failingAfter(settled: readonly Settled[]) {
+  const by = new Map<string, { cleared: boolean; firstFailure?: number }>();
+  for (const { delivery, settlement } of settled) {
+    const e = by.get(delivery.webhook_id) ?? { cleared: false };
+    if (settlement.succeeded) by.set(delivery.webhook_id, { cleared: true });
+    else by.set(delivery.webhook_id, { ...e, firstFailure: e.firstFailure ?? settlement.at });
+  }
+  return by;
+}
+
 export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
   const owner = randomBytes(8).toString('hex');
   const find = async (db: Queryable, branchId: number, id: string) =>
@@ -79,6 +99,68 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
         id,
       ])
     ).rows[0];
+
+  /**
+   * Several attempts' outcomes in one transaction: one UPDATE for the deliveries, one per
+   * endpoint for its failing_since, and the rare disable; a round trip per statement, not
+   * four per delivery.
+   */
+  async function settleAll(settled: readonly Settled[], audit: Audit): Promise<void> {
+    if (settled.length === 0) return;
+    const column = <K extends keyof Settled['settlement']>(k: K) =>
+      settled.map((x) => x.settlement[k]);
+    const disabled = await transaction(pool, async (client) => {
+      await query(
+        client,
+        `UPDATE webhook_deliveries SET status = v.status, attempts = attempts + 1,
+           last_attempt_at = v.at, last_status = v.http_status, last_error = v.error,
+           last_duration_ms = v.duration_ms, next_attempt_at = v.next_attempt_at,
+           lease_until = NULL, lease_owner = NULL
+         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[], $5::text[],
+           $6::bigint[], $7::bigint[])
+           AS v(id, status, at, http_status, error, duration_ms, next_attempt_at)
+         WHERE webhook_deliveries.id = v.id`,
+        [
+          settled.map((x) => x.delivery.id),
+          column('status'),
+          column('at'),
+          column('httpStatus'),
+          column('error'),
+          column('durationMs'),
+          column('nextAttemptAt'),
+        ],
+      );
+      const branches = new Map<string, number>();
+      for (const [id, f] of failingAfter(settled)) {
+        const { rows } = await query<{ branch_id: number }>(
+          client,
+          f.firstFailure === undefined
+            ? 'UPDATE webhooks SET failing_since = NULL WHERE id = $1 RETURNING branch_id'
+            : f.cleared
+              ? 'UPDATE webhooks SET failing_since = $2 WHERE id = $1 RETURNING branch_id'
+              : 'UPDATE webhooks SET failing_since = coalesce(failing_since, $2) WHERE id = $1 RETURNING branch_id',
+          f.firstFailure === undefined ? [id] : [id, f.firstFailure],
+        );
+        if (rows[0]) branches.set(id, rows[0].branch_id);
+      }
+      let changed = false;
+      for (const { delivery, settlement } of settled) {
+        const branchId = branches.get(delivery.webhook_id);
+        const reason = settlement.disable;
+        if (!reason || branchId === undefined) continue;
+        const outcome = await updateOn(
+          client,
+          branchId,
+          delivery.webhook_id,
+          (w) => (w.enabled ? { enabled: false, disabled_reason: reason } : {}),
+          audit,
+        );
+        changed ||= outcome?.changed ?? false;
+      }
+      return changed;
+    });
+    if (disabled) notifier.notify();
+  }
 
   return {
     async create(row, audit) {
@@ -200,36 +282,8 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
       }
       return out;
     },
-    async settle(d, s, audit) {
-      const disabled = await transaction(pool, async (client) => {
-        await query(
-          client,
-          `UPDATE webhook_deliveries SET status = $2, attempts = attempts + 1,
-             last_attempt_at = $3, last_status = $4, last_error = $5, last_duration_ms = $6,
-             next_attempt_at = $7, lease_until = NULL, lease_owner = NULL WHERE id = $1`,
-          [d.id, s.status, s.at, s.httpStatus, s.error, s.durationMs, s.nextAttemptAt],
-        );
-        const { rows } = await query<{ branch_id: number }>(
-          client,
-          s.succeeded
-            ? 'UPDATE webhooks SET failing_since = NULL WHERE id = $1 RETURNING branch_id'
-            : 'UPDATE webhooks SET failing_since = coalesce(failing_since, $2) WHERE id = $1 RETURNING branch_id',
-          s.succeeded ? [d.webhook_id] : [d.webhook_id, s.at],
-        );
-        const branchId = rows[0]?.branch_id;
-        if (!s.disable || branchId === undefined) return false;
-        const reason = s.disable;
-        const outcome = await updateOn(
-          client,
-          branchId,
-          d.webhook_id,
-          (w) => (w.enabled ? { enabled: false, disabled_reason: reason } : {}),
-          audit,
-        );
-        return outcome?.changed ?? false;
-      });
-      if (disabled) notifier.notify();
-    },
+    settle: (d, s, audit) => settleAll([{ delivery: d, settlement: s }], audit),
+    settleAll,
     async deliveries(branchId, webhookId, limit) {
       if (!(await find(pool, branchId, webhookId))) return undefined;
       const { rows } = await query<DeliveryRow>(

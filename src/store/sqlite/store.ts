@@ -128,6 +128,7 @@ export function openSqliteStore(
         webhooks.addDelivery(branchId, webhookId, d, now),
       claim: async (request) => webhooks.claim(request),
       settle: async (d, s, audit) => webhooks.settle(d, s, audit),
+      settleAll: async (settled, audit) => webhooks.settleAll(settled, audit),
       deliveries: async (branchId, webhookId, limit) =>
         webhooks.deliveries(branchId, webhookId, limit),
       retry: async (branchId, webhookId, deliveryId, now) =>

@@ -16,7 +16,13 @@ import {
 } from '../common/webhook-rows.js';
 import type { WebhooksRepo } from '../store.js';
 import type { Audit } from '../types.js';
-import type { ClaimedDelivery, DeliveryRow, NewWebhookRow, WebhookRow } from '../webhook-types.js';
+import type {
+  ClaimedDelivery,
+  DeliveryRow,
+  NewWebhookRow,
+  Settled,
+  WebhookRow,
+} from '../webhook-types.js';
 import type { Db } from './db.js';
 import type { SqliteEvents } from './events.repo.js';
 
@@ -68,6 +74,9 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
   const failing = db.prepare<[number, string]>(
     'UPDATE webhooks SET failing_since = coalesce(failing_since, ?) WHERE id = ?',
   );
+  const branchOf = db
+    .prepare<[string], number>('SELECT branch_id FROM webhooks WHERE id = ?')
+    .pluck();
   const deliveries = db.prepare<[string, number], DeliveryRow>(
     'SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?',
   );
@@ -117,6 +126,22 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
       return after;
     },
   );
+
+  /** One settlement, inside the caller's transaction. */
+  function settleOne({ delivery: d, settlement: s }: Settled, audit: Audit): void {
+    settle.run({ ...s, id: d.id });
+    if (s.succeeded) healthy.run(d.webhook_id);
+    else failing.run(s.at, d.webhook_id);
+    const branchId = s.disable ? branchOf.get(d.webhook_id) : undefined;
+    if (s.disable && branchId !== undefined) {
+      update(
+        branchId,
+        d.webhook_id,
+        (w) => (w.enabled ? { enabled: false, disabled_reason: s.disable ?? null } : {}),
+        audit,
+      );
+    }
+  }
 
   return {
     create: db.transaction((row: NewWebhookRow, audit: Audit): WebhookRow => {
@@ -171,21 +196,12 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
       }
       return out;
     },
-    settle: db.transaction((d, s, audit: Audit) => {
-      settle.run({ ...s, id: d.id });
-      if (s.succeeded) healthy.run(d.webhook_id);
-      else failing.run(s.at, d.webhook_id);
-      const webhook = db
-        .prepare<[string], { branch_id: number }>('SELECT branch_id FROM webhooks WHERE id = ?')
-        .get(d.webhook_id);
-      if (s.disable && webhook) {
-        update(
-          webhook.branch_id,
-          d.webhook_id,
-          (w) => (w.enabled ? { enabled: false, disabled_reason: s.disable ?? null } : {}),
-          audit,
-        );
-      }
+    settle: db.transaction((d, s, audit: Audit) =>
+      settleOne({ delivery: d, settlement: s }, audit),
+    ),
+    // One commit for the batch: on SQLite the commit is most of a settlement's cost.
+    settleAll: db.transaction((settled: readonly Settled[], audit: Audit) => {
+      for (const one of settled) settleOne(one, audit);
     }),
     deliveries: (branchId, webhookId, limit) =>
       one.get(branchId, webhookId) ? deliveries.all(webhookId, limit) : undefined,
