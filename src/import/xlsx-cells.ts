@@ -51,41 +51,46 @@ export function numberText(value: number, format?: string): string {
   return String(Number(value.toPrecision(15)));
 }
 
-interface Cell {
-  value: unknown;
-  numFmt?: string;
+/** A cell as the sheet's XML has it (xlsx-sheet.ts): its type, raw value and format. */
+export interface RawCell {
+  /** The `t` attribute: s (shared string), inlineStr, str, b, e, d, n (or none: a number). */
+  type: string | undefined;
+  /** The text of its `<v>` (or of its inline string), undefined without one. */
+  value: string | undefined;
+  /** It has a `<f>`: the value is the formula's cached result. */
+  formula: boolean;
+  /** Its style's number format, and whether that format shows a date. */
+  numFmt: string | undefined;
+  isDate: boolean;
   address: string;
 }
 
-const rich = (v: object): v is { richText: { text?: string }[] } =>
-  'richText' in v && Array.isArray(v.richText);
-
-/** The cell's text, or why its row cannot be read. */
-export function cellText(cell: Cell, date1904: boolean): CellText {
-  const { value, numFmt } = cell;
-  if (value === null || value === undefined) return { text: '' };
-  if (typeof value === 'string') return { text: value };
-  if (typeof value === 'number') return { text: numberText(value, numFmt) };
-  if (typeof value === 'boolean') return { text: value ? 'TRUE' : 'FALSE' };
-  if (value instanceof Date) return { text: isoDate(value) };
-  if (typeof value === 'object') {
-    if (rich(value)) return { text: value.richText.map((r) => r.text ?? '').join('') };
-    if ('error' in value) {
-      return { problem: `cell ${cell.address} holds the error ${String(value.error)}` };
-    }
-    if ('formula' in value || 'sharedFormula' in value) {
-      const result = (value as { result?: unknown }).result;
-      if (result === undefined || (typeof result === 'number' && Number.isNaN(result))) {
-        return {
-          problem: `cell ${cell.address} is a formula without a saved value (or with an error): open the file in Excel and save it again, or replace the formula by its value`,
-        };
-      }
-      if (typeof result === 'number' && isDateFormat(numFmt)) {
-        return { text: isoDate(serialDate(result, date1904)) };
-      }
-      return cellText({ ...cell, value: result }, date1904);
-    }
-    if ('text' in value) return { text: String(value.text) };
+/** The cell's text, or why its row cannot be read. `shared` is the shared-strings table. */
+export function cellText(cell: RawCell, shared: readonly string[], date1904: boolean): CellText {
+  const { type, value } = cell;
+  if (value === undefined) {
+    if (!cell.formula) return { text: '' };
+    return {
+      problem: `cell ${cell.address} is a formula without a saved value (or with an error): open the file in Excel and save it again, or replace the formula by its value`,
+    };
   }
-  return { problem: `cell ${cell.address} holds a value of a kind Roster does not read` };
+  switch (type) {
+    case 's':
+      return { text: shared[Number.parseInt(value, 10)] ?? '' };
+    case 'inlineStr':
+    case 'str':
+      return { text: value };
+    case 'd':
+      return { text: value };
+    case 'b':
+      return { text: Number.parseInt(value, 10) !== 0 ? 'TRUE' : 'FALSE' };
+    case 'e':
+      if (cell.formula) return cellText({ ...cell, value: undefined }, shared, date1904);
+      return { problem: `cell ${cell.address} holds the error ${value}` };
+  }
+  const n = Number.parseFloat(value);
+  if (cell.formula && Number.isNaN(n))
+    return cellText({ ...cell, value: undefined }, shared, date1904);
+  if (cell.isDate) return { text: isoDate(serialDate(n, date1904)) };
+  return { text: numberText(n, cell.numFmt) };
 }

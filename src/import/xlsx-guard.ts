@@ -1,8 +1,7 @@
 /**
- * What a workbook must pass before exceljs reads it (docs/decisions.md, "xlsx"). exceljs unzips
- * with unzipper (no limit on what an entry inflates to; a sheet is spooled to a temp file when
- * its shared strings come later) and parses with saxes (it never fetches an external entity,
- * but takes a DOCTYPE) and caches every shared string in memory. So, from the zip's central
+ * What a workbook must pass before its sheet is read (docs/decisions.md, "xlsx"). The reader
+ * (xlsx-sheet.ts) inflates each part it needs and parses it with saxes (which never fetches an
+ * external entity, but takes a DOCTYPE) and keeps every shared string in memory. So, from the zip's central
  * directory: at most MAX_ENTRIES entries, no encrypted or unknown-method entry, no part larger
  * than MAX_PART (shared strings: MAX_SHARED_STRINGS), MAX_TOTAL in all, and no large part that
  * compresses better than MAX_RATIO (a zip bomb). Then every entry is inflated once here, in
@@ -34,10 +33,8 @@ export interface SheetInfo {
   /** visible, hidden or veryHidden */
   state: string;
   sheetId: number;
-  /** The part's number as exceljs names it (xl/worksheets/sheet<N>.xml), or undefined. */
+  /** The worksheet part's number (xl/worksheets/sheet<N>.xml), or undefined (a chart sheet). */
   partNo?: string;
-  /** How exceljs's reader identifies this sheet (it matches only `worksheets/sheetN.xml` rels). */
-  readerId?: string;
 }
 
 export interface WorkbookInfo {
@@ -45,6 +42,8 @@ export interface WorkbookInfo {
   /** Merged ranges (`C1:D1`) per worksheet part number. */
   merges: Map<string, string[]>;
   date1904: boolean;
+  /** The zip's directory: where the reader finds each part. */
+  entries: ZipEntry[];
 }
 
 const SHEET_PART = /^xl\/worksheets\/sheet(\d+)\.xml$/;
@@ -157,19 +156,11 @@ function sheetsOf(workbook: string, rels: string): { sheets: SheetInfo[]; date19
     const rid = a.get('r:id') ?? a.get('id') ?? '';
     const target = targets.get(rid) ?? '';
     const part = /(?:^|\/)worksheets\/sheet(\d+)\.xml$/.exec(target)?.[1];
-    const sheetId = Number(a.get('sheetId'));
-    const readerId =
-      part === undefined
-        ? undefined
-        : target === `worksheets/sheet${part}.xml`
-          ? String(sheetId)
-          : part;
     sheets.push({
       name: a.get('name') ?? '',
       state: a.get('state') ?? 'visible',
-      sheetId,
+      sheetId: Number(a.get('sheetId')),
       partNo: part,
-      readerId,
     });
   }
   const pr = /<(?:\w+:)?workbookPr\b[^>]*>/.exec(workbook);
@@ -237,5 +228,5 @@ export async function checkWorkbook(file: string): Promise<WorkbookInfo> {
     text('xl/_rels/workbook.xml.rels'),
   );
   if (sheets.length === 0) throw refuse(file, 'its workbook lists no sheets');
-  return { sheets, merges, date1904 };
+  return { sheets, merges, date1904, entries };
 }

@@ -1,15 +1,24 @@
 /**
  * An .xlsx sheet as the import's row source: the same CsvFile a CSV gives (read.ts), so the
  * mapping, plan, resume and report do not know which it was. The workbook passes xlsx-guard.ts
- * first; then exceljs's streaming reader yields rows (a sheet whose shared strings come after
- * it is spooled to a 0600 temp file by exceljs and read from there). `line` is the sheet's row
- * number, as Excel shows it. Empty rows are skipped, trailing empty columns ignored.
+ * first; then its shared strings and styles are read and the sheet's rows streamed from its XML
+ * (xlsx-sheet.ts, our own reader: exceljs only writes). `line` is the sheet's row number, as
+ * Excel shows it. Empty rows are skipped, trailing empty columns ignored.
  */
 import { toCsvCell } from '../contract/csv-cell.js';
 import { importUsageError } from './errors.js';
 import type { CsvFile, CsvRecord } from './read.js';
-import { cellText } from './xlsx-cells.js';
 import { checkWorkbook, type SheetInfo, type WorkbookInfo } from './xlsx-guard.js';
+import {
+  ColumnBoundsError,
+  MAX_COLUMNS,
+  readSharedStrings,
+  readStyles,
+  type SheetRow,
+  sheetRows,
+} from './xlsx-sheet.js';
+
+export { MAX_COLUMNS };
 
 export interface SheetOptions {
   /** A sheet's name, or its position (1 = the first tab); default: the first visible one. */
@@ -17,9 +26,6 @@ export interface SheetOptions {
   /** The header's row number (a report's title block above it); default: the first non-empty. */
   headerRow?: number;
 }
-
-/** Excel's last column (XFD): exceljs refuses cells beyond it. */
-export const MAX_COLUMNS = 16_384;
 
 const quoted = (s: string) => `'${s}'`;
 
@@ -43,7 +49,7 @@ function pickSheet(file: string, info: WorkbookInfo, wanted: string | undefined)
       );
     }
   }
-  if (sheet.readerId === undefined) {
+  if (sheet.partNo === undefined) {
     throw importUsageError(
       `${file}: sheet '${sheet.name}' is not a worksheet Roster can read (a chart sheet, or stored under another name): save the workbook again from Excel`,
     );
@@ -62,70 +68,61 @@ function rangeOf(ref: string) {
   return { from: cell(from), to: cell(to) };
 }
 
-interface ExcelRow {
-  number: number;
-  eachCell(
-    cb: (cell: { value: unknown; numFmt?: string; address: string }, col: number) => void,
-  ): void;
-}
-
-/** A row's cells as text, and the first problem among them. */
-function rowCells(row: ExcelRow, date1904: boolean) {
-  const cells: string[] = [];
-  let problem: string | undefined;
-  row.eachCell((cell, col) => {
-    const read = cellText(cell, date1904);
-    if ('problem' in read) problem ??= read.problem;
-    else cells[col - 1] = read.text;
-  });
+/** A row's cells, trailing empty ones dropped. */
+function trimmed(row: SheetRow) {
+  const cells = row.cells;
   let width = cells.length;
   while (width > 0 && (cells[width - 1] ?? '').trim() === '') width--;
-  return { cells: Array.from({ length: width }, (_, i) => cells[i] ?? ''), problem };
+  return Array.from({ length: width }, (_, i) => cells[i] ?? '');
 }
 
 /** Opens a workbook's sheet for streaming: reads up to the header, then yields data rows. */
 export async function openXlsx(file: string, bytes: number, opts: SheetOptions): Promise<CsvFile> {
   const info = await checkWorkbook(file);
   const sheet = pickSheet(file, info, opts.sheet);
-  const { default: ExcelJS } = await import('exceljs');
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    styles: 'cache',
-    hyperlinks: 'ignore',
-    entries: 'ignore',
-  });
   const where = `${file}, sheet '${sheet.name}'`;
-
-  async function* sheetRows(): AsyncGenerator<ExcelRow> {
-    try {
-      for await (const ws of reader) {
-        if (String((ws as unknown as { id: unknown }).id) !== sheet.readerId) continue;
-        for await (const row of ws) yield row as unknown as ExcelRow;
-        return;
-      }
-    } catch (err) {
-      if (/Out of bounds/.test((err as Error).message)) {
-        throw importUsageError(
-          `${where}: a row has cells beyond column XFD (${MAX_COLUMNS.toLocaleString('en')}, Excel's last); the file was not written by Excel: save it again from Excel, or export it as CSV`,
-        );
-      }
-      throw importUsageError(
-        `${where}: not a readable workbook (${(err as Error).message}): save it again from Excel, or export it as CSV`,
+  const entry = (name: string) => info.entries.find((e) => e.name === name);
+  const unreadable = (err: unknown) => {
+    if (err instanceof ColumnBoundsError) {
+      return importUsageError(
+        `${where}: a row has cells beyond column XFD (${MAX_COLUMNS.toLocaleString('en')}, Excel's last); the file was not written by Excel: save it again from Excel, or export it as CSV`,
       );
-    } finally {
-      (reader as unknown as { stream?: { destroy(): void } }).stream?.destroy();
+    }
+    return importUsageError(
+      `${where}: not a readable workbook (${(err as Error).message}): save it again from Excel, or export it as CSV`,
+    );
+  };
+  const part = entry(`xl/worksheets/sheet${sheet.partNo}.xml`);
+  if (!part) throw unreadable(new Error(`its sheet's part is missing`));
+  let rows: AsyncGenerator<SheetRow>;
+  try {
+    const strings = entry('xl/sharedStrings.xml');
+    const styles = entry('xl/styles.xml');
+    const context = {
+      shared: strings ? await readSharedStrings(file, strings) : [],
+      styles: styles ? await readStyles(file, styles) : [],
+      date1904: info.date1904,
+    };
+    rows = guarded(sheetRows(file, part, context));
+  } catch (err) {
+    throw unreadable(err);
+  }
+
+  async function* guarded(source: AsyncGenerator<SheetRow>): AsyncGenerator<SheetRow> {
+    try {
+      yield* source;
+    } catch (err) {
+      throw unreadable(err);
     }
   }
 
-  const rows = sheetRows();
   let header: string[] | undefined;
   let headerAt = 0;
   // Pulled by hand: a for-await's break would end the generator the data rows come from.
   for (let next = await rows.next(); !next.done; next = await rows.next()) {
     const row = next.value;
     if (opts.headerRow !== undefined && row.number < opts.headerRow) continue;
-    const { cells } = rowCells(row, info.date1904);
+    const cells = trimmed(row);
     if (opts.headerRow !== undefined && (row.number > opts.headerRow || cells.length === 0)) {
       throw importUsageError(
         `--header-row ${opts.headerRow}: row ${opts.headerRow} of ${where} is empty; give the row number Excel shows beside the column names`,
@@ -157,13 +154,13 @@ export async function openXlsx(file: string, bytes: number, opts: SheetOptions):
     );
   }
   const width = header.length;
-  const date1904 = info.date1904;
 
   async function* records(): AsyncGenerator<CsvRecord> {
     let n = 0;
     for (let next = await rows.next(); !next.done; next = await rows.next()) {
       const row = next.value;
-      const { cells, problem } = rowCells(row, date1904);
+      const cells = trimmed(row);
+      const problem = row.problem;
       if (cells.length === 0 && !problem) continue;
       // Escaped as a CSV cell would be: the engine reads every cell back with fromCsvCell.
       const fields = Array.from({ length: Math.max(width, cells.length) }, (_, i) =>
