@@ -307,6 +307,53 @@ describe(`the store contract on ${BACKEND}`, () => {
     expect(desc.rows.map((r) => r.last_name)).toEqual(['Anna', '_x', null]);
   });
 
+  test('users.list led by status pages one status after another, by offset and by cursor', async () => {
+    const b = await branch('users-status-led');
+    const made: { status: string; last: string }[] = [];
+    for (const [i, status] of (['pending', 'activated', 'deactivated'] as const).entries()) {
+      for (const last of ['Cole', 'Abel', 'Berg']) {
+        await store.users.insert(
+          user({ branch_id: b.id, status, last_name: last, external_id: `sl${i}${last}` }),
+          TEST_AUDIT,
+        );
+        made.push({ status, last });
+      }
+    }
+    for (const dir of ['ASC', 'DESC'] as const) {
+      const want = [...made]
+        .sort((x, y) =>
+          x.status === y.status
+            ? x.last.localeCompare(y.last)
+            : (x.status < y.status ? -1 : 1) * (dir === 'ASC' ? 1 : -1),
+        )
+        .map((u) => `${u.status} ${u.last}`);
+      const filter = {
+        branchId: b.id,
+        statuses: ['activated', 'pending', 'deactivated'] as ListFilter['statuses'],
+        sort: [
+          { key: 'status', dir },
+          { key: 'lastName', dir: 'ASC' },
+        ] as ListFilter['sort'],
+        limit: 2,
+      };
+      const shown = (p: { rows: { status: string; last_name: string | null }[] }) =>
+        p.rows.map((r) => `${r.status} ${r.last_name}`);
+      const byOffset: string[] = [];
+      for (let offset = 0; offset < made.length; offset += 2)
+        byOffset.push(...shown(await store.users.list({ ...filter, offset })));
+      expect(byOffset).toEqual(want);
+      const byCursor: string[] = [];
+      let page = await store.users.list({ ...filter, offset: 0 });
+      byCursor.push(...shown(page));
+      while (page.next) {
+        page = await store.users.list({ ...filter, offset: 0, after: page.next });
+        byCursor.push(...shown(page));
+      }
+      expect(byCursor).toEqual(want);
+      expect(page.total).toBe(made.length);
+    }
+  });
+
   test('users.list searches word prefixes, ignoring case and accents, all words required', async () => {
     const b = await branch('users-search');
     await store.users.insert(

@@ -5,8 +5,9 @@
  */
 import type { SortKey } from '../../contract/user.js';
 import {
-  keysetRanges,
+  keysetReads,
   type OrderTerm,
+  orderingKey,
   orderTerms,
   positionColumns,
   positionOf,
@@ -58,6 +59,8 @@ const scopeToken = (branchId: number, status: string) => `b${branchId}${status}`
 export type Prepared = (sql: string) => ReturnType<Db['prepare']>;
 
 type Counted = Pick<UserPage, 'total' | 'totalExact'>;
+/** One status's count in a list (keyset.ts statusParts). */
+type CountOf = (status: ListFilter['statuses'][number]) => number;
 
 /** A list's statement parts, from its filter. */
 interface ListQuery {
@@ -103,28 +106,38 @@ function listQuery(f: ListFilter, words: string | undefined): ListQuery {
 }
 
 /**
- * The page's positions (index-only where an index fits) from `from`: by offset, or range by
- * range after a position (keyset.ts).
+ * The page's positions (index-only where an index fits) from `from`, read by read (keyset.ts
+ * keysetReads): the ranges after a position, or the order from its start, by offset. A part of
+ * a status-led list that the offset passes whole is skipped by its count (`countOf`).
  */
-function pick(prepared: Prepared, q: ListQuery, from: string): unknown[][] {
+function pick(prepared: Prepared, q: ListQuery, from: string, countOf: CountOf): unknown[][] {
   const { f, keys, where, order, params } = q;
-  if (!f.after) {
-    return prepared(
-      `SELECT ${keys} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`,
-    ).all({ ...params, limit: q.want, offset: f.offset }) as unknown[][];
-  }
   const picked: unknown[][] = [];
-  for (const range of keysetRanges(q.terms, f.after)) {
+  let offset = f.offset;
+  for (const { range, status } of keysetReads(q.terms, f)) {
+    if (offset > 0 && status !== undefined) {
+      const n = countOf(status);
+      if (n <= offset) {
+        offset -= n;
+        continue;
+      }
+    }
     const bound: Record<string, unknown> = {};
     const conditions = range((value) => {
       const name = `k${Object.keys(bound).length}`;
       bound[name] = value;
       return `@${name}`;
     });
-    const sql = `SELECT ${keys} FROM ${from} WHERE ${where} AND ${conditions.join(' AND ')} ORDER BY ${order} LIMIT @limit`;
+    const sql = `SELECT ${keys} FROM ${from} WHERE ${[where, ...conditions].join(' AND ')} ORDER BY ${order} LIMIT @limit OFFSET @offset`;
     picked.push(
-      ...(prepared(sql).all({ ...params, ...bound, limit: q.want - picked.length }) as unknown[][]),
+      ...(prepared(sql).all({
+        ...params,
+        ...bound,
+        limit: q.want - picked.length,
+        offset,
+      }) as unknown[][]),
     );
+    offset = 0;
     if (picked.length >= q.want) break;
   }
   return picked;
@@ -136,10 +149,11 @@ const STRATEGIES = {
    * In the order's index, named as SORT_INDEX says; for a search too, where the planner (no
    * statistics) walked another index whole and sorted every match.
    */
-  inOrder: (prepared: Prepared, q: ListQuery) =>
-    pick(prepared, q, `users INDEXED BY ${SORT_INDEX[q.f.sort[0]!.key]}`),
+  inOrder: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
+    pick(prepared, q, `users INDEXED BY ${SORT_INDEX[orderingKey(q.f)]}`, countOf),
   /** A search's few matches, each read by rowid from the full-text side, then sorted. */
-  fewSorted: (prepared: Prepared, q: ListQuery) => pick(prepared, q, 'users NOT INDEXED'),
+  fewSorted: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
+    pick(prepared, q, 'users NOT INDEXED', countOf),
 };
 
 /**
@@ -175,7 +189,10 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
     if (words === null) return { total: 0, rows: [] };
     const q = listQuery(f, words);
     const counted = count(q);
-    const picked = STRATEGIES[strategyOf(q, counted, fewMatches)](prepared, q);
+    // A status's exact count (a search's too, uncapped): only an offset past whole parts asks.
+    const countOf = (status: ListFilter['statuses'][number]) =>
+      count(listQuery({ ...f, statuses: [status], countUpTo: undefined }, words)).total;
+    const picked = STRATEGIES[strategyOf(q, counted, fewMatches)](prepared, q, countOf);
     // Then only the page's rows, by rowid, in that order.
     const page = picked.slice(0, f.limit);
     const rows =
