@@ -183,18 +183,14 @@ test('a connection cut mid-delivery loses nothing: the unsettled delivery is sen
   const eventId = (await req('GET', `/api/events?target=${user.json.id}`)).json.data[0].id;
   await receiver.next((r) => r.headers['webhook-id'] === eventId);
 
-  // Mid-delivery: every connection reset, and the settlement's answer lost (never committed).
-  relay.reset();
+  // Mid-delivery: the connection carrying the settlement is cut as the server acts on it, before
+  // its transaction commits. Only that one: a reset of every connection also failed the worker's
+  // other statements, and a test that waited for "the settlement or something else failed" then
+  // let a settlement that had not been sent yet through (the delivery settled, never resent).
   relay.state.loseAnswerTo = 'UPDATE webhook_deliveries SET status';
   receiver.answer((_q, res) => res.writeHead(204).end());
   held!.writeHead(204).end();
-  // The settlement either went out and its answer was lost, or met a reset connection first and
-  // failed (logged): both leave the delivery unsettled until its lease ends.
-  await eventually(
-    () =>
-      relay.state.loseAnswerTo === undefined || logs.some((l) => l.startsWith('error: webhooks')),
-  );
-  relay.state.loseAnswerTo = undefined; // the resend's settlement goes through
+  await eventually(() => relay.state.loseAnswerTo === undefined); // the relay cut it (once)
 
   skew += 61_000; // past the lease
   await eventually(
