@@ -96,7 +96,10 @@ export interface ServerConfig {
    * The delivery worker's clock, dice, poll and attempt timeout. Not `serve` options: retry
    * tests move the clock instead of waiting.
    */
-  webhookTuning?: Pick<WorkerDeps, 'now' | 'random' | 'pollMs' | 'concurrency' | 'perEndpoint'> & {
+  webhookTuning?: Pick<
+    WorkerDeps,
+    'now' | 'random' | 'pollMs' | 'concurrency' | 'perEndpoint' | 'followMs'
+  > & {
     timeoutMs?: number;
   };
   /** Serves GET /metrics to `Authorization: Bearer <this>`; without it /metrics does not exist. */

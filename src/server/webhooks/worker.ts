@@ -44,6 +44,8 @@ export interface WorkerDeps {
   pollMs?: number;
   /** Events read per endpoint per fan-out. */
   fanOutBatch?: number;
+  /** The least time between two fan-outs this process's events start (see `follow`). */
+  followMs?: number;
 }
 
 export interface WebhookWorker {
@@ -57,6 +59,7 @@ export const DEFAULT_CONCURRENCY = 16;
 export const DEFAULT_PER_ENDPOINT = 4;
 export const DEFAULT_LEASE_MS = 60_000;
 export const DEFAULT_POLL_MS = 1_000;
+export const DEFAULT_FOLLOW_MS = 25;
 
 /** Only the origin goes into the log: a receiver's path or query may carry its own secret. */
 const originOf = (url: string) => {
@@ -76,6 +79,7 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
   const pollMs = deps.pollMs ?? DEFAULT_POLL_MS;
   const batch = deps.fanOutBatch ?? 500;
+  const followMs = deps.followMs ?? DEFAULT_FOLLOW_MS;
   const audit = systemAudit(WORKER_ACTOR);
   /** Attempts in flight here, by delivery id, with their endpoint. */
   const inFlight = new Map<string, { webhookId: string; done: Promise<void> }>();
@@ -84,6 +88,8 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let fanOutDue = true;
+  let followTimer: NodeJS.Timeout | undefined;
+  let lastFollowAt = Number.NEGATIVE_INFINITY;
 
   function settlementOf(d: ClaimedDelivery, o: AttemptOutcome, at: number): Settlement {
     const base = { at, httpStatus: o.status ?? null, durationMs: Math.round(o.durationMs) };
@@ -192,8 +198,8 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
     if (fanOutDue) {
       fanOutDue = false;
       // A fan-out that made deliveries may have stopped at its page's end (a backlog of more
-      // than `batch` events): look again next pass rather than at the next poll.
-      if ((await store.webhooks.fanOut(now(), batch)) > 0) fanOutDue = true;
+      // than `batch` events): look again soon rather than at the next poll, paced as events are.
+      if ((await store.webhooks.fanOut(now(), batch)) > 0) follow();
     }
     const free = concurrency - inFlight.size;
     if (free <= 0 || stopped) return;
@@ -247,10 +253,26 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
       });
   }
 
-  /** The log may have grown: fan out, then claim. */
+  /**
+   * The log may have grown: fan out, then claim. Every write's event calls this, and a fan-out
+   * is a transaction of its own (on SQLite a commit, once an endpoint exists: deliveries and
+   * cursors written). Under a burst that was a second commit for each write; now the first
+   * event after a quiet spell is fanned out at once and those within `followMs` of it
+   * together at its end, so a delivery waits at most `followMs` longer. Real time, not the
+   * injected clock: this paces work, and tests that move the clock must not stall it.
+   */
   function follow() {
-    fanOutDue = true;
-    kick();
+    if (followTimer || stopped) return;
+    const wait = lastFollowAt + followMs - performance.now();
+    const go = () => {
+      followTimer = undefined;
+      lastFollowAt = performance.now();
+      fanOutDue = true;
+      kick();
+    };
+    if (wait <= 0) return go();
+    followTimer = setTimeout(go, wait);
+    followTimer.unref();
   }
 
   const unsubscribe = store.events.subscribe(follow);
@@ -260,6 +282,7 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
       stopped = true;
       unsubscribe();
       clearTimeout(timer);
+      clearTimeout(followTimer);
       await running;
       await Promise.all([...inFlight.values()].map((f) => f.done));
     },
