@@ -1,9 +1,12 @@
 // Events bench (issue 40): what the event log costs and how fast it answers.
 //   npm run bench -- events
-// - writes: POST and PUT rates with events against the commit before the events work
-//   (BENCH_EVENTS_BASE: a built checkout of it, made by `bench/baseline.sh dfc1c76 DIR`), in
-//   alternating rounds on the same machine in the same run, and a 5,000-row import by each
-//   side's own CLI; without a baseline these are skipped with a line saying how;
+// - writes: POST and PUT rates with events against a base (BENCH_EVENTS_BASE: a built
+//   checkout), in alternating rounds on the same machine in the same run, and a 5,000-row
+//   import by each side's own CLI; without a base these are skipped with a line saying how.
+//   Two bases answer two questions: the commit before the events work
+//   (`bench/baseline.sh dfc1c76 DIR`: what writes cost now against then, with everything
+//   merged since), and this commit without its event rows
+//   (`bench/baseline.sh HEAD DIR bench/without-events.patch`: what the events alone cost);
 // - follow: a follower passing `next` with `wait=` sees each committed PUT how late (p50/p99),
 //   on SQLite and, on PostgreSQL, from another replica than the writer's;
 // - page: GET /api/events first, filtered (target=, type=, since=) pages with 1M events;
@@ -11,6 +14,7 @@
 //   the same load after it is done.
 // PostgreSQL parts run when ROSTER_BENCH_DATABASE (or ROSTER_TEST_DATABASE) names a server.
 // BENCH_PARTS=writes,follow,page,prune picks parts; BENCH_EVENTS=1000000 scales the log.
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -91,10 +95,17 @@ async function writes(backend, postgres) {
   if (!BASE || !existsSync(join(BASE, 'dist'))) {
     line(
       'skipped',
-      'set BENCH_EVENTS_BASE=DIR after `bench/baseline.sh dfc1c76 DIR` (a built checkout of the commit before the events work)',
+      'set BENCH_EVENTS_BASE=DIR after `bench/baseline.sh dfc1c76 DIR` (the commit before the events work) or `bench/baseline.sh HEAD DIR bench/without-events.patch` (this commit without event rows)',
     );
     return;
   }
+  const git = (...args) => execFileSync('git', ['-C', BASE, ...args], { encoding: 'utf8' }).trim();
+  const patched = git('status', '--porcelain', '--untracked-files=no') !== '';
+  const baseName = `base ${git('log', '-1', '--format=%h')}${patched ? ' patched' : ''}`;
+  line(
+    'base',
+    `${BASE}: ${baseName}${patched ? ` (${git('diff', '--stat').split('\n').at(-1)})` : ''}`,
+  );
   const sides = {
     before: await fresh(join(BASE, 'bin', 'roster.js'), postgres),
     events: await fresh(BIN, postgres),
@@ -146,13 +157,13 @@ async function writes(backend, postgres) {
       for (const side of ['before', 'events']) {
         const rs = runs[side];
         line(
-          `${label}, ${side === 'before' ? 'before events' : 'with events'}`,
+          `${label}, ${side === 'before' ? baseName : 'this checkout'}`,
           `${fmt(median(rs.map((r) => r.rps)), 0)}/s  p99 ${ms(median(rs.map((r) => r.p99)))}  errors ${rs.reduce((n, r) => n + r.errors, 0)}`,
         );
       }
       const ratios = runs.events.map((r, i) => r.rps / runs.before[i].rps);
       line(
-        `${label}: with / before, req/s (goal >= 0.9)`,
+        `${label}: this / base, req/s (goal >= 0.9)`,
         `${fmt(median(ratios), 2)} (rounds ${ratios.map((x) => fmt(x, 2)).join(' ')})`,
       );
     }
@@ -166,12 +177,12 @@ async function writes(backend, postgres) {
     }
     for (const side of ['before', 'events']) {
       line(
-        `import ${fmt(IMPORT_ROWS, 0)} new rows, ${side === 'before' ? 'before events' : 'with events'}`,
+        `import ${fmt(IMPORT_ROWS, 0)} new rows, ${side === 'before' ? baseName : 'this checkout'}`,
         `${fmt(median(rates[side]), 0)} rows/s (runs ${rates[side].map((r) => fmt(r, 0)).join(' ')})`,
       );
     }
     line(
-      'import: with / before, rows/s (goal >= 0.9)',
+      'import: this / base, rows/s (goal >= 0.9)',
       fmt(median(rates.events) / median(rates.before), 2),
     );
   } finally {
