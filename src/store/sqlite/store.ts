@@ -1,7 +1,8 @@
 /**
  * The SQLite backend: one data dir's database and its repositories. better-sqlite3 is
  * synchronous, so every store step below runs to its end before anything else can touch the
- * database; the async interface only wraps the result.
+ * database. Reads answer at once; writes go through `write` (group-commit.ts): those of one turn
+ * of the event loop are committed together, each still its own step, and answered once durable.
  */
 import { SCOPES } from '../../contract/scopes.js';
 import type { BlobStore } from '../blobs/blob-store.js';
@@ -16,6 +17,7 @@ import { credentialsRepo, credentialsVersion } from './credentials.repo.js';
 import { openDatabase } from './db.js';
 import { eventsRepo } from './events.repo.js';
 import { DATABASE_FILES } from './files.js';
+import { groupCommit } from './group-commit.js';
 import { keepSqliteHandle } from './handle.js';
 import { mediaRepo } from './media.repo.js';
 import { metaRepo } from './meta.repo.js';
@@ -56,6 +58,7 @@ export function openSqliteStore(
   const media = mediaRepo(db, events);
   const meta = metaRepo(db);
   const webhooks = webhooksRepo(db, events);
+  const write = groupCommit(db);
 
   const addTenant = (host: string) =>
     db.transaction(() => {
@@ -87,30 +90,31 @@ export function openSqliteStore(
       add: async (tenantId, name) => branches.add(tenantId, name),
     },
     tokens: {
-      create: async (branchId, name, scopes, channels, audit) =>
-        tokens.create(branchId, name, scopes, channels, audit),
+      create: (branchId, name, scopes, channels, audit) =>
+        write(() => tokens.create(branchId, name, scopes, channels, audit)),
       list: async () => tokens.list(),
       authenticate: async (tokenString) => tokens.authenticate(tokenString),
-      revoke: async (id, audit) => tokens.revoke(id, audit),
+      revoke: (id, audit) => write(() => tokens.revoke(id, audit)),
     },
     credentials: credentialsRepo(version.current, { tenants, branches, tokens }),
     users: {
       find: async (branchId, key) => users.find(branchId, key),
       findBy: async (tenantId, branchId, field, key) =>
         users.findBy(tenantId, branchId, field, key),
-      insert: async (row, audit, invitation) => users.insert(row, audit, invitation),
-      update: async (branchId, key, decide, audit) => users.update(branchId, key, decide, audit),
+      insert: (row, audit, invitation) => write(() => users.insert(row, audit, invitation)),
+      update: (branchId, key, decide, audit) =>
+        write(() => users.update(branchId, key, decide, audit)),
       list: async (filter) => users.list(filter),
     },
     media: {
-      insert: async (row, audit, quotaBytes) => media.insert(row, audit, quotaBytes),
+      insert: (row, audit, quotaBytes) => write(() => media.insert(row, audit, quotaBytes)),
       find: async (branchId, id) => media.find(branchId, id),
       placed: async (id) => media.placed(id),
       list: async (branchId, limit, offset) => media.list(branchId, limit, offset),
-      remove: async (rowid, audit) => media.remove(rowid, audit),
+      remove: (rowid, audit) => write(() => media.remove(rowid, audit)),
       bytesUsed: async (tenantId) => media.bytesUsed(tenantId),
       allKeys: async () => media.allKeys(),
-      dropPreview: async (rowid) => media.dropPreview(rowid),
+      dropPreview: (rowid) => write(() => media.dropPreview(rowid)),
     },
     events: {
       list: async (filter) => events.list(filter),
@@ -118,21 +122,22 @@ export function openSqliteStore(
       subscribe: (listener) => events.subscribe(listener),
     },
     webhooks: {
-      create: async (row, audit) => webhooks.create(row, audit),
+      create: (row, audit) => write(() => webhooks.create(row, audit)),
       list: async (branchId) => webhooks.list(branchId),
       find: async (branchId, id) => webhooks.find(branchId, id),
-      update: async (branchId, id, decide, audit) => webhooks.update(branchId, id, decide, audit),
-      remove: async (branchId, id, audit) => webhooks.remove(branchId, id, audit),
-      fanOut: async (now, limit) => webhooks.fanOut(now, limit),
-      addDelivery: async (branchId, webhookId, d, now) =>
-        webhooks.addDelivery(branchId, webhookId, d, now),
+      update: (branchId, id, decide, audit) =>
+        write(() => webhooks.update(branchId, id, decide, audit)),
+      remove: (branchId, id, audit) => write(() => webhooks.remove(branchId, id, audit)),
+      fanOut: (now, limit) => write(() => webhooks.fanOut(now, limit)),
+      addDelivery: (branchId, webhookId, d, now) =>
+        write(() => webhooks.addDelivery(branchId, webhookId, d, now)),
       claim: async (request) => webhooks.claim(request),
-      settle: async (d, s, audit) => webhooks.settle(d, s, audit),
-      settleAll: async (settled, audit) => webhooks.settleAll(settled, audit),
+      settle: (d, s, audit) => write(() => webhooks.settle(d, s, audit)),
+      settleAll: (settled, audit) => write(() => webhooks.settleAll(settled, audit)),
       deliveries: async (branchId, webhookId, limit) =>
         webhooks.deliveries(branchId, webhookId, limit),
-      retry: async (branchId, webhookId, deliveryId, now) =>
-        webhooks.retry(branchId, webhookId, deliveryId, now),
+      retry: (branchId, webhookId, deliveryId, now) =>
+        write(() => webhooks.retry(branchId, webhookId, deliveryId, now)),
       nextDue: async () => webhooks.nextDue(),
       prune: async (before, limit) => webhooks.prune(before, limit),
     },
@@ -142,10 +147,10 @@ export function openSqliteStore(
     outbox: {
       due: async (now, _claimMs, limit) => outbox.due(now, limit),
       nextDue: async () => outbox.nextDue(),
-      delivered: async (id) => outbox.delivered(id),
-      failed: async (id, error, at) => outbox.failed(id, error, at),
+      delivered: (id) => write(() => outbox.delivered(id)),
+      failed: (id, error, at) => write(() => outbox.failed(id, error, at)),
       pending: async () => outbox.pending(),
-      cancelInvitation: async (userId) => outbox.cancelInvitation(userId),
+      cancelInvitation: (userId) => write(() => outbox.cancelInvitation(userId)),
     },
     rateLimits: rateLimits(),
     blobs,
