@@ -8,8 +8,8 @@
  * (#N/A), is a problem of its row, not an empty cell.
  */
 
-/** Why a cell cannot be read (the row becomes an error), else its text. */
-export type CellText = { text: string } | { problem: string };
+/** The cell's text, or why it cannot be read (the row becomes an error). */
+export type CellText = string | { problem: string };
 
 /** exceljs's test for a date format (utils.isDateFmt), for formula values it leaves as numbers. */
 export function isDateFormat(format: string | undefined): boolean {
@@ -65,25 +65,30 @@ export interface RawCell {
   address: string;
 }
 
+/** The shared-strings table (xlsx-strings.ts): the `index`th string, undefined beyond it. */
+export interface StringTable {
+  get(index: number): string | undefined;
+}
+
 /** The cell's text, or why its row cannot be read. `shared` is the shared-strings table. */
-export function cellText(cell: RawCell, shared: readonly string[], date1904: boolean): CellText {
+export function cellText(cell: RawCell, shared: StringTable, date1904: boolean): CellText {
   const { type, value } = cell;
   if (value === undefined) {
-    if (!cell.formula) return { text: '' };
+    if (!cell.formula) return '';
     return {
       problem: `cell ${cell.address} is a formula without a saved value (or with an error): open the file in Excel and save it again, or replace the formula by its value`,
     };
   }
   switch (type) {
     case 's':
-      return { text: shared[Number.parseInt(value, 10)] ?? '' };
+      return shared.get(Number.parseInt(value, 10)) ?? '';
     case 'inlineStr':
     case 'str':
-      return { text: value };
+      return value;
     case 'd':
-      return { text: value };
+      return value;
     case 'b':
-      return { text: Number.parseInt(value, 10) !== 0 ? 'TRUE' : 'FALSE' };
+      return Number.parseInt(value, 10) !== 0 ? 'TRUE' : 'FALSE';
     case 'e':
       if (cell.formula) return cellText({ ...cell, value: undefined }, shared, date1904);
       return { problem: `cell ${cell.address} holds the error ${value}` };
@@ -91,6 +96,6 @@ export function cellText(cell: RawCell, shared: readonly string[], date1904: boo
   const n = Number.parseFloat(value);
   if (cell.formula && Number.isNaN(n))
     return cellText({ ...cell, value: undefined }, shared, date1904);
-  if (cell.isDate) return { text: isoDate(serialDate(n, date1904)) };
-  return { text: numberText(n, cell.numFmt) };
+  if (cell.isDate) return isoDate(serialDate(n, date1904));
+  return numberText(n, cell.numFmt);
 }
