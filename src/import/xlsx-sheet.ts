@@ -36,7 +36,7 @@ const BUILT_IN: Record<number, string> = {
   19: 'h:mm:ss AM/PM',
   20: 'h:mm',
   21: 'h:mm:ss',
-  22: 'm/d/yy "h":mm',
+  22: 'm/d/yy h:mm',
   37: '#,##0 ;(#,##0)',
   38: '#,##0 ;[Red](#,##0)',
   39: '#,##0.00 ;(#,##0.00)',
