@@ -122,7 +122,7 @@ export interface SheetContext {
 
 /**
  * The sheet's rows in order, as the XML gives them (rows without cells included), a batch per
- * inflated chunk: one await per chunk of ~a thousand rows, not per row.
+ * inflated chunk: one await per chunk (a few hundred rows), not per row.
  */
 export async function* sheetRows(
   file: string,
