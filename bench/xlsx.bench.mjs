@@ -2,10 +2,13 @@
 // (needs `npm run build`). Each
 // measurement runs in a child process of its own, its peak RSS the kernel's (maxRSS):
 // - the parse step: 100,000 rows of the same data as CSV and as a workbook through the
-//   import's row source (dist/import/read.js openCsv: sniffing, xlsx-guard's directory check
-//   and counting inflate, exceljs's streaming reader), rows/s and the ratio (goal ≥ 0.5× CSV);
-//   the workbook is written as Excel lays one out: shared strings after the sheet (so exceljs
-//   spools the sheet to a temp file first, the slower path);
+//   import's row source (dist/import/read.js openCsv: sniffing, xlsx-guard's directory check,
+//   our own sheet reader on saxes), rows/s and the ratio (goal ≥ 0.5× CSV); the workbook is
+//   written as Excel lays one out (every text a shared string, the table after the sheet).
+//   XLSX_ROUNDS=N measures it N times (CSV, then the workbook, each round) and prints medians;
+//   XLSX_BEFORE=DIR (a copy of another build's dist/, inside the repository so that its
+//   imports resolve) alternates that build with this one in every round: a before → after
+//   comparison in one run, on a machine whose load moves;
 // - the export's writer: 500,000 users through exportToFile (the same sort runs as the CSV
 //   export, then exceljs's streaming WorkbookWriter) from an in-process source of users, so
 //   the figure is the writer's and not the HTTP client's (measured by million-export).
@@ -50,11 +53,11 @@ async function writeInputs(dir) {
 }
 
 /** The child's part: one measurement, printed as JSON. */
-async function child(mode, file) {
+async function child(mode, file, dist = `${ROOT}dist`) {
   const started = performance.now();
   let rows = 0;
   if (mode === 'parse') {
-    const { openCsv } = await import(`${ROOT}dist/import/read.js`);
+    const { openCsv } = await import(`${dist}/import/read.js`);
     const input = await openCsv(file);
     for await (const _ of input.records) rows++;
   } else {
@@ -79,21 +82,71 @@ async function child(mode, file) {
       .users;
   }
   const seconds = (performance.now() - started) / 1000;
-  const rssMb = process.resourceUsage().maxRSS / 1024;
-  process.stdout.write(JSON.stringify({ rows, seconds, rssMb }));
+  const { maxRSS, userCPUTime, systemCPUTime } = process.resourceUsage();
+  // CPU seconds too: on a shared machine they move less with the load than the wall time.
+  const cpu = (userCPUTime + systemCPUTime) / 1e6;
+  process.stdout.write(JSON.stringify({ rows, seconds, cpu, rssMb: maxRSS / 1024 }));
 }
 
-function measure(mode, file) {
+function measure(mode, file, dist) {
   // With the V8 flag the CLI's import and export set (src/cli/memory.ts, bulk memory mode).
   const flags = ['--heap-growing-percent=10'];
-  const r = spawnSync(process.execPath, [...flags, new URL(import.meta.url).pathname, mode, file], {
-    encoding: 'utf8',
-  });
+  const args = [...flags, new URL(import.meta.url).pathname, mode, file, ...(dist ? [dist] : [])];
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${mode} ${file}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }
 
 const fmt = (n) => Math.round(n).toLocaleString('en');
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** The parse step, XLSX_ROUNDS times, of this build and of XLSX_BEFORE's if given. */
+function parseRounds(csv, xlsx, size) {
+  const rounds = Number(process.env.XLSX_ROUNDS ?? 1);
+  const builds = [['this build', `${ROOT}dist`]];
+  if (process.env.XLSX_BEFORE) builds.unshift(['before', process.env.XLSX_BEFORE]);
+  const seen = new Map(
+    builds.map(([name]) => [
+      name,
+      { csv: [], xlsx: [], ratio: [], cpuRatio: [], rss: [], csvRss: [] },
+    ]),
+  );
+  for (let round = 1; round <= rounds; round++) {
+    for (const [name, dist] of builds) {
+      const a = measure('parse', csv, dist);
+      const b = measure('parse', xlsx, dist);
+      const s = seen.get(name);
+      s.csv.push(a.rows / a.seconds);
+      s.xlsx.push(b.rows / b.seconds);
+      s.ratio.push(a.seconds / b.seconds);
+      s.cpuRatio.push(a.cpu / b.cpu);
+      s.rss.push(b.rssMb);
+      s.csvRss.push(a.rssMb);
+      if (rounds > 1 || builds.length > 1) {
+        console.log(
+          `round ${round}, ${name}: CSV ${fmt(a.rows / a.seconds)} rows/s, xlsx ${fmt(b.rows / b.seconds)} rows/s (${fmt(b.rssMb)} MB): ${(a.seconds / b.seconds).toFixed(2)}×, CPU ${(a.cpu / b.cpu).toFixed(2)}×`,
+        );
+      }
+    }
+  }
+  for (const [name] of builds) {
+    const s = seen.get(name);
+    const of = rounds > 1 ? `, median of ${rounds}` : '';
+    console.log(`${name}${of}:`);
+    console.log(
+      `  parse ${fmt(ROWS)} rows, CSV  (${size(csv)}): ${fmt(median(s.csv))} rows/s, peak RSS ${fmt(median(s.csvRss))} MB`,
+    );
+    console.log(
+      `  parse ${fmt(ROWS)} rows, xlsx (${size(xlsx)}): ${fmt(median(s.xlsx))} rows/s, peak RSS ${fmt(median(s.rss))} MB`,
+    );
+    console.log(
+      `  xlsx / CSV parse rate: ${median(s.ratio).toFixed(2)}× (goal ≥ 0.5×); by CPU time ${median(s.cpuRatio).toFixed(2)}×`,
+    );
+  }
+}
 
 export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'roster-xlsx-bench-'));
@@ -103,15 +156,7 @@ export async function run() {
     console.log(`## xlsx (node ${process.version})`);
     if (parts.includes('parse')) {
       const { csv, xlsx } = await writeInputs(dir);
-      const a = measure('parse', csv);
-      const b = measure('parse', xlsx);
-      console.log(
-        `parse ${fmt(a.rows)} rows, CSV  (${size(csv)}): ${fmt(a.rows / a.seconds)} rows/s, peak RSS ${fmt(a.rssMb)} MB`,
-      );
-      console.log(
-        `parse ${fmt(b.rows)} rows, xlsx (${size(xlsx)}): ${fmt(b.rows / b.seconds)} rows/s, peak RSS ${fmt(b.rssMb)} MB`,
-      );
-      console.log(`xlsx / CSV parse rate: ${(a.seconds / b.seconds).toFixed(2)}× (goal ≥ 0.5×)`);
+      parseRounds(csv, xlsx, size);
     }
     if (parts.includes('import')) {
       // The whole command: `users import --dry-run` of the same 100,000 new rows on `roster
@@ -166,6 +211,6 @@ export async function run() {
 // Run directly: the whole bench, or (as measure() spawns it) one measurement.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (['parse', 'export', 'export-csv'].includes(process.argv[2])) {
-    await child(process.argv[2], process.argv[3]);
+    await child(process.argv[2], process.argv[3], process.argv[4]);
   } else await run();
 }

@@ -20,7 +20,10 @@
 //   their code would be compiled by every command that never validates, reads a CSV or writes YAML;
 // - conf, ora, @inquirer/prompts: ES modules, loaded through `import()` when a command needs them;
 // - sharp (avatar commands): a native module with its own loader for libvips' binaries;
-// - exceljs (an .xlsx import or export): 1.5 MB that tripled the file every command compiles.
+// - exceljs (an .xlsx export) and saxes (the .xlsx import's XML parser, required by
+//   import/xlsx-xml.ts): exceljs is 1.5 MB that tripled the file every command compiles, and
+//   saxes with xmlchars ~80 kB that only an .xlsx import runs (CommonJS, required on first use
+//   as csv-parse is).
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
@@ -32,7 +35,7 @@ const DIST = `${ROOT}dist/`;
 export const OUTFILE = `${DIST}cli/roster.cjs`;
 const SERVICE = [`${DIST}server/`, `${DIST}store/`, `${DIST}images/`];
 const EXTERNAL =
-  /^(zod|csv-parse|csv-stringify|yaml|conf|ora|@inquirer\/prompts|sharp|exceljs)(\/|$)/;
+  /^(zod|csv-parse|csv-stringify|yaml|conf|ora|@inquirer\/prompts|sharp|exceljs|saxes)(\/|$)/;
 
 /** Keeps the service and the heavier packages outside the bundle (see above). */
 const outside = {

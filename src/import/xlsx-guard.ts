@@ -1,13 +1,17 @@
 /**
- * What a workbook must pass before its sheet is read (docs/decisions.md, "xlsx"). The reader
- * (xlsx-sheet.ts) inflates each part it needs and parses it with saxes (which never fetches an
- * external entity, but takes a DOCTYPE) and keeps every shared string in memory. So, from the zip's central
- * directory: at most MAX_ENTRIES entries, no encrypted or unknown-method entry, no part larger
- * than MAX_PART (shared strings: MAX_SHARED_STRINGS), MAX_TOTAL in all, and no large part that
- * compresses better than MAX_RATIO (a zip bomb). Then every entry is inflated once here, in
- * chunks, counting: more bytes than the directory declared stops at once. Every XML part is
- * searched for a DOCTYPE (refused: no DTD of any kind), and the sheets for merged cells; the
- * workbook's sheet list is read on the way. Memory stays a few chunks; time is one inflate.
+ * What a workbook must pass before its sheet is read (docs/decisions.md, "Spreadsheets"). The
+ * reader (xlsx-sheet.ts) inflates each part it needs and parses it with saxes (which never
+ * fetches an external entity, but takes a DOCTYPE) and keeps every shared string in memory. So,
+ * from the zip's central directory: at most MAX_ENTRIES entries, no encrypted or unknown-method
+ * entry, no part larger than MAX_PART (shared strings: MAX_SHARED_STRINGS), MAX_TOTAL in all,
+ * and no large part that compresses better than MAX_RATIO (a zip bomb). Every part is inflated
+ * through inflateEntry, here and by the reader alike: more bytes than the directory declared
+ * stop it at once, and a DOCTYPE (no DTD of any kind) or a part that is not UTF-8 is refused.
+ * checkWorkbook inflates the small parts (the workbook's sheet list is read on the way) but
+ * neither the worksheets nor the shared strings: the reader streams those through the same
+ * checks, and never reads a sheet it was not asked for. The sheet to read is scanned once ahead
+ * by sheetMerges (merged cells sit at the end of its XML, and a merged header must be refused
+ * before the first row). Memory stays a few chunks; time is one inflate of each part read.
  */
 import { createReadStream } from 'node:fs';
 import { createInflateRaw } from 'node:zlib';
@@ -39,18 +43,25 @@ export interface SheetInfo {
 
 export interface WorkbookInfo {
   sheets: SheetInfo[];
-  /** Merged ranges (`C1:D1`) per worksheet part number. */
-  merges: Map<string, string[]>;
   date1904: boolean;
   /** The zip's directory: where the reader finds each part. */
   entries: ZipEntry[];
 }
 
-const SHEET_PART = /^xl\/worksheets\/sheet(\d+)\.xml$/;
+/** The parts the reader streams through inflateEntry itself: never inflated ahead here. */
+const STREAMED = /^xl\/(?:worksheets\/sheet\d+|sharedStrings)\.xml$/;
 const DOCTYPE = Buffer.from('<!DOCTYPE');
 const ENTITY = Buffer.from('<!ENTITY');
 const MERGE = /<(?:\w+:)?mergeCell\s[^>]*?ref="([A-Z]{1,3}\d+(?::[A-Z]{1,3}\d+)?)"/g;
 const XML = /\.(xml|rels|vml)$/i;
+
+/**
+ * Inflated in chunks this large: node:zlib's 16 KiB default took 3× as long to inflate a 27 MB
+ * sheet; beyond 64 KiB more rows of a chunk outlive a scavenge (bench/HISTORY.md, "Spreadsheets").
+ */
+const CHUNK = 64 * 1024;
+/** What of a chunk's neighbour is searched with it: more than any element looked for. */
+const SEAM = 256;
 
 const mib = (n: number) => (n >= 2 ** 20 ? `${Math.round(n / 2 ** 20)} MiB` : `${n} bytes`);
 
@@ -97,21 +108,32 @@ function judgeDirectory(file: string, entries: ZipEntry[]) {
   }
 }
 
-/** Inflates one entry in chunks; `onChunk` sees each with the tail of the one before. */
-async function inflate(
+/**
+ * One entry's bytes, inflated in chunks; more than the directory declares is refused at once
+ * (a zip bomb that lies), and so is a first chunk that is not UTF-8 XML. `signal` stops it
+ * (another part read beside it failed).
+ */
+export async function* inflateEntry(
   file: string,
   entry: ZipEntry,
-  onChunk: (window: Buffer, fresh: number) => void,
-): Promise<void> {
+  signal?: AbortSignal,
+): AsyncGenerator<Buffer> {
   if (entry.compressed === 0) return;
   const start = await dataOffset(file, entry);
-  const raw = createReadStream(file, { start, end: start + entry.compressed - 1 });
-  const source = entry.method === 8 ? raw.pipe(createInflateRaw()) : raw;
+  const raw = createReadStream(file, {
+    start,
+    end: start + entry.compressed - 1,
+    highWaterMark: CHUNK,
+  });
+  const source = entry.method === 8 ? raw.pipe(createInflateRaw({ chunkSize: CHUNK })) : raw;
   raw.on('error', (err) => source.destroy(err));
   let seen = 0;
-  let tail = Buffer.alloc(0);
   try {
     for await (const chunk of source as AsyncIterable<Buffer>) {
+      signal?.throwIfAborted();
+      if (seen === 0 && (chunk[0] === 0xff || chunk[0] === 0xfe || chunk[1] === 0)) {
+        throw refuse(file, `${entry.name} is not UTF-8 XML`);
+      }
       seen += chunk.length;
       if (seen > entry.uncompressed) {
         throw refuse(
@@ -119,14 +141,71 @@ async function inflate(
           `${entry.name} inflates to more than the ${entry.uncompressed} bytes its directory declares (a zip bomb)`,
         );
       }
-      const window = tail.length > 0 ? Buffer.concat([tail, chunk]) : chunk;
-      onChunk(window, chunk.length);
-      tail = Buffer.from(window.subarray(Math.max(0, window.length - 256)));
+      yield chunk;
     }
+  } catch (err) {
+    throw damaged(file, err);
   } finally {
     raw.destroy();
     source.destroy();
   }
+}
+
+/** A zlib error as the damaged entry it is; anything else as it was. */
+function damaged(file: string, err: unknown) {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (!(err instanceof ImportError) && typeof code === 'string' && code.startsWith('Z_')) {
+    return refuse(file, `a damaged zip entry (${(err as Error).message})`);
+  }
+  return err;
+}
+
+/** The refusal of a part with a DOCTYPE, wherever it is met (here, or by the reader's parser). */
+export const doctypeRefusal = (file: string, entry: ZipEntry) =>
+  importUsageError(
+    `${file}: ${entry.name} has a DOCTYPE (a DTD, the way XML external entities come in): refused, nothing read from it or fetched. Excel never writes one; save the data again from Excel or export it as CSV`,
+  );
+
+/**
+ * Inflates one entry, refusing a DOCTYPE (also one split across two chunks); `onChunk` gets each
+ * chunk, the seam (the end of the one before and its own start) and, on demand, the chunk with
+ * the tail of the one before (copied only then).
+ */
+async function scan(
+  file: string,
+  entry: ZipEntry,
+  onChunk: (chunk: Buffer, seam: Buffer, window: () => Buffer) => void,
+  signal?: AbortSignal,
+) {
+  let tail = Buffer.alloc(0);
+  for await (const chunk of inflateEntry(file, entry, signal)) {
+    const seam = Buffer.concat([tail, chunk.subarray(0, SEAM)]);
+    for (const marker of [DOCTYPE, ENTITY]) {
+      if (chunk.indexOf(marker) >= 0 || seam.indexOf(marker) >= 0) {
+        throw doctypeRefusal(file, entry);
+      }
+    }
+    const before = tail;
+    onChunk(chunk, seam, () => (before.length > 0 ? Buffer.concat([before, chunk]) : chunk));
+    tail = Buffer.from(chunk.subarray(Math.max(0, chunk.length - SEAM)));
+  }
+}
+
+/** The merged ranges (`C1:D1`) of a worksheet part, scanned ahead of its rows. */
+export async function sheetMerges(
+  file: string,
+  entry: ZipEntry,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  const found = new Set<string>();
+  const onChunk = (chunk: Buffer, seam: Buffer, window: () => Buffer) => {
+    // A mergeCell element split across two chunks is whole in the window.
+    if (chunk.indexOf('mergeCell') < 0 && seam.indexOf('mergeCell') < 0) return;
+    for (const m of window().toString('latin1').matchAll(MERGE)) found.add(m[1]!);
+    if (found.size > LIMITS.merges) throw refuse(file, `${entry.name} has too many merged cells`);
+  };
+  await scan(file, entry, onChunk, signal);
+  return [...found];
 }
 
 const decodeXml = (s: string) =>
@@ -168,7 +247,7 @@ function sheetsOf(workbook: string, rels: string): { sheets: SheetInfo[]; date19
   return { sheets, date1904 };
 }
 
-/** Checks a workbook as described above; its sheets, merged ranges and date system. */
+/** Checks a workbook as described above; its sheets and date system. */
 export async function checkWorkbook(file: string): Promise<WorkbookInfo> {
   let entries: ZipEntry[];
   try {
@@ -179,54 +258,24 @@ export async function checkWorkbook(file: string): Promise<WorkbookInfo> {
     throw err;
   }
   judgeDirectory(file, entries);
-  const merges = new Map<string, string[]>();
-  const kept: Record<string, Buffer[]> = {};
-  try {
-    for (const entry of entries) {
-      if (!XML.test(entry.name)) continue;
-      const part = SHEET_PART.exec(entry.name)?.[1];
-      const keep = entry.name === 'xl/workbook.xml' || entry.name === 'xl/_rels/workbook.xml.rels';
-      if (keep && entry.uncompressed > LIMITS.small) {
-        throw refuse(file, `${entry.name} is ${mib(entry.uncompressed)}`);
-      }
-      const found = new Set<string>();
-      let first = true;
-      await inflate(file, entry, (window, fresh) => {
-        if (first && (window[0] === 0xff || window[0] === 0xfe || window[1] === 0)) {
-          throw refuse(file, `${entry.name} is not UTF-8 XML`);
-        }
-        first = false;
-        if (window.indexOf(DOCTYPE) >= 0 || window.indexOf(ENTITY) >= 0) {
-          throw importUsageError(
-            `${file}: ${entry.name} has a DOCTYPE (a DTD, the way XML external entities come in): refused, nothing read from it or fetched. Excel never writes one; save the data again from Excel or export it as CSV`,
-          );
-        }
-        if (keep) {
-          const parts = kept[entry.name] ?? [];
-          parts.push(Buffer.from(window.subarray(window.length - fresh)));
-          kept[entry.name] = parts;
-        }
-        if (part !== undefined && window.indexOf('mergeCell') >= 0) {
-          for (const m of window.toString('latin1').matchAll(MERGE)) found.add(m[1]!);
-          if (found.size > LIMITS.merges)
-            throw refuse(file, `${entry.name} has too many merged cells`);
-        }
-      });
-      if (part !== undefined && found.size > 0) merges.set(part, [...found]);
+  const kept = new Map<string, Buffer[]>();
+  for (const entry of entries) {
+    if (!XML.test(entry.name) || STREAMED.test(entry.name)) continue;
+    const keep = entry.name === 'xl/workbook.xml' || entry.name === 'xl/_rels/workbook.xml.rels';
+    if (keep && entry.uncompressed > LIMITS.small) {
+      throw refuse(file, `${entry.name} is ${mib(entry.uncompressed)}`);
     }
-  } catch (err) {
-    if (err instanceof ImportError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (typeof code === 'string' && code.startsWith('Z_')) {
-      throw refuse(file, `a damaged zip entry (${(err as Error).message})`);
-    }
-    throw err;
+    const parts: Buffer[] = [];
+    await scan(file, entry, (chunk) => {
+      if (keep) parts.push(Buffer.from(chunk));
+    });
+    if (keep) kept.set(entry.name, parts);
   }
-  const text = (name: string) => Buffer.concat(kept[name] ?? []).toString('utf8');
+  const text = (name: string) => Buffer.concat(kept.get(name) ?? []).toString('utf8');
   const { sheets, date1904 } = sheetsOf(
     text('xl/workbook.xml'),
     text('xl/_rels/workbook.xml.rels'),
   );
   if (sheets.length === 0) throw refuse(file, 'its workbook lists no sheets');
-  return { sheets, merges, date1904, entries };
+  return { sheets, date1904, entries };
 }

@@ -6,17 +6,17 @@
  * Excel shows it. Empty rows are skipped, trailing empty columns ignored.
  */
 import { toCsvCell } from '../contract/csv-cell.js';
-import { importUsageError } from './errors.js';
+import { ImportError, importUsageError } from './errors.js';
 import type { CsvFile, CsvRecord } from './read.js';
-import { checkWorkbook, type SheetInfo, type WorkbookInfo } from './xlsx-guard.js';
+import { checkWorkbook, type SheetInfo, sheetMerges, type WorkbookInfo } from './xlsx-guard.js';
 import {
   ColumnBoundsError,
   MAX_COLUMNS,
-  readSharedStrings,
   readStyles,
   type SheetRow,
   sheetRows,
 } from './xlsx-sheet.js';
+import { readSharedStrings, SharedStrings } from './xlsx-strings.js';
 
 export { MAX_COLUMNS };
 
@@ -68,12 +68,18 @@ function rangeOf(ref: string) {
   return { from: cell(from), to: cell(to) };
 }
 
-/** A row's cells, trailing empty ones dropped. */
-function trimmed(row: SheetRow) {
-  const cells = row.cells;
+/** How many of a row's cells count: trailing empty ones do not. */
+function widthOf(cells: readonly (string | undefined)[]) {
   let width = cells.length;
   while (width > 0 && (cells[width - 1] ?? '').trim() === '') width--;
-  return Array.from({ length: width }, (_, i) => cells[i] ?? '');
+  return width;
+}
+
+/** A row's first `width` cells (holes as ''), each through `as`, in the row's own array. */
+function cellsOf(cells: (string | undefined)[], width: number, as = (c: string) => c) {
+  for (let i = 0; i < width; i++) cells[i] = as(cells[i] ?? '');
+  cells.length = width;
+  return cells as string[];
 }
 
 /** Opens a workbook's sheet for streaming: reads up to the header, then yields data rows. */
@@ -83,6 +89,7 @@ export async function openXlsx(file: string, bytes: number, opts: SheetOptions):
   const where = `${file}, sheet '${sheet.name}'`;
   const entry = (name: string) => info.entries.find((e) => e.name === name);
   const unreadable = (err: unknown) => {
+    if (err instanceof ImportError) return err;
     if (err instanceof ColumnBoundsError) {
       return importUsageError(
         `${where}: a row has cells beyond column XFD (${MAX_COLUMNS.toLocaleString('en')}, Excel's last); the file was not written by Excel: save it again from Excel, or export it as CSV`,
@@ -94,21 +101,29 @@ export async function openXlsx(file: string, bytes: number, opts: SheetOptions):
   };
   const part = entry(`xl/worksheets/sheet${sheet.partNo}.xml`);
   if (!part) throw unreadable(new Error(`its sheet's part is missing`));
-  let rows: AsyncGenerator<SheetRow>;
+  let rows: AsyncGenerator<SheetRow[]>;
+  let merges: string[];
   try {
     const strings = entry('xl/sharedStrings.xml');
     const styles = entry('xl/styles.xml');
-    const context = {
-      shared: strings ? await readSharedStrings(file, strings) : [],
-      styles: styles ? await readStyles(file, styles) : [],
-      date1904: info.date1904,
-    };
-    rows = guarded(sheetRows(file, part, context));
+    // The sheet's scan for merged cells inflates in zlib's threads while saxes reads the
+    // shared strings here; the first of them to fail stops the others.
+    const stop = new AbortController();
+    const [shared, cellStyles, merged] = await Promise.all([
+      strings ? readSharedStrings(file, strings, stop.signal) : new SharedStrings(),
+      styles ? readStyles(file, styles, stop.signal) : [],
+      sheetMerges(file, part, stop.signal),
+    ]).catch((err: unknown) => {
+      stop.abort();
+      throw err;
+    });
+    merges = merged;
+    rows = guarded(sheetRows(file, part, { shared, styles: cellStyles, date1904: info.date1904 }));
   } catch (err) {
     throw unreadable(err);
   }
 
-  async function* guarded(source: AsyncGenerator<SheetRow>): AsyncGenerator<SheetRow> {
+  async function* guarded(source: AsyncGenerator<SheetRow[]>): AsyncGenerator<SheetRow[]> {
     try {
       yield* source;
     } catch (err) {
@@ -116,22 +131,37 @@ export async function openXlsx(file: string, bytes: number, opts: SheetOptions):
     }
   }
 
+  // The batch being read and the next row in it, shared by the header's search and records().
+  let batch: SheetRow[] = [];
+  let at = 0;
+  const more = async () => {
+    for (let next = await rows.next(); !next.done; next = await rows.next()) {
+      if (next.value.length === 0) continue;
+      batch = next.value;
+      at = 0;
+      return true;
+    }
+    return false;
+  };
+
   let header: string[] | undefined;
   let headerAt = 0;
-  // Pulled by hand: a for-await's break would end the generator the data rows come from.
-  for (let next = await rows.next(); !next.done; next = await rows.next()) {
-    const row = next.value;
-    if (opts.headerRow !== undefined && row.number < opts.headerRow) continue;
-    const cells = trimmed(row);
-    if (opts.headerRow !== undefined && (row.number > opts.headerRow || cells.length === 0)) {
-      throw importUsageError(
-        `--header-row ${opts.headerRow}: row ${opts.headerRow} of ${where} is empty; give the row number Excel shows beside the column names`,
-      );
+  search: while (at < batch.length || (await more())) {
+    for (; at < batch.length; at++) {
+      const row = batch[at]!;
+      if (opts.headerRow !== undefined && row.number < opts.headerRow) continue;
+      const width = widthOf(row.cells);
+      if (opts.headerRow !== undefined && (row.number > opts.headerRow || width === 0)) {
+        throw importUsageError(
+          `--header-row ${opts.headerRow}: row ${opts.headerRow} of ${where} is empty; give the row number Excel shows beside the column names`,
+        );
+      }
+      if (width === 0) continue;
+      header = cellsOf(row.cells, width, (c) => c.trim());
+      headerAt = row.number;
+      at++;
+      break search;
     }
-    if (cells.length === 0) continue;
-    header = cells.map((c) => c.trim());
-    headerAt = row.number;
-    break;
   }
   if (!header) {
     throw importUsageError(
@@ -140,7 +170,7 @@ export async function openXlsx(file: string, bytes: number, opts: SheetOptions):
         : `${where} is empty: expected a header row such as 'externalId,email,firstName,lastName' (see \`roster users import --template\`)`,
     );
   }
-  const merged = (info.merges.get(sheet.partNo!) ?? []).find((ref) => {
+  const merged = merges.find((ref) => {
     const r = rangeOf(ref);
     return (
       r.from.row <= headerAt &&
@@ -157,16 +187,21 @@ export async function openXlsx(file: string, bytes: number, opts: SheetOptions):
 
   async function* records(): AsyncGenerator<CsvRecord> {
     let n = 0;
-    for (let next = await rows.next(); !next.done; next = await rows.next()) {
-      const row = next.value;
-      const cells = trimmed(row);
-      const problem = row.problem;
-      if (cells.length === 0 && !problem) continue;
-      // Escaped as a CSV cell would be: the engine reads every cell back with fromCsvCell.
-      const fields = Array.from({ length: Math.max(width, cells.length) }, (_, i) =>
-        toCsvCell(cells[i] ?? ''),
-      );
-      yield { row: ++n, line: row.number, fields, ...(problem ? { problem } : {}) };
+    while (at < batch.length || (await more())) {
+      for (; at < batch.length; ) {
+        const row = batch[at++]!;
+        const cells = widthOf(row.cells);
+        const problem = row.problem;
+        if (cells === 0 && !problem) continue;
+        // Escaped as a CSV cell would be: the engine reads every cell back with fromCsvCell.
+        const record: CsvRecord = {
+          row: ++n,
+          line: row.number,
+          fields: cellsOf(row.cells, Math.max(width, cells), toCsvCell),
+        };
+        if (problem) record.problem = problem;
+        yield record;
+      }
     }
   }
   return { file, header, delimiter: '', bytes, records: records() };

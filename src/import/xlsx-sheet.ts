@@ -8,7 +8,7 @@
  * A row is its number (as Excel shows it) and its cells' text (xlsx-cells.ts); a cell beyond
  * column XFD stops the read.
  */
-import { cellText, isDateFormat } from './xlsx-cells.js';
+import { cellText, isDateFormat, type RawCell, type StringTable } from './xlsx-cells.js';
 import { parseEntry, parseWholeEntry } from './xlsx-xml.js';
 import type { ZipEntry } from './zip-directory.js';
 
@@ -36,7 +36,7 @@ const BUILT_IN: Record<number, string> = {
   19: 'h:mm:ss AM/PM',
   20: 'h:mm',
   21: 'h:mm:ss',
-  22: 'm/d/yy "h":mm',
+  22: 'm/d/yy h:mm',
   37: '#,##0 ;(#,##0)',
   38: '#,##0 ;[Red](#,##0)',
   39: '#,##0.00 ;(#,##0.00)',
@@ -55,52 +55,36 @@ export interface CellStyle {
 
 const GENERAL: CellStyle = { numFmt: undefined, isDate: false };
 
-/** The shared-strings table: each `<si>`'s text (its runs joined; phonetic hints left out). */
-export async function readSharedStrings(file: string, entry: ZipEntry): Promise<string[]> {
-  const strings: string[] = [];
-  let text = '';
-  let inT = false;
-  let phonetic = 0;
-  await parseWholeEntry(file, entry, {
-    open(name) {
-      if (name === 't') {
-        if (phonetic === 0) inT = true;
-      } else if (name === 'si') text = '';
-      else if (name === 'rPh') phonetic++;
-    },
-    close(name) {
-      if (name === 't') inT = false;
-      else if (name === 'si') strings.push(text);
-      else if (name === 'rPh') phonetic--;
-    },
-    text(t) {
-      if (inT) text += t;
-    },
-  });
-  return strings;
-}
-
 /** Each cell style's (cellXfs index) number format. */
-export async function readStyles(file: string, entry: ZipEntry): Promise<CellStyle[]> {
+export async function readStyles(
+  file: string,
+  entry: ZipEntry,
+  signal?: AbortSignal,
+): Promise<CellStyle[]> {
   const custom = new Map<number, string>();
   const styles: CellStyle[] = [];
   let inXfs = false;
-  await parseWholeEntry(file, entry, {
-    open(name, a) {
-      if (name === 'numFmt' && a.numFmtId !== undefined && a.formatCode !== undefined) {
-        custom.set(Number.parseInt(a.numFmtId, 10), a.formatCode);
-      } else if (name === 'cellXfs') inXfs = true;
-      else if (name === 'xf' && inXfs) {
-        const id = Number.parseInt(a.numFmtId ?? '0', 10);
-        const numFmt = id ? (custom.get(id) ?? BUILT_IN[id]) : undefined;
-        styles.push(numFmt === undefined ? GENERAL : { numFmt, isDate: isDateFormat(numFmt) });
-      }
+  await parseWholeEntry(
+    file,
+    entry,
+    {
+      open(name, a) {
+        if (name === 'numFmt' && a.numFmtId !== undefined && a.formatCode !== undefined) {
+          custom.set(Number.parseInt(a.numFmtId, 10), a.formatCode);
+        } else if (name === 'cellXfs') inXfs = true;
+        else if (name === 'xf' && inXfs) {
+          const id = Number.parseInt(a.numFmtId ?? '0', 10);
+          const numFmt = id ? (custom.get(id) ?? BUILT_IN[id]) : undefined;
+          styles.push(numFmt === undefined ? GENERAL : { numFmt, isDate: isDateFormat(numFmt) });
+        }
+      },
+      close(name) {
+        if (name === 'cellXfs') inXfs = false;
+      },
+      text() {},
     },
-    close(name) {
-      if (name === 'cellXfs') inXfs = false;
-    },
-    text() {},
-  });
+    signal,
+  );
   return styles;
 }
 
@@ -131,17 +115,20 @@ const letters = (col: number) => {
 };
 
 export interface SheetContext {
-  shared: readonly string[];
+  shared: StringTable;
   styles: readonly CellStyle[];
   date1904: boolean;
 }
 
-/** The sheet's rows in order, as the XML gives them (rows without cells included). */
+/**
+ * The sheet's rows in order, as the XML gives them (rows without cells included), a batch per
+ * inflated chunk: one await per chunk (a few hundred rows), not per row.
+ */
 export async function* sheetRows(
   file: string,
   entry: ZipEntry,
   { shared, styles, date1904 }: SheetContext,
-): AsyncGenerator<SheetRow> {
+): AsyncGenerator<SheetRow[]> {
   let ready: SheetRow[] = [];
   let row: SheetRow | undefined;
   let rowNumber = 0;
@@ -158,6 +145,15 @@ export async function* sheetRows(
   let inInline = false;
   let phonetic = 0;
   let buf = '';
+  // One cell object, filled for each cell in turn (cellText keeps nothing of it).
+  const cell: RawCell = {
+    type: undefined,
+    value: undefined,
+    formula: false,
+    numFmt: undefined,
+    isDate: false,
+    address: '',
+  };
 
   const parse = parseEntry(file, entry, {
     open(name, a) {
@@ -223,20 +219,15 @@ export async function* sheetRows(
         case 'c': {
           if (!inCell || !row) break;
           inCell = false;
-          const read = cellText(
-            {
-              type,
-              value,
-              formula,
-              numFmt: style.numFmt,
-              isDate: style.isDate,
-              address: ref ?? `${letters(col)}${rowNumber}`,
-            },
-            shared,
-            date1904,
-          );
-          if ('problem' in read) row.problem ??= read.problem;
-          else row.cells[col - 1] = read.text;
+          cell.type = type;
+          cell.value = value;
+          cell.formula = formula;
+          cell.numFmt = style.numFmt;
+          cell.isDate = style.isDate;
+          cell.address = ref ?? `${letters(col)}${rowNumber}`;
+          const read = cellText(cell, shared, date1904);
+          if (typeof read === 'string') row.cells[col - 1] = read;
+          else row.problem ??= read.problem;
           break;
         }
         case 'row':
@@ -253,6 +244,6 @@ export async function* sheetRows(
     if (ready.length === 0) continue;
     const batch = ready;
     ready = [];
-    yield* batch;
+    yield batch;
   }
 }

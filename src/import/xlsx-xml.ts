@@ -1,15 +1,14 @@
 /**
- * One zip entry of a workbook as a stream of XML events: the entry's bytes from where its
- * directory says (zip-directory.ts), through node:zlib's inflateRaw, decoded as UTF-8 and fed to
- * saxes, which never fetches anything. xlsx-guard.ts has already judged every part (sizes,
- * ratios, no DOCTYPE); a DOCTYPE met here all the same is refused, never resolved, and more bytes
- * than the directory declared stop the read. The caller's handlers run as saxes parses a chunk;
- * the generator yields after each chunk so the caller can hand on what the handlers collected.
+ * One zip entry of a workbook as a stream of XML events: the entry's bytes through the guard's
+ * inflateEntry (xlsx-guard.ts: the directory's size enforced as it inflates, UTF-8 only),
+ * decoded and fed to saxes, which never fetches anything. A DOCTYPE is refused, never resolved,
+ * with the guard's own message. The caller's handlers run as saxes parses a chunk; the generator
+ * yields after each chunk so the caller can hand on what the handlers collected.
  */
-import { createReadStream } from 'node:fs';
-import { createInflateRaw } from 'node:zlib';
+import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { dataOffset, type ZipEntry } from './zip-directory.js';
+import { doctypeRefusal, inflateEntry } from './xlsx-guard.js';
+import type { ZipEntry } from './zip-directory.js';
 
 export interface XmlHandlers {
   /** An element opens; `name` without its namespace prefix. */
@@ -18,22 +17,21 @@ export interface XmlHandlers {
   text(text: string): void;
 }
 
-export class XmlPartError extends Error {}
-
 const local = (name: string) => {
   const i = name.indexOf(':');
   return i < 0 ? name : name.slice(i + 1);
 };
 
-/** Parses `entry` with `handlers`, yielding once after each inflated chunk. */
+/** Parses `entry` with `handlers`, yielding once after each inflated chunk; `signal` stops it. */
 export async function* parseEntry(
   file: string,
   entry: ZipEntry,
   handlers: XmlHandlers,
+  signal?: AbortSignal,
 ): AsyncGenerator<void> {
   const parser = new SaxesParser({ xmlns: false, position: false });
   parser.on('doctype', () => {
-    throw new XmlPartError(`${entry.name} has a DOCTYPE`);
+    throw doctypeRefusal(file, entry);
   });
   parser.on('opentag', (tag: SaxesTagPlain) =>
     handlers.open(local(tag.name), tag.attributes as Record<string, string>),
@@ -42,30 +40,21 @@ export async function* parseEntry(
   parser.on('text', handlers.text);
   parser.on('cdata', handlers.text);
   if (entry.compressed === 0) return;
-  const start = await dataOffset(file, entry);
-  const raw = createReadStream(file, { start, end: start + entry.compressed - 1 });
-  const source = entry.method === 8 ? raw.pipe(createInflateRaw()) : raw;
-  raw.on('error', (err) => source.destroy(err));
-  source.setEncoding('utf8');
-  let seen = 0;
-  try {
-    for await (const chunk of source as AsyncIterable<string>) {
-      // UTF-8 is at least one byte a character: a string longer than the declared size is over.
-      seen += chunk.length;
-      if (seen > entry.uncompressed) {
-        throw new XmlPartError(`${entry.name} inflates to more than its directory declares`);
-      }
-      parser.write(chunk);
-      yield;
-    }
-    parser.close();
-  } finally {
-    raw.destroy();
-    source.destroy();
+  const utf8 = new StringDecoder('utf8');
+  for await (const chunk of inflateEntry(file, entry, signal)) {
+    parser.write(utf8.write(chunk));
+    yield;
   }
+  parser.write(utf8.end());
+  parser.close();
 }
 
 /** Parses a whole entry (shared strings, styles): the handlers keep what they need. */
-export async function parseWholeEntry(file: string, entry: ZipEntry, handlers: XmlHandlers) {
-  for await (const _ of parseEntry(file, entry, handlers));
+export async function parseWholeEntry(
+  file: string,
+  entry: ZipEntry,
+  handlers: XmlHandlers,
+  signal?: AbortSignal,
+) {
+  for await (const _ of parseEntry(file, entry, handlers, signal));
 }

@@ -59,7 +59,7 @@ it('users list loads bin/roster.js and the bundle only, no ES module, no http2',
   ).toEqual([]);
 });
 
-it('the bundle holds undici’s Pool and request API, not its index, and no service code', () => {
+it('the bundle holds undici’s Pool and request API, not its index, no service code, no .xlsx libraries', () => {
   // The bundle's source map names every file in it.
   const { sources } = JSON.parse(readFileSync(`${BUNDLE}.map`, 'utf8')) as { sources: string[] };
   const bundled = sources.map((f) => f.replaceAll('\\', '/'));
@@ -72,6 +72,12 @@ it('the bundle holds undici’s Pool and request API, not its index, and no serv
   expect(
     bundled.filter((f) => /(src|dist)\/(server|store)\/|\/(koa|pg|sharp|better-sqlite3)\//.test(f)),
   ).toEqual([]);
+  // The .xlsx libraries are required when an import or export runs (scripts/bundle-cli.mjs),
+  // told by the bundle's code, not its map: saxes' own source map names its file src/saxes.ts.
+  const code = readFileSync(BUNDLE, 'utf8');
+  expect(code).not.toContain('disallowed character in closing tag'); // one of saxes' messages
+  expect(code).toContain('require("saxes")');
+  expect(code).toContain('import("exceljs")');
 });
 
 /**

@@ -174,7 +174,7 @@ describe('bad workbooks: refused, naming the file and what to do', () => {
 });
 
 describe('a shared-strings table beyond its cap', () => {
-  it('is refused from the zip directory, before exceljs caches a string', async () => {
+  it('is refused from the size its zip directory declares, before any string is read', async () => {
     const { default: ExcelJS } = await import('exceljs');
     const file = join(files.temp('roster-xlsx-'), 'strings.xlsx');
     const book = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: file, useSharedStrings: true });
