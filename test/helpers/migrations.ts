@@ -46,6 +46,11 @@ export async function forgetMigrations(store: Store, count: number, undo: string
  * the login index and of the refold before it keep starting from the release they test.
  */
 export const UNDO_LOGIN_INDEX = [
+  // the users without an email, in each next key's order
+  'DROP INDEX users_without_email_by_external_id',
+  'DROP INDEX users_without_email_by_created',
+  'DROP INDEX users_without_email_by_first_name',
+  'DROP INDEX users_without_email_by_name',
   // webhook endpoints and their deliveries (their indexes go with them)
   'DROP TABLE webhook_deliveries',
   'DROP TABLE webhooks',
@@ -56,6 +61,6 @@ export const UNDO_LOGIN_INDEX = [
 
 /**
  * How many migrations each backend has after the login-name index: forgotten with it, they run
- * again as they are (SQLite's 16 rebuilds the search entries from the users table; the webhook tables are made again).
+ * again as they are (SQLite's 16 rebuilds the search entries from the users table; the webhook tables and the indexes of users without an email are made again).
  */
-export const AFTER_LOGIN_INDEX: Record<Store['engine'], number> = { sqlite: 2, postgres: 1 };
+export const AFTER_LOGIN_INDEX: Record<Store['engine'], number> = { sqlite: 3, postgres: 2 };
