@@ -128,13 +128,22 @@ export function statusParts(
 }
 
 /**
- * The leading keys whose users with no value are read as a part of their own, from an index of
- * only those users in the next key's order (SQLite 18, PostgreSQL 12): about 30,000 of
- * 1,000,000 users have no email, and in one index with the rest they tie, so every page among
- * them sorted them all by the next key (64-131 ms on SQLite, 0.2-1.4 s in the million harness:
- * bench/HISTORY.md, "Sorts led by status or email").
+ * The leading keys whose users without a value are read as a part of their own, and the next
+ * keys for which they are: those with an index of only those users in their order (SQLite 18,
+ * PostgreSQL 12). About 30,000 of 1,000,000 users have no email, and in one index with the rest
+ * they tie, so every page among them sorted them all by the next key (64-131 ms on SQLite,
+ * 0.1-1.6 s on PostgreSQL: bench/HISTORY.md, "Sorts led by status or email"). By status or
+ * email next, users_by_email itself has them in order: (status, rowid).
  */
-export const NULL_PARTED: ReadonlySet<SortKey> = new Set(['email']);
+const NULL_PARTS: Partial<Record<SortKey, readonly SortKey[]>> = {
+  email: ['lastName', 'firstName', 'createdAt', 'externalId'],
+};
+
+/** Whether a list's users without its first key are read apart (NULL_PARTS). */
+export const nullParted = (f: Pick<ListFilter, 'sort'>): boolean => {
+  const next = f.sort[1]?.key;
+  return next !== undefined && (NULL_PARTS[f.sort[0]!.key]?.includes(next) ?? false);
+};
 
 /** The key whose index orders a list: the first, or the next when status leads (statusParts). */
 export const orderingKey = (f: Pick<ListFilter, 'sort'>): SortKey =>
@@ -145,7 +154,7 @@ export interface Read {
   range: Range;
   /** A part of a status-led list, of this status (statusParts). */
   status?: ListFilter['statuses'][number];
-  /** Every row of it has a NULL first key: ordered by the other keys alone (readTerms). */
+  /** Only the users without the first key, in a list that reads them apart (nullParted). */
   leadIsNull?: boolean;
   /** A whole part of the list, which an offset may pass: by its count. */
   part?: true;
@@ -163,8 +172,8 @@ export const readTerms = (terms: OrderTerm[], read: Read): OrderTerm[] =>
  * The reads that give a page, in order, until it is full: the ranges after the position, or
  * the whole order from its start; in a status-led list, the range beyond the position's status
  * (the last: the only one spanning statuses), or the whole list, as one part per status; in a
- * list led by a NULL_PARTED key from its start, the users without it and the others, in the
- * order's NULL placement (first going up).
+ * list that reads its users without the first key apart (nullParted), from its start, those
+ * and the others, in the order's NULL placement (first going up).
  */
 export function keysetReads(
   terms: OrderTerm[],
@@ -177,13 +186,16 @@ export function keysetReads(
       part: true,
     }),
   );
+  const parted = nullParted(f);
   if (f.after) {
-    const ranges: Read[] = keysetRanges(terms, f.after);
+    const ranges = keysetRanges(terms, f.after).map(
+      ({ range, leadIsNull }): Read => (parted && leadIsNull ? { range, leadIsNull } : { range }),
+    );
     return parts ? [...ranges.slice(0, -1), ...parts] : ranges;
   }
   if (parts) return parts;
   const lead = terms[0]!;
-  if (!NULL_PARTED.has(f.sort[0]!.key)) return [{ range: () => [] }];
+  if (!parted) return [{ range: () => [] }];
   const without: Read = { range: () => [`${lead.expr} IS NULL`], leadIsNull: true, part: true };
   const rest: Read = { range: () => [`${lead.expr} IS NOT NULL`], part: true };
   return lead.dir === 'ASC' ? [without, rest] : [rest, without];

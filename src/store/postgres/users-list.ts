@@ -300,7 +300,7 @@ const readsInParts = (q: ListQuery) => keysetReads(q.terms, q.f).some((r) => r.p
  */
 async function strategyOf(q: ListQuery): Promise<keyof typeof STRATEGIES> {
   // A status-led list is read a status at a time (keyset.ts statusParts), and one led by
-  // email its users without one apart (NULL_PARTED): in one statement, neither had an index
+  // email its users without one apart (nullParted): in one statement, neither had an index
   // in its order.
   if (!q.search) return q.f.after || readsInParts(q) ? 'inOrder' : 'listPage';
   if ((await expected(q)) > q.fewMatches) return 'inOrder';

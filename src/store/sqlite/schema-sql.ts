@@ -281,7 +281,7 @@ export const USERS_LOGIN = `
 export const USERS_WITHOUT_EMAIL = `
   -- The users without an email (about 3 %) in the order of each key that can follow email in a
   -- sort, then status (rowid is in every index): a list led by email reads them as a part of
-  -- their own (store/common/keyset.ts NULL_PARTED). In users_by_email they tie, so a page among
+  -- their own (store/common/keyset.ts nullParted). In users_by_email they tie, so a page among
   -- them sorted them all (email_ASC_lastName_ASC's first page 0.2-0.7 s at 1,000,000 users). By
   -- status or email, users_by_email already has them in (status, rowid) order. At 1,000,000
   -- users the four took 0.15-0.48 s each here.

@@ -42,16 +42,13 @@ const SORT_INDEX: Record<SortKey, string> = {
 
 /**
  * The index that orders the users with no email by the next key (a read with leadIsNull in a
- * list led by email; SQLite 18). By status or email, users_by_email does: its users without
- * an email are in (status, rowid) order.
+ * list led by email: keyset.ts nullParted; SQLite 18).
  */
-const WITHOUT_EMAIL_INDEX: Record<SortKey, string> = {
+const WITHOUT_EMAIL_INDEX: Partial<Record<SortKey, string>> = {
   lastName: 'users_without_email_by_name',
   firstName: 'users_without_email_by_first_name',
   createdAt: 'users_without_email_by_created',
   externalId: 'users_without_email_by_external_id',
-  email: 'users_by_email',
-  status: 'users_by_email',
 };
 
 /**
@@ -165,9 +162,8 @@ function pick(prepared: Prepared, q: ListQuery, from: From, countOf: CountOf): u
 
 /** The index a read names: its users without an email's when it reads only those. */
 const indexOf = (f: ListFilter, read: Read) =>
-  read.leadIsNull && f.sort[0]!.key === 'email'
-    ? WITHOUT_EMAIL_INDEX[f.sort[1]?.key ?? 'email']
-    : SORT_INDEX[orderingKey(f)];
+  (read.leadIsNull && f.sort[0]!.key === 'email' && WITHOUT_EMAIL_INDEX[f.sort[1]!.key]) ||
+  SORT_INDEX[orderingKey(f)];
 
 /** The ways to read a page's positions. */
 const STRATEGIES = {
