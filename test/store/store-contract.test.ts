@@ -365,7 +365,7 @@ describe(`the store contract on ${BACKEND}`, () => {
       last: string | null;
       first: string | null;
       email: string | null;
-      ext: string;
+      ext: string | null;
       created: string;
       at: number;
     };
@@ -399,7 +399,7 @@ describe(`the store contract on ${BACKEND}`, () => {
         last,
         first,
         email,
-        ext: i === 3 ? (null as unknown as string) : ext,
+        ext: i === 3 ? null : ext,
         created: row.created_at,
         at: i,
       });
@@ -442,12 +442,15 @@ describe(`the store contract on ${BACKEND}`, () => {
               { key: lead, dir },
               { key: second, dir: dir2 },
             ];
-            for (const statuses of [
-              ['activated', 'pending', 'deactivated'],
-              ['pending'],
-            ] as ListFilter['statuses'][]) {
+            for (const [statuses, query] of [
+              [['activated', 'pending', 'deactivated']],
+              [['pending']],
+              // A search: the names beginning with "a" (no email here has a word that does).
+              [['activated', 'pending', 'deactivated'], 'a'],
+            ] as [ListFilter['statuses'], string?][]) {
               const want = made
                 .filter((u) => statuses.includes(u.status))
+                .filter((u) => !query || [u.first, u.last].some((n) => n && /^a/i.test(n)))
                 .sort(
                   (x, y) =>
                     compare(value[lead](x), value[lead](y), dir) ||
@@ -456,8 +459,8 @@ describe(`the store contract on ${BACKEND}`, () => {
                     x.at - y.at,
                 )
                 .map((u) => ids.get(u.at));
-              const filter = { branchId: b.id, statuses, sort, limit: 3 };
-              const named = `${lead}_${dir}_${second}_${dir2} of ${statuses}`;
+              const filter = { branchId: b.id, statuses, sort, limit: 3, query };
+              const named = `${lead}_${dir}_${second}_${dir2} of ${statuses} ${query ?? ''}`;
               const byOffset: string[] = [];
               for (let offset = 0; offset < want.length; offset += 3)
                 byOffset.push(...shown(await store.users.list({ ...filter, offset })));
