@@ -3,6 +3,7 @@
 // or seed one first with `node bench/seed.mjs --users 1000000 --data DIR`):
 //   MILLION_DATA=/work/svc/million/sqlite npm run bench -- million
 //   MILLION_DATABASE=postgres://…/roster_million MILLION_DATA=DIR npm run bench -- million
+// MILLION_PARTS=sorts (or lists, search, cli, comma-separated) runs only those parts.
 // p50/p99 at one and at two requests in flight (one per core here), after a warm-up. Figures
 // only.
 import { mkdirSync } from 'node:fs';
@@ -25,6 +26,8 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const USERS_V2 = 'application/vnd.service.accessors.users.v2+json';
 const V3 = 'application/vnd.service.accessors.user.v3+json';
 const ALL = 'activated,pending,deactivated';
+/** Which parts to run (MILLION_PARTS=lists,search,sorts,cli; default all): one part's figures again. */
+const PARTS = new Set((process.env.MILLION_PARTS ?? 'lists,search,sorts,cli').split(','));
 
 /** Opens the store once (applying any pending migration, timed) and makes a bench token. */
 export async function prepare(dataDir, database) {
@@ -127,90 +130,105 @@ export async function run() {
     return two;
   };
   try {
-    await measure('first page, default filter and sort (limit 100)', '/api/users');
-    await measure('status=pending', '/api/users?status=pending');
-    await measure('status=activated,pending', '/api/users?status=activated,pending');
-    // The issue's query classes (issue 41), each with and without a status filter, in the
-    // default order and by first name. The seed's names are all common (66 first, 67 last):
-    // the rare name is a pair (~1 in 4,400), the email fragment a number word after two names.
-    const queries = [
-      ['one letter', 'M'],
-      ['two letters', 'Mü'],
-      ['common prefix', 'Schm'],
-      ['full name', 'Anna Schmidt'],
-      ['email fragment', 'anna.schmidt.42'],
-      ['rare name', 'Quirin Novák'],
-      ['no match', 'Xyzzy'],
-    ];
-    for (const [kind, q] of queries) {
-      for (const status of ['', '&status=pending']) {
-        for (const sort of ['', '&sort=firstName_ASC_lastName_ASC']) {
-          await measure(
-            `query=${q} (${kind})${status}${sort}`,
-            `/api/users?query=${encodeURIComponent(q)}${status}${sort}`,
-          );
-        }
-      }
-    }
-    const ids = Array.from({ length: 1000 }, (_, i) => `/api/users/emp-${(i * 7919) % prep.users}`);
-    await measure('GET /users/{externalId}', ids, V3);
-
-    // Every sort: page 1 and, by cursor, the page 200 rows before the end (every status, so
-    // 1,000,000 rows; pending alone ~80,000), against page 1.
-    for (const [statuses, inList] of [
-      [ALL, prep.users],
-      ['pending', undefined],
-    ]) {
-      for (const sort of [
-        'lastName_ASC_firstName_ASC',
-        'firstName_DESC_lastName_ASC',
-        'createdAt_DESC_lastName_ASC',
-        'email_ASC_lastName_ASC',
-        'externalId_ASC_lastName_ASC',
-        'status_ASC_lastName_ASC',
-      ]) {
-        const base = `/api/users?status=${statuses}&sort=${sort}&limit=100`;
-        const size = inList ?? (await get(`${base}`)).total;
-        const t0 = performance.now();
-        const before = await get(`${base}&offset=${Math.max(0, size - 200)}`);
-        const offsetMs = performance.now() - t0;
-        const cursor = before.next;
-        const first = await measure(`${statuses} ${sort}: page 1`, base, USERS_V2, 3);
-        if (!cursor) {
-          line(`${sort}: no cursor near the end`, '');
-          continue;
-        }
-        const deep = await measure(
-          `${statuses} ${sort}: deep page by cursor`,
-          `${base}&after=${encodeURIComponent(cursor)}`,
-          USERS_V2,
-          3,
-        );
-        line(
-          `${statuses} ${sort}: deep / page 1 (p99, 2 in flight); offset once`,
-          `${fmt(deep.p99 / first.p99, 2)}×; offset ${fmt(offsetMs, 0)} ms`,
-        );
-      }
-    }
-
-    // The built CLI's `users list --query` wall time, start-up included (median of 5; its
-    // output to a pipe, so the plain rows a script gets rather than a terminal's table).
-    const cliEnv = {
-      ROSTER_CONFIG_DIR: configDir,
-      ROSTER_BASE_URL: `${origin}/api`,
-      ROSTER_TOKEN: prep.token,
-    };
-    for (const q of ['M', 'Schm', 'Anna Schmidt']) {
-      const walls = [];
-      for (let i = 0; i < 5; i++)
-        walls.push((await exec(LAUNCHER, ['users', 'list', '--query', q], cliEnv)).seconds);
-      walls.sort((a, b) => a - b);
-      line(`CLI users list --query '${q}' wall (median of 5)`, `${fmt(walls[2] * 1000, 0)} ms`);
-    }
-
+    if (PARTS.has('lists')) await lists(measure, prep);
+    if (PARTS.has('search')) await searches(measure);
+    if (PARTS.has('sorts')) await sorts(measure, get, prep);
+    if (PARTS.has('cli')) await cli(origin, prep, configDir);
     // The export of every user: million-export.bench.mjs (its own serve, so VmHWM is its own).
   } finally {
     await stop(child);
+  }
+}
+
+async function lists(measure, prep) {
+  await measure('first page, default filter and sort (limit 100)', '/api/users');
+  await measure('status=pending', '/api/users?status=pending');
+  await measure('status=activated,pending', '/api/users?status=activated,pending');
+  const ids = Array.from({ length: 1000 }, (_, i) => `/api/users/emp-${(i * 7919) % prep.users}`);
+  await measure('GET /users/{externalId}', ids, V3);
+}
+
+async function searches(measure) {
+  // The issue's query classes (issue 41), each with and without a status filter, in the
+  // default order and by first name. The seed's names are all common (66 first, 67 last):
+  // the rare name is a pair (~1 in 4,400), the email fragment a number word after two names.
+  const queries = [
+    ['one letter', 'M'],
+    ['two letters', 'Mü'],
+    ['common prefix', 'Schm'],
+    ['full name', 'Anna Schmidt'],
+    ['email fragment', 'anna.schmidt.42'],
+    ['rare name', 'Quirin Novák'],
+    ['no match', 'Xyzzy'],
+  ];
+  for (const [kind, q] of queries) {
+    for (const status of ['', '&status=pending']) {
+      for (const sort of ['', '&sort=firstName_ASC_lastName_ASC']) {
+        await measure(
+          `query=${q} (${kind})${status}${sort}`,
+          `/api/users?query=${encodeURIComponent(q)}${status}${sort}`,
+        );
+      }
+    }
+  }
+}
+
+async function sorts(measure, get, prep) {
+  // Every sort: page 1 and, by cursor, the page 200 rows before the end (every status, so
+  // 1,000,000 rows; pending alone ~80,000), against page 1.
+  for (const [statuses, inList] of [
+    [ALL, prep.users],
+    ['pending', undefined],
+  ]) {
+    for (const sort of [
+      'lastName_ASC_firstName_ASC',
+      'firstName_DESC_lastName_ASC',
+      'createdAt_DESC_lastName_ASC',
+      'email_ASC_lastName_ASC',
+      'email_DESC_firstName_ASC',
+      'externalId_ASC_lastName_ASC',
+      'status_ASC_lastName_ASC',
+      'status_DESC_firstName_ASC',
+    ]) {
+      const base = `/api/users?status=${statuses}&sort=${sort}&limit=100`;
+      const size = inList ?? (await get(`${base}`)).total;
+      const t0 = performance.now();
+      const before = await get(`${base}&offset=${Math.max(0, size - 200)}`);
+      const offsetMs = performance.now() - t0;
+      const cursor = before.next;
+      const first = await measure(`${statuses} ${sort}: page 1`, base, USERS_V2, 3);
+      if (!cursor) {
+        line(`${sort}: no cursor near the end`, '');
+        continue;
+      }
+      const deep = await measure(
+        `${statuses} ${sort}: deep page by cursor`,
+        `${base}&after=${encodeURIComponent(cursor)}`,
+        USERS_V2,
+        3,
+      );
+      line(
+        `${statuses} ${sort}: deep / page 1 (p99, 2 in flight); offset once`,
+        `${fmt(deep.p99 / first.p99, 2)}×; offset ${fmt(offsetMs, 0)} ms`,
+      );
+    }
+  }
+}
+
+async function cli(origin, prep, configDir) {
+  // The built CLI's `users list --query` wall time, start-up included (median of 5; its
+  // output to a pipe, so the plain rows a script gets rather than a terminal's table).
+  const cliEnv = {
+    ROSTER_CONFIG_DIR: configDir,
+    ROSTER_BASE_URL: `${origin}/api`,
+    ROSTER_TOKEN: prep.token,
+  };
+  for (const q of ['M', 'Schm', 'Anna Schmidt']) {
+    const walls = [];
+    for (let i = 0; i < 5; i++)
+      walls.push((await exec(LAUNCHER, ['users', 'list', '--query', q], cliEnv)).seconds);
+    walls.sort((a, b) => a - b);
+    line(`CLI users list --query '${q}' wall (median of 5)`, `${fmt(walls[2] * 1000, 0)} ms`);
   }
 }
 

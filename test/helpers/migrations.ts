@@ -41,14 +41,27 @@ export async function forgetMigrations(store: Store, count: number, undo: string
 }
 
 /**
- * What the login-name migration and every one after it made, taken back (newest first), and
- * how many migrations that is: a migration appended later adds its undo here, so the tests of
- * the login index and of the refold before it keep starting from the release they test.
+ * What every migration after SQLite's 16 (search spelled out) made, taken back (newest first):
+ * a migration appended later adds its undo here, so the tests that start from an earlier
+ * release (the login index, the refold, SQLite's 16) keep starting from it.
  */
-export const UNDO_LOGIN_INDEX = [
+export const UNDO_AFTER_SPELLED_OUT = [
+  // the users without an email, in each next key's order
+  'DROP INDEX users_without_email_by_external_id',
+  'DROP INDEX users_without_email_by_created',
+  'DROP INDEX users_without_email_by_first_name',
+  'DROP INDEX users_without_email_by_name',
   // webhook endpoints and their deliveries (their indexes go with them)
   'DROP TABLE webhook_deliveries',
   'DROP TABLE webhooks',
+];
+
+/**
+ * What the login-name migration and every one after it made, taken back (newest first), and
+ * how many migrations that is.
+ */
+export const UNDO_LOGIN_INDEX = [
+  ...UNDO_AFTER_SPELLED_OUT,
   // the login name's unique index
   'DROP INDEX users_login',
   'ALTER TABLE users DROP COLUMN login_dup',
@@ -56,6 +69,6 @@ export const UNDO_LOGIN_INDEX = [
 
 /**
  * How many migrations each backend has after the login-name index: forgotten with it, they run
- * again as they are (SQLite's 16 rebuilds the search entries from the users table; the webhook tables are made again).
+ * again as they are (SQLite's 16 rebuilds the search entries from the users table; the webhook tables and the indexes of users without an email are made again).
  */
-export const AFTER_LOGIN_INDEX: Record<Store['engine'], number> = { sqlite: 2, postgres: 1 };
+export const AFTER_LOGIN_INDEX: Record<Store['engine'], number> = { sqlite: 3, postgres: 2 };

@@ -8,6 +8,7 @@ import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { openSqliteStore as openStore } from '../../src/store/sqlite/store.js';
 import { ftsExpression } from '../../src/store/sqlite/users-list.js';
 import { TEST_AUDIT } from '../helpers/audit.js';
+import { UNDO_AFTER_SPELLED_OUT } from '../helpers/migrations.js';
 import { scratch } from '../helpers/scratch.js';
 import { userRow } from '../helpers/user-row.js';
 
@@ -240,7 +241,7 @@ test('migration 16 spells out ß, ø, đ, ł, æ, œ in existing entries: found 
   // what the migrations after 16 made taken back (test/helpers/migrations.ts has their undo).
   const db = sqliteHandle(first);
   db.exec(MIGRATIONS[10] as string);
-  db.exec('DROP TABLE webhook_deliveries; DROP TABLE webhooks');
+  for (const undo of UNDO_AFTER_SPELLED_OUT) db.exec(undo);
   db.exec('PRAGMA user_version = 15');
   await first.close();
 

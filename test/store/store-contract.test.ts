@@ -354,6 +354,130 @@ describe(`the store contract on ${BACKEND}`, () => {
     }
   });
 
+  test('users.list led by status or by email pages as one sort of the whole list would, by offset and by cursor, for every second key', async () => {
+    // Parts of these lists are read one at a time from other indexes (keyset.ts keysetReads):
+    // each status, and the users without an email. Ties on every key, NULLs on every nullable
+    // one, so each tie-break shows; rows are told apart by their external id (insertion order is
+    // rowid order).
+    const b = await branch('users-parts');
+    type Made = {
+      status: ListFilter['statuses'][number];
+      last: string | null;
+      first: string | null;
+      email: string | null;
+      ext: string | null;
+      created: string;
+      at: number;
+    };
+    const made: Made[] = [];
+    const rows: [Made['status'], string | null, string | null, string | null][] = [
+      ['pending', 'Cole', 'ann', null],
+      ['activated', 'abel', 'Bob', 'parts-b@x.io'],
+      ['deactivated', 'Berg', null, null],
+      ['activated', null, 'ann', null],
+      ['pending', 'Abel', 'Cy', 'parts-a@x.io'],
+      ['activated', 'Cole', 'ann', null],
+      ['deactivated', 'berg', 'bob', 'parts-c@x.io'],
+      ['activated', 'Abel', 'Ann', null],
+      ['pending', null, null, null],
+      ['activated', 'Cole', 'Ann', 'parts-d@x.io'],
+    ];
+    for (const [i, [status, last, first, email]] of rows.entries()) {
+      const ext = `p${i}`;
+      const row = user({
+        branch_id: b.id,
+        status,
+        last_name: last,
+        first_name: first,
+        email,
+        email_norm: email,
+        external_id: i === 3 ? null : ext,
+      });
+      await store.users.insert(row, TEST_AUDIT);
+      made.push({
+        status,
+        last,
+        first,
+        email,
+        ext: i === 3 ? null : ext,
+        created: row.created_at,
+        at: i,
+      });
+    }
+    const fold = (s: string | null) =>
+      s === null ? null : s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+    const value: Record<ListFilter['sort'][number]['key'], (u: Made) => string | null> = {
+      lastName: (u) => fold(u.last),
+      firstName: (u) => fold(u.first),
+      createdAt: (u) => u.created,
+      email: (u) => u.email,
+      externalId: (u) => u.ext,
+      status: (u) => u.status,
+    };
+    // NULLs first going up, last going down; then status and rowid, up.
+    const compare = (a: string | null, b: string | null, dir: 'ASC' | 'DESC') =>
+      a === b ? 0 : (a === null ? -1 : b === null ? 1 : a < b ? -1 : 1) * (dir === 'ASC' ? 1 : -1);
+    const keys = Object.keys(value) as ListFilter['sort'][number]['key'][];
+    const shown = (p: { rows: { external_id: string | null; id: string }[] }) =>
+      p.rows.map((r) => r.id);
+    const ids = new Map<number, string>();
+    for (const r of (
+      await store.users.list({
+        branchId: b.id,
+        statuses: ['activated', 'pending', 'deactivated'],
+        sort: [
+          { key: 'createdAt', dir: 'ASC' },
+          { key: 'lastName', dir: 'ASC' },
+        ],
+        limit: 100,
+        offset: 0,
+      })
+    ).rows)
+      ids.set(ids.size, r.id);
+    for (const lead of ['status', 'email'] as const)
+      for (const dir of ['ASC', 'DESC'] as const)
+        for (const second of keys)
+          for (const dir2 of ['ASC', 'DESC'] as const) {
+            const sort: ListFilter['sort'] = [
+              { key: lead, dir },
+              { key: second, dir: dir2 },
+            ];
+            for (const [statuses, query] of [
+              [['activated', 'pending', 'deactivated']],
+              [['pending']],
+              // A search: the names beginning with "a" (no email here has a word that does).
+              [['activated', 'pending', 'deactivated'], 'a'],
+            ] as [ListFilter['statuses'], string?][]) {
+              const want = made
+                .filter((u) => statuses.includes(u.status))
+                .filter((u) => !query || [u.first, u.last].some((n) => n && /^a/i.test(n)))
+                .sort(
+                  (x, y) =>
+                    compare(value[lead](x), value[lead](y), dir) ||
+                    compare(value[second](x), value[second](y), dir2) ||
+                    compare(x.status, y.status, 'ASC') ||
+                    x.at - y.at,
+                )
+                .map((u) => ids.get(u.at));
+              const filter = { branchId: b.id, statuses, sort, limit: 3, query };
+              const named = `${lead}_${dir}_${second}_${dir2} of ${statuses} ${query ?? ''}`;
+              const byOffset: string[] = [];
+              for (let offset = 0; offset < want.length; offset += 3)
+                byOffset.push(...shown(await store.users.list({ ...filter, offset })));
+              expect(byOffset, named).toEqual(want);
+              const byCursor: string[] = [];
+              let page = await store.users.list({ ...filter, offset: 0 });
+              byCursor.push(...shown(page));
+              while (page.next) {
+                page = await store.users.list({ ...filter, offset: 0, after: page.next });
+                byCursor.push(...shown(page));
+              }
+              expect(byCursor, named).toEqual(want);
+              expect(page.total, named).toBe(want.length);
+            }
+          }
+  });
+
   test('users.list searches word prefixes, ignoring case and accents, all words required', async () => {
     const b = await branch('users-search');
     await store.users.insert(

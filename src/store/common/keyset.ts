@@ -69,29 +69,44 @@ type Value = string | number | null;
 /** One range of rows after a position, as SQL conditions; `bind(value)` adds a parameter. */
 export type Range = (bind: (value: Value) => string) => string[];
 
+/** One range after a position, and whether each of its rows has a NULL first key. */
+export interface After {
+  range: Range;
+  leadIsNull: boolean;
+}
+
 /** The ranges after `at`, in the order's order (each rendered with its own parameters). */
-export function keysetRanges(terms: OrderTerm[], at: ListPosition): Range[] {
+export function keysetRanges(terms: OrderTerm[], at: ListPosition): After[] {
   const values: Value[] = [...at.keys, at.status, at.rowid];
   type Bind = (value: Value) => string;
   const compare = (b: Bind, t: OrderTerm, op: string, v: Value) =>
     `${t.expr} ${op} ${(t.bind ?? ((p: string) => p))(b(v))}`;
   const equal = (b: Bind, t: OrderTerm, v: Value) =>
     v === null ? `${t.expr} IS NULL` : compare(b, t, '=', v);
+  type Bound = { sql: (b: Bind) => string; isNull?: true };
   // Strictly after v on this key alone: NULLs come first going up, last going down (both
   // backends sort them so; see schema.ts), so "after" may be two ranges or none.
-  const after = (t: OrderTerm, v: Value): ((b: Bind) => string)[] => {
+  const after = (t: OrderTerm, v: Value): Bound[] => {
     if (t.dir === 'ASC') {
-      return [v === null ? () => `${t.expr} IS NOT NULL` : (b) => compare(b, t, '>', v)];
+      return [{ sql: v === null ? () => `${t.expr} IS NOT NULL` : (b) => compare(b, t, '>', v) }];
     }
     if (v === null) return [];
-    const below = (b: Bind) => compare(b, t, '<', v);
-    return t.nullable ? [below, () => `${t.expr} IS NULL`] : [below];
+    const below = { sql: (b: Bind) => compare(b, t, '<', v) };
+    return t.nullable ? [below, { sql: () => `${t.expr} IS NULL`, isNull: true }] : [below];
   };
-  const ranges: Range[] = [];
+  const ranges: After[] = [];
   // Deepest first: the rows tied with `at` on every key but the last come right after it.
   for (let j = terms.length - 1; j >= 0; j--) {
+    // A key that an earlier one repeats (status leading, then as the tie-break) is held equal
+    // there, so nothing is after it: `status = $3 AND status > $5` is empty, but a generic
+    // plan, which PostgreSQL takes after five runs of a statement, cannot see that and read a
+    // first name's every user for it (status_DESC_firstName_ASC's deep page at 1M, ~1 s).
+    if (terms.slice(0, j).some((t) => t.expr === terms[j]!.expr)) continue;
     for (const bound of after(terms[j]!, values[j]!)) {
-      ranges.push((b) => [...terms.slice(0, j).map((t, i) => equal(b, t, values[i]!)), bound(b)]);
+      ranges.push({
+        range: (b) => [...terms.slice(0, j).map((t, i) => equal(b, t, values[i]!)), bound.sql(b)],
+        leadIsNull: j > 0 ? values[0] === null : bound.isNull === true,
+      });
     }
   }
   return ranges;
@@ -117,35 +132,76 @@ export function statusParts(
   return ordered.filter((s) => (lead.dir === 'ASC' ? s > at : s < at));
 }
 
+/**
+ * The leading keys whose users without a value are read as a part of their own, and the next
+ * keys for which they are: those with an index of only those users in their order (SQLite 18,
+ * PostgreSQL 12). About 30,000 of 1,000,000 users have no email, and in one index with the rest
+ * they tie, so every page among them sorted them all by the next key (64-131 ms on SQLite,
+ * 0.1-1.6 s on PostgreSQL: bench/HISTORY.md, "Sorts led by status or email"). By status or
+ * email next, users_by_email itself has them in order: (status, rowid).
+ */
+const NULL_PARTS: Partial<Record<SortKey, readonly SortKey[]>> = {
+  email: ['lastName', 'firstName', 'createdAt', 'externalId'],
+};
+
+/** Whether a list's users without its first key are read apart (NULL_PARTS). */
+export const nullParted = (f: Pick<ListFilter, 'sort'>): boolean => {
+  const next = f.sort[1]?.key;
+  return next !== undefined && (NULL_PARTS[f.sort[0]!.key]?.includes(next) ?? false);
+};
+
 /** The key whose index orders a list: the first, or the next when status leads (statusParts). */
 export const orderingKey = (f: Pick<ListFilter, 'sort'>): SortKey =>
   f.sort[0]!.key === 'status' ? (f.sort[1]?.key ?? 'status') : f.sort[0]!.key;
 
-/** One read of a page: its range, and for a part of a status-led list, the part's status. */
+/** One read of a page: its range, and what part of the list it is. */
 export interface Read {
   range: Range;
+  /** A part of a status-led list, of this status (statusParts). */
   status?: ListFilter['statuses'][number];
+  /** Only the users without the first key, in a list that reads them apart (nullParted). */
+  leadIsNull?: boolean;
+  /** A whole part of the list, which an offset may pass: by its count. */
+  part?: true;
 }
+
+/**
+ * A read's order: a read of rows with a NULL first key leaves that key out, as it is the same
+ * for all of them; PostgreSQL's planner does not know that from `IS NULL`, and kept it before
+ * the next key, so no index of those rows could give the order.
+ */
+export const readTerms = (terms: OrderTerm[], read: Read): OrderTerm[] =>
+  read.leadIsNull ? terms.slice(1) : terms;
 
 /**
  * The reads that give a page, in order, until it is full: the ranges after the position, or
  * the whole order from its start; in a status-led list, the range beyond the position's status
- * (the last: the only one spanning statuses), or the whole list, as one part per status.
+ * (the last: the only one spanning statuses), or the whole list, as one part per status; in a
+ * list that reads its users without the first key apart (nullParted), from its start, those
+ * and the others, in the order's NULL placement (first going up).
  */
 export function keysetReads(
   terms: OrderTerm[],
   f: Pick<ListFilter, 'sort' | 'statuses' | 'after'>,
 ): Read[] {
-  const ranges: Read[] = f.after
-    ? keysetRanges(terms, f.after).map((range) => ({ range }))
-    : [{ range: () => [] }];
-  const parts = statusParts(f);
-  if (!parts) return ranges;
-  return [
-    ...ranges.slice(0, -1),
-    ...parts.map((status) => ({
+  const parts = statusParts(f)?.map(
+    (status): Read => ({
       range: (b: (v: Value) => string) => [`status = ${b(status)}`],
       status,
-    })),
-  ];
+      part: true,
+    }),
+  );
+  const parted = nullParted(f);
+  if (f.after) {
+    const ranges = keysetRanges(terms, f.after).map(
+      ({ range, leadIsNull }): Read => (parted && leadIsNull ? { range, leadIsNull } : { range }),
+    );
+    return parts ? [...ranges.slice(0, -1), ...parts] : ranges;
+  }
+  if (parts) return parts;
+  const lead = terms[0]!;
+  if (!parted) return [{ range: () => [] }];
+  const without: Read = { range: () => [`${lead.expr} IS NULL`], leadIsNull: true, part: true };
+  const rest: Read = { range: () => [`${lead.expr} IS NOT NULL`], part: true };
+  return lead.dir === 'ASC' ? [without, rest] : [rest, without];
 }

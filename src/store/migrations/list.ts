@@ -259,4 +259,8 @@ export const MIGRATIONS: Migration[] = [
       createIndex('webhook_deliveries_by_webhook', 'webhook_deliveries', ['webhook_id', 'id']),
     ],
   },
+  {
+    why: 'the users without an email, in the order of each key that can follow email in a sort',
+    steps: [perDialect({ sqlite: sqlite.USERS_WITHOUT_EMAIL, postgres: pg.USERS_WITHOUT_EMAIL })],
+  },
 ];

@@ -5,10 +5,11 @@
  */
 import {
   KEY_COLUMNS,
-  keysetRanges,
+  keysetReads,
   type OrderTerm,
   orderTerms,
   positionOf,
+  readTerms,
 } from '../common/keyset.js';
 import { cappedTotal, searchWords } from '../common/search.js';
 import { sortColumns } from '../common/sort-columns.js';
@@ -33,6 +34,21 @@ const POSITION_COLUMNS = (f: ListFilter) => [
 ];
 
 const VIEW = VIEW_COLUMNS.join(', ');
+
+/**
+ * An order's SQL. NULLS placement only where a key can be NULL: PostgreSQL matches an index's
+ * order with it exactly, and a NOT NULL key's index in the default placement would not match
+ * (createdAt's first page at 1M became a scan and top-N sort of every user: bench/README.md,
+ * "A million users").
+ */
+const orderOf = (terms: OrderTerm[]) =>
+  terms
+    .map((t) =>
+      t.nullable
+        ? `${t.expr} ${t.dir} ${t.dir === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}`
+        : `${t.expr} ${t.dir}`,
+    )
+    .join(', ');
 
 type Counted = Pick<UserPage, 'total' | 'totalExact'>;
 /** What a strategy reads: the total, the positions (one more than the page), maybe the rows. */
@@ -66,17 +82,6 @@ function listQuery(pool: Pool, f: ListFilter, fewMatches: number, search?: strin
     where.push(`search @@ to_tsquery('simple', $3)`);
   }
   const terms = orderTerms(f, SORT_COLUMNS, { firstName: NAME_BIND, lastName: NAME_BIND });
-  // NULLS placement only where a key can be NULL: PostgreSQL matches an index's order with
-  // it exactly, and a NOT NULL key's index in the default placement would not match
-  // (createdAt's first page at 1M became a scan and top-N sort of every user: bench/README.md,
-  // "A million users").
-  const order = terms
-    .map((t) =>
-      t.nullable
-        ? `${t.expr} ${t.dir} ${t.dir === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}`
-        : `${t.expr} ${t.dir}`,
-    )
-    .join(', ');
   return {
     f,
     pool,
@@ -85,7 +90,7 @@ function listQuery(pool: Pool, f: ListFilter, fewMatches: number, search?: strin
     values,
     filter: where.join(' AND '),
     terms,
-    order,
+    order: orderOf(terms),
     // Aliased: a sort by status names that column twice.
     keys: POSITION_COLUMNS(f)
       .map((c, i) => `${c} AS p${i}`)
@@ -99,41 +104,67 @@ function listQuery(pool: Pool, f: ListFilter, fewMatches: number, search?: strin
 const positions = async (q: ListQuery, text: string, bound: unknown[]) =>
   (await query<Record<string, unknown>>(q.pool, text, bound, q.planned)).rows.map(Object.values);
 
+/** One status's count in a list (a search's: its matches, uncapped). */
+const statusCount = async (q: ListQuery, status: ListFilter['statuses'][number]) =>
+  (
+    await count(
+      listQuery(
+        q.pool,
+        { ...q.f, statuses: [status], countUpTo: undefined },
+        q.fewMatches,
+        q.search,
+      ),
+    )
+  ).total;
+
 /**
- * The page's positions, one more than asked to know whether more follow: by offset, or range by
- * range after a position (keyset.ts), each from an index where one fits. Few matches are read
- * from the full-text index and then sorted (`OFFSET 0` keeps the planner from merging the two):
- * not knowing how few, it walked the order's index past every user for a word no one has (5.1 s
- * at 1,000,000 users; bench/README.md, "A million users"). Many come soonest in the order's own
- * index.
+ * The page's positions, one more than asked to know whether more follow, read by read
+ * (keyset.ts keysetReads): the ranges after a position, or the order from its start, by offset;
+ * each from an index where one fits. A part of the list that the offset passes whole is skipped
+ * by its count: a status's first (its kept count, or its matches), any other's once it gave no
+ * row. Few matches are read from the full-text index and then sorted (`OFFSET 0` keeps the
+ * planner from merging the two): not knowing how few, it walked the order's index past every
+ * user for a word no one has (5.1 s at 1,000,000 users; bench/README.md, "A million users").
+ * Many come soonest in the order's own index.
  */
 async function pick(q: ListQuery, few: boolean): Promise<unknown[][]> {
-  const { f, keys, order, values } = q;
+  const { f, keys, values } = q;
   const source = few ? `(SELECT * FROM users WHERE ${q.filter} OFFSET 0) AS users` : 'users';
   const rest = few ? 'true' : q.filter;
-  if (!f.after) {
-    const n = values.length;
-    return positions(
-      q,
-      `SELECT ${keys} FROM ${source} WHERE ${rest} ORDER BY ${order} LIMIT $${n + 1} OFFSET $${n + 2}`,
-      [...values, q.want, f.offset],
-    );
-  }
   const picked: unknown[][] = [];
-  for (const range of keysetRanges(q.terms, f.after)) {
+  let offset = f.offset;
+  for (const read of keysetReads(q.terms, f)) {
+    if (offset > 0 && read.status !== undefined) {
+      const n = await statusCount(q, read.status);
+      if (n <= offset) {
+        offset -= n;
+        continue;
+      }
+    }
     const bound = [...values];
-    const conditions = range((value) => {
+    const conditions = read.range((value) => {
       bound.push(value);
       return `$${bound.length}`;
     });
-    bound.push(q.want - picked.length);
-    picked.push(
-      ...(await positions(
-        q,
-        `SELECT ${keys} FROM ${source} WHERE ${rest} AND ${conditions.join(' AND ')} ORDER BY ${order} LIMIT $${bound.length}`,
-        bound,
-      )),
+    const within = `FROM ${source} WHERE ${[rest, ...conditions].join(' AND ')}`;
+    const n = bound.length;
+    const got = await positions(
+      q,
+      `SELECT ${keys} ${within} ORDER BY ${orderOf(readTerms(q.terms, read))} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...bound, q.want - picked.length, offset],
     );
+    if (got.length === 0 && offset > 0 && read.part) {
+      const { rows } = await query<{ n: number }>(
+        q.pool,
+        `SELECT count(*)::int AS n ${within}`,
+        bound,
+        q.planned,
+      );
+      offset -= rows[0]!.n;
+      continue;
+    }
+    picked.push(...got);
+    offset = 0;
     if (picked.length >= q.want) break;
   }
   return picked;
@@ -259,13 +290,19 @@ const STRATEGIES = {
   },
 };
 
+/** Whether a list is read in parts (keyset.ts keysetReads), not as one statement. */
+const readsInParts = (q: ListQuery) => keysetReads(q.terms, q.f).some((r) => r.part);
+
 /**
  * Which way to read: without a query the order's index (by offset with the rows at once); a
  * search of words the planner knows to be common in the order's index, with its count beside
  * it; any other first learns how many match.
  */
 async function strategyOf(q: ListQuery): Promise<keyof typeof STRATEGIES> {
-  if (!q.search) return q.f.after ? 'inOrder' : 'listPage';
+  // A status-led list is read a status at a time (keyset.ts statusParts), and one led by
+  // email its users without one apart (nullParted): in one statement, neither had an index
+  // in its order.
+  if (!q.search) return q.f.after || readsInParts(q) ? 'inOrder' : 'listPage';
   if ((await expected(q)) > q.fewMatches) return 'inOrder';
   return q.f.after ? 'searchAfter' : 'searchFirst';
 }

@@ -11,6 +11,8 @@ import {
   orderTerms,
   positionColumns,
   positionOf,
+  type Read,
+  readTerms,
 } from '../common/keyset.js';
 import { cappedTotal, searchWords, spellOut } from '../common/search.js';
 import { sortColumns } from '../common/sort-columns.js';
@@ -39,6 +41,17 @@ const SORT_INDEX: Record<SortKey, string> = {
 };
 
 /**
+ * The index that orders the users with no email by the next key (a read with leadIsNull in a
+ * list led by email: keyset.ts nullParted; SQLite 18).
+ */
+const WITHOUT_EMAIL_INDEX: Partial<Record<SortKey, string>> = {
+  lastName: 'users_without_email_by_name',
+  firstName: 'users_without_email_by_first_name',
+  createdAt: 'users_without_email_by_created',
+  externalId: 'users_without_email_by_external_id',
+};
+
+/**
  * A free-text query as an FTS5 expression: every word a quoted prefix term, all required.
  * Quoting makes FTS syntax in user input (`AND`, `*`, `"`, `NEAR(`) plain text. Spelled out as
  * the entries are (migration 16).
@@ -61,6 +74,8 @@ export type Prepared = (sql: string) => ReturnType<Db['prepare']>;
 type Counted = Pick<UserPage, 'total' | 'totalExact'>;
 /** One status's count in a list (keyset.ts statusParts). */
 type CountOf = (status: ListFilter['statuses'][number]) => number;
+/** The table a read reads, and the index it names. */
+type From = (read: Read) => string;
 
 /** A list's statement parts, from its filter. */
 interface ListQuery {
@@ -70,7 +85,6 @@ interface ListQuery {
   where: string;
   params: Record<string, unknown>;
   terms: OrderTerm[];
-  order: string;
   keys: string;
   want: number;
 }
@@ -98,7 +112,6 @@ function listQuery(f: ListFilter, words: string | undefined): ListQuery {
     ].join(' AND '),
     params,
     terms,
-    order: terms.map((t) => `${t.expr} ${t.dir}`).join(', '),
     keys: positionColumns(f).join(', '),
     // One more than asked, to know whether more follow.
     want: f.limit + 1,
@@ -106,42 +119,51 @@ function listQuery(f: ListFilter, words: string | undefined): ListQuery {
 }
 
 /**
- * The page's positions (index-only where an index fits) from `from`, read by read (keyset.ts
- * keysetReads): the ranges after a position, or the order from its start, by offset. A part of
- * a status-led list that the offset passes whole is skipped by its count (`countOf`).
+ * The page's positions (index-only where an index fits), read by read (keyset.ts keysetReads):
+ * the ranges after a position, or the order from its start, by offset. A part of the list that
+ * the offset passes whole is skipped by its count: a status's first (`countOf`), any other's
+ * once it gave no row.
  */
-function pick(prepared: Prepared, q: ListQuery, from: string, countOf: CountOf): unknown[][] {
-  const { f, keys, where, order, params } = q;
+function pick(prepared: Prepared, q: ListQuery, from: From, countOf: CountOf): unknown[][] {
+  const { f, keys, where, params } = q;
   const picked: unknown[][] = [];
   let offset = f.offset;
-  for (const { range, status } of keysetReads(q.terms, f)) {
-    if (offset > 0 && status !== undefined) {
-      const n = countOf(status);
+  for (const read of keysetReads(q.terms, f)) {
+    if (offset > 0 && read.status !== undefined) {
+      const n = countOf(read.status);
       if (n <= offset) {
         offset -= n;
         continue;
       }
     }
-    const bound: Record<string, unknown> = {};
-    const conditions = range((value) => {
+    const bound: Record<string, unknown> = { ...params };
+    const conditions = read.range((value) => {
       const name = `k${Object.keys(bound).length}`;
       bound[name] = value;
       return `@${name}`;
     });
-    const sql = `SELECT ${keys} FROM ${from} WHERE ${[where, ...conditions].join(' AND ')} ORDER BY ${order} LIMIT @limit OFFSET @offset`;
-    picked.push(
-      ...(prepared(sql).all({
-        ...params,
-        ...bound,
-        limit: q.want - picked.length,
-        offset,
-      }) as unknown[][]),
-    );
+    const within = `FROM ${from(read)} WHERE ${[where, ...conditions].join(' AND ')}`;
+    const order = readTerms(q.terms, read)
+      .map((t) => `${t.expr} ${t.dir}`)
+      .join(', ');
+    const got = prepared(
+      `SELECT ${keys} ${within} ORDER BY ${order} LIMIT @limit OFFSET @offset`,
+    ).all({ ...bound, limit: q.want - picked.length, offset }) as unknown[][];
+    if (got.length === 0 && offset > 0 && read.part) {
+      offset -= prepared(`SELECT count(*) ${within}`).pluck().get(bound) as number;
+      continue;
+    }
+    picked.push(...got);
     offset = 0;
     if (picked.length >= q.want) break;
   }
   return picked;
 }
+
+/** The index a read names: its users without an email's when it reads only those. */
+const indexOf = (f: ListFilter, read: Read) =>
+  (read.leadIsNull && f.sort[0]!.key === 'email' && WITHOUT_EMAIL_INDEX[f.sort[1]!.key]) ||
+  SORT_INDEX[orderingKey(f)];
 
 /** The ways to read a page's positions. */
 const STRATEGIES = {
@@ -150,10 +172,10 @@ const STRATEGIES = {
    * statistics) walked another index whole and sorted every match.
    */
   inOrder: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
-    pick(prepared, q, `users INDEXED BY ${SORT_INDEX[orderingKey(q.f)]}`, countOf),
+    pick(prepared, q, (read) => `users INDEXED BY ${indexOf(q.f, read)}`, countOf),
   /** A search's few matches, each read by rowid from the full-text side, then sorted. */
   fewSorted: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
-    pick(prepared, q, 'users NOT INDEXED', countOf),
+    pick(prepared, q, () => 'users NOT INDEXED', countOf),
 };
 
 /**
