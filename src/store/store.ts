@@ -197,9 +197,10 @@ export interface WebhooksRepo {
   /**
    * For each enabled endpoint: the events after its cursor (at most `limit`) become delivery
    * rows where it subscribes to their type, and the cursor moves past them, in one
-   * transaction. Answers how many deliveries were made.
+   * transaction. Answers how many deliveries were made, and whether some endpoint's page was
+   * full (`more`: events may be left after its cursor, whatever their types).
    */
-  fanOut(now: number, limit: number): Promise<number>;
+  fanOut(now: number, limit: number): Promise<{ made: number; more: boolean }>;
   /** Adds a delivery of its own (a test) to an endpoint of the branch; undefined if none. */
   addDelivery(
     branchId: number,
