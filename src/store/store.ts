@@ -282,6 +282,11 @@ export interface StorePolicy {
    * another replica's upload about to commit.
    */
   sharedBlobs: boolean;
+  /**
+   * A statement runs on this process's event loop (better-sqlite3 is synchronous): no request
+   * is served while one runs, so background work of many statements is paced.
+   */
+  blockingStatements: boolean;
 }
 
 export interface Store {
