@@ -33,6 +33,8 @@ const POSTGRES_TESTS = [
   'test/server/webhooks/webhooks.routes.test.ts',
   'test/server/webhooks/delivery.test.ts',
   'test/server/webhooks/retention.test.ts',
+  'test/server/webhooks/settle.test.ts',
+  'test/server/webhooks/fan-out.test.ts',
   'test/store/postgres.test.ts',
   'test/store/postgres-failover.test.ts',
   'test/store/postgres-webhooks.test.ts',

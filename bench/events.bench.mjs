@@ -13,9 +13,10 @@
 // - prune: PUT p99 while the pruner deletes those 1M once they are past retention, against
 //   the same load after it is done.
 // PostgreSQL parts run when ROSTER_BENCH_DATABASE (or ROSTER_TEST_DATABASE) names a server.
-// BENCH_PARTS=writes,follow,page,prune picks parts; BENCH_EVENTS=1000000 scales the log.
+// BENCH_PARTS=writes,follow,page,prune picks parts; BENCH_EVENTS=1000000 scales the log;
+// BENCH_PRUNE_BASE=DIR (a built checkout) prunes a copy of the same log with it first (SQLite).
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import {
@@ -40,6 +41,8 @@ const IMPORT_ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 5_000);
 const FOLLOW_WRITES = Number(process.env.BENCH_FOLLOW_WRITES ?? 300);
 const PARTS = new Set((process.env.BENCH_PARTS ?? 'writes,follow,page,prune').split(','));
 const BASE = process.env.BENCH_EVENTS_BASE;
+// A built checkout (bin/ and dist/) to prune the same log with first, on SQLite: before → after.
+const PRUNE_BASE = process.env.BENCH_PRUNE_BASE;
 const V3 = 'application/vnd.service.accessors.user.v3+json';
 // Targets the seeded events spread over; one in RARE is a user.deleted (a rare type's page).
 const TARGETS = 10_000;
@@ -328,6 +331,28 @@ async function bigLog(backend, postgres) {
     await stop(server.child);
     if (!PARTS.has('prune')) return;
     await sql.age();
+    if (PRUNE_BASE && !postgres) {
+      // The same aged log for each build: a copy of the data dir per side, the base first.
+      await sql.checkpoint();
+      for (const [side, bin] of [
+        ['before (BENCH_PRUNE_BASE)', join(PRUNE_BASE, 'bin', 'roster.js')],
+        ['after (this checkout)', BIN],
+      ]) {
+        const copy = join(tempDir('roster-bench-prune-'), 'data');
+        cpSync(dataDir, copy, { recursive: true });
+        const copySql = await connect(copy);
+        const copyServer = await serve(copy, configDir, extra, bin);
+        try {
+          line(side, '');
+          await prune(copyServer, copySql);
+        } finally {
+          await stop(copyServer.child);
+          await copySql.close();
+          rmSync(copy, { recursive: true, force: true });
+        }
+      }
+      return;
+    }
     server = await serve(dataDir, configDir, extra);
     await prune(server, sql);
   } finally {
@@ -460,6 +485,9 @@ async function connect(dataDir, db) {
       async left() {
         return sqlite.prepare(`SELECT count(*) AS n FROM events WHERE occurred_at < '2001'`).get()
           .n;
+      },
+      async checkpoint() {
+        sqlite.pragma('wal_checkpoint(TRUNCATE)');
       },
       async close() {
         sqlite.close();

@@ -24,7 +24,7 @@ import {
 } from './config.js';
 import { registerEventRoutes } from './events/events.routes.js';
 import { eventsService } from './events/events.service.js';
-import { startPruner } from './events/retention.js';
+import { gentlePace, startPruner } from './events/retention.js';
 import { authMiddleware } from './http/auth.middleware.js';
 import { answerClientError } from './http/client-error.js';
 import { guardConnections } from './http/connection-guards.js';
@@ -246,6 +246,7 @@ export async function createApp({ store, config, log = () => {}, previewSchedule
         webhooks: store.webhooks,
         days: config.eventsRetentionDays,
         log,
+        ...(store.policy.blockingStatements ? { pace: gentlePace() } : {}),
       });
       if (kind === 'roster') {
         const dispatcher = guardedDispatcher(egress);

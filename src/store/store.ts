@@ -197,9 +197,10 @@ export interface WebhooksRepo {
   /**
    * For each enabled endpoint: the events after its cursor (at most `limit`) become delivery
    * rows where it subscribes to their type, and the cursor moves past them, in one
-   * transaction. Answers how many deliveries were made.
+   * transaction. Answers how many deliveries were made, and whether some endpoint's page was
+   * full (`more`: events may be left after its cursor, whatever their types).
    */
-  fanOut(now: number, limit: number): Promise<number>;
+  fanOut(now: number, limit: number): Promise<{ made: number; more: boolean }>;
   /** Adds a delivery of its own (a test) to an endpoint of the branch; undefined if none. */
   addDelivery(
     branchId: number,
@@ -281,6 +282,11 @@ export interface StorePolicy {
    * another replica's upload about to commit.
    */
   sharedBlobs: boolean;
+  /**
+   * A statement runs on this process's event loop (better-sqlite3 is synchronous): no request
+   * is served while one runs, so background work of many statements is paced.
+   */
+  blockingStatements: boolean;
 }
 
 export interface Store {

@@ -6,7 +6,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { pruneEvents } from '../../src/server/events/retention.js';
+import { gentlePace, pruneEvents } from '../../src/server/events/retention.js';
 import { backupSqlite } from '../../src/store/copy.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
@@ -77,6 +77,64 @@ test('retention: events older than its days go, in batches; newer ones stay', as
     expect(await pruneEvents({ events: counting, days: 30, now: fortyDaysOn, batch: 2 })).toBe(6);
     expect(batches).toBe(4);
     expect(await log()).toEqual([]);
+  } finally {
+    await store.close();
+  }
+});
+
+test("paced: each batch is sized from the last one's duration toward the aim (at most doubled, at most halved after a slow one), and followed by a pause of its duration × the factor", async () => {
+  const { store, log } = await storeWithUsers(120);
+  try {
+    expect(await log()).toHaveLength(121);
+    // The clock moves only as the batches "cost": 0.125 ms an event, 30 ms more for the third
+    // batch (a WAL checkpoint in its commit, say).
+    let t = 0;
+    const limits: number[] = [];
+    const timed = {
+      ...store.events,
+      prune: async (before: string, limit: number) => {
+        const n = await store.events.prune(before, limit);
+        limits.push(limit);
+        t += n * 0.125 + (limits.length === 3 ? 30 : 0);
+        return n;
+      },
+    };
+    const pauses: number[] = [];
+    const pace = gentlePace({
+      batchMs: 6,
+      pauseFactor: 2,
+      clock: () => t,
+      sleep: async (ms) => {
+        pauses.push(ms);
+      },
+    });
+    const later = () => Date.now() + 40 * 86_400_000;
+    expect(await pruneEvents({ events: timed, days: 30, now: later, pace })).toBe(121);
+    // 16 events take 2 ms: 48 would take 6, but a batch at most doubles; 48 take 6 ms (and 30
+    // more): halved, not cut to the 8 that 36 ms would give; 24 take 3 ms: 48 again.
+    expect(limits).toEqual([16, 32, 48, 24, 48]);
+    expect(pauses).toEqual([4, 8, 72, 6, 0.25]);
+    expect(await log()).toEqual([]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('a round stops before its next batch once its signal is aborted (serve closing its store)', async () => {
+  const { store, log } = await storeWithUsers(40);
+  try {
+    const stopping = new AbortController();
+    const pace = gentlePace({ clock: () => 0, sleep: async () => stopping.abort() });
+    const later = () => Date.now() + 40 * 86_400_000;
+    const pruned = await pruneEvents({
+      events: store.events,
+      days: 30,
+      now: later,
+      pace,
+      signal: stopping.signal,
+    });
+    expect(pruned).toBe(16);
+    expect(await log()).toHaveLength(41 - 16);
   } finally {
     await store.close();
   }

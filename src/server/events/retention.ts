@@ -4,6 +4,17 @@
  * batch, never for a delete of a month of events. Every replica prunes; batches of several
  * replicas only take turns. Settled webhook deliveries (delivered or given up) older than the
  * retention go the same way; pending ones stay.
+ *
+ * Where a statement blocks the process (SQLite: better-sqlite3 is synchronous, so no request is
+ * served while a batch runs) the batches are paced (`pace`): each is sized from the last one's
+ * duration to take about `batchMs`, and followed by a pause of its duration × `pauseFactor`, so
+ * the pruner holds at most 1 / (1 + pauseFactor) of the event loop and a request waits for one
+ * short batch at most. The pause follows the duration, not the size, because what makes a
+ * batch slow is often not its rows but the WAL checkpoint its commit ran (SQLite checkpoints
+ * in whichever commit fills the WAL past 1,000 pages, a write's or a batch's): fewer pages
+ * written a second means fewer of those. PostgreSQL's delete runs in the database while this
+ * process serves: its batches go back to back (a write p99 1.67× idle while 1M went).
+ * Figures: bench/HISTORY.md, "Events: the log's cost and speed".
  */
 import { DEFAULT_RETENTION_DAYS } from '../../contract/events.js';
 import type { EventsRepo, WebhooksRepo } from '../../store/store.js';
@@ -11,15 +22,92 @@ import type { EventsRepo, WebhooksRepo } from '../../store/store.js';
 export const PRUNE_BATCH = 500;
 const DAY_MS = 86_400_000;
 
+/** How paced batches are sized and spaced (gentlePace gives the defaults). */
+export interface Pace {
+  /** What a batch aims to take, in ms. */
+  batchMs: number;
+  /** The pause after a batch, as a multiple of its duration. */
+  pauseFactor: number;
+  /** Monotonic milliseconds, for a batch's duration. */
+  clock: () => number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+/** The first paced batch: small, as nothing is known yet of what a row costs. */
+export const FIRST_PACED_BATCH = 16;
+const MAX_PACED_BATCH = 10_000;
+
+/**
+ * SQLite's pace: batches of ~3 ms (a row costs ~10 µs with the log's six indexes, plus ~1 ms
+ * for the commit: about 200 rows) and three times as long between them: a quarter of the
+ * event loop at most. 1M expired events took 4 minutes (45 s back to back); nine times as
+ * long a pause took 14 and left the write p99 where it was (the checkpoints, above).
+ */
+export function gentlePace(over: Partial<Pace> = {}): Pace {
+  return {
+    batchMs: 3,
+    pauseFactor: 3,
+    clock: () => performance.now(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    ...over,
+  };
+}
+
+/**
+ * The next batch's size: scaled so it would take `batchMs` at the last one's rate, but at most
+ * doubled (one fast batch proves little) and at most halved (one slow batch may be a WAL
+ * checkpoint that the next will not pay).
+ */
+export function nextBatch(limit: number, tookMs: number, batchMs: number): number {
+  const aimed = tookMs > 0 ? Math.round((limit * batchMs) / tookMs) : limit * 2;
+  const bounded = Math.min(limit * 2, Math.max(Math.ceil(limit / 2), aimed));
+  return Math.min(MAX_PACED_BATCH, Math.max(FIRST_PACED_BATCH, bounded));
+}
+
 export interface PrunerOptions {
   events: EventsRepo;
   webhooks?: Pick<WebhooksRepo, 'prune'>;
   days?: number;
   log: (line: string) => void;
+  /** Wall-clock milliseconds, for the retention's edge. */
   now?: () => number;
   /** Between rounds; default an hour. */
   intervalMs?: number;
+  /** The batch size back to back (no `pace`). */
   batch?: number;
+  /** Batches sized by time with a pause after each (a store whose statements block). */
+  pace?: Pace;
+  /** Ends the round before its next batch (serve's close: the store is about to close). */
+  signal?: AbortSignal;
+}
+
+type Prune = (before: string, limit: number) => Promise<number>;
+
+/** Fixed batches, letting requests in between them. */
+async function backToBack(prune: Prune, before: string, batch: number, signal?: AbortSignal) {
+  let pruned = 0;
+  while (!signal?.aborted) {
+    const n = await prune(before, batch);
+    pruned += n;
+    if (n < batch) break;
+    await new Promise((r) => setImmediate(r));
+  }
+  return pruned;
+}
+
+async function paced(prune: Prune, before: string, pace: Pace, signal?: AbortSignal) {
+  let pruned = 0;
+  let limit = FIRST_PACED_BATCH;
+  while (!signal?.aborted) {
+    const started = pace.clock();
+    const n = await prune(before, limit);
+    const took = pace.clock() - started;
+    pruned += n;
+    await pace.sleep(took * pace.pauseFactor);
+    if (n < limit) break;
+    limit = nextBatch(limit, took, pace.batchMs);
+  }
+  return pruned;
 }
 
 /** Deletes every event older than `days` now, batch by batch; how many went. */
@@ -29,17 +117,15 @@ export async function pruneEvents({
   days = DEFAULT_RETENTION_DAYS,
   now = Date.now,
   batch = PRUNE_BATCH,
+  pace,
+  signal,
 }: Omit<PrunerOptions, 'log' | 'intervalMs'>): Promise<number> {
   const before = new Date(now() - days * DAY_MS).toISOString();
   let pruned = 0;
   for (const prune of [events.prune, ...(webhooks ? [webhooks.prune] : [])]) {
-    for (;;) {
-      const n = await prune(before, batch);
-      pruned += n;
-      if (n < batch) break;
-      // Let requests in between batches.
-      await new Promise((r) => setImmediate(r));
-    }
+    pruned += pace
+      ? await paced(prune, before, pace, signal)
+      : await backToBack(prune, before, batch, signal);
   }
   return pruned;
 }
@@ -47,8 +133,9 @@ export async function pruneEvents({
 export function startPruner(opts: PrunerOptions) {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  const stopping = new AbortController();
   const round = () => {
-    pruneEvents(opts)
+    pruneEvents({ ...opts, signal: stopping.signal })
       .catch((err: Error) => opts.log(`error: pruning events: ${err.message}`))
       .finally(() => {
         if (!stopped) timer = setTimeout(round, opts.intervalMs ?? 3_600_000).unref();
@@ -58,6 +145,7 @@ export function startPruner(opts: PrunerOptions) {
   return {
     stop() {
       stopped = true;
+      stopping.abort();
       clearTimeout(timer);
     },
   };

@@ -154,6 +154,15 @@ export function guardedDispatcher(
       );
     });
   };
+  // Connections are kept alive (undici's defaults: idle up to 4 s, or the receiver's own
+  // `Keep-Alive: timeout` less 2 s), and that is safe because the guard is on the connection,
+  // not the request: a reused socket is still connected to the address checked when it was
+  // made, and a name that now resolves elsewhere (rebinding) is looked up, and checked, only
+  // for a new one. Reuse is what lets one receiver take hundreds of deliveries a second
+  // without a TCP and TLS handshake each. An attempt cut short (its timeout, an answer over
+  // its cap: attempt.ts) destroys its socket, so no half-read answer is left on a reused one;
+  // a receiver closing an idle socket just as a delivery goes out fails that attempt (undici
+  // retries no POST), which the schedule retries.
   const proxy = policy.proxy;
   const dispatcher: Dispatcher =
     proxy?.http || proxy?.https

@@ -197,9 +197,11 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
     // not after every attempt: a busy receiver's settlements would each cost a fan-out.
     if (fanOutDue) {
       fanOutDue = false;
-      // A fan-out that made deliveries may have stopped at its page's end (a backlog of more
-      // than `batch` events): look again soon rather than at the next poll, paced as events are.
-      if ((await store.webhooks.fanOut(now(), batch)) > 0) follow();
+      // A page came back full (a backlog of more than `batch` events): read on at the next
+      // pass, which schedule() makes due at once, rather than at the next poll. Whether this
+      // page made deliveries says nothing of the next: it may have held only types the
+      // endpoints do not take.
+      if ((await store.webhooks.fanOut(now(), batch)).more) fanOutDue = true;
     }
     const free = concurrency - inFlight.size;
     if (free <= 0 || stopped) return;
@@ -227,7 +229,8 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
   async function schedule() {
     clearTimeout(timer);
     if (stopped) return;
-    const due = await store.webhooks.nextDue();
+    // A backlog left to fan out: at once, after the event loop's turn (requests go first).
+    const due = fanOutDue ? now() : await store.webhooks.nextDue();
     const wait = due === undefined ? pollMs : Math.max(0, Math.min(pollMs, due - now()));
     if (stopped) return;
     timer = setTimeout(follow, wait);

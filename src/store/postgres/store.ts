@@ -48,7 +48,7 @@ export async function openPostgresStore(
     engine: 'postgres',
     location: redactUrl(url),
     // Replicas share the database, and an object store if the blobs are in one.
-    policy: { sharedDatabase: true, sharedBlobs: blobs.shared },
+    policy: { sharedDatabase: true, sharedBlobs: blobs.shared, blockingStatements: false },
     tenants: tenantsRepo(pool),
     branches: branchesRepo(pool),
     tokens: tokensRepo(pool, notifier),

@@ -222,29 +222,33 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
         'SELECT id FROM webhooks WHERE enabled',
       );
       let made = 0;
+      let more = false;
       for (const { id } of endpoints) {
-        made += await transaction(pool, async (client) => {
+        const page = await transaction(pool, async (client) => {
           const { rows } = await query<WebhookRow>(
             client,
             'SELECT * FROM webhooks WHERE id = $1 AND enabled FOR UPDATE SKIP LOCKED',
             [id],
           );
           const w = rows[0];
-          if (!w) return 0; // another replica is at it, or it went meanwhile
+          // Another replica is at it (and goes on while its page is full), or it went meanwhile.
+          if (!w) return { made: 0, full: false };
           const page = await listEvents(client, {
             branchId: w.branch_id,
             afterSequence: w.cursor,
             limit,
           });
           const last = page.rows.at(-1);
-          if (!last) return 0;
+          if (!last) return { made: 0, full: false };
           let n = 0;
           for (const d of deliveriesFor(w, page.rows, now)) n += await insertDelivery(client, d);
           await query(client, 'UPDATE webhooks SET cursor = $1 WHERE id = $2', [last.sequence, id]);
-          return n;
+          return { made: n, full: page.rows.length === limit };
         });
+        made += page.made;
+        more ||= page.full;
       }
-      return made;
+      return { made, more };
     },
     async addDelivery(branchId, webhookId, d, now) {
       if (!(await find(pool, branchId, webhookId))) return undefined;

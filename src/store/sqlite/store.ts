@@ -73,7 +73,7 @@ export function openSqliteStore(
     engine: 'sqlite',
     location: dir,
     // One process serves a data dir (data-dir/lock.ts): nobody else writes rows or files meanwhile.
-    policy: { sharedDatabase: false, sharedBlobs: false },
+    policy: { sharedDatabase: false, sharedBlobs: false, blockingStatements: true },
     tenants: {
       resolve: async (host) => tenants.resolve(host),
       byHost: async (host) => tenants.byHost(host),

@@ -170,16 +170,18 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
       );
       return true;
     }),
-    fanOut: db.transaction((now: number, limit: number): number => {
+    fanOut: db.transaction((now: number, limit: number) => {
       let made = 0;
+      let more = false;
       for (const w of enabled.all()) {
         const page = events.list({ branchId: w.branch_id, afterSequence: w.cursor, limit });
         const last = page.rows.at(-1);
         if (!last) continue;
         for (const d of deliveriesFor(w, page.rows, now)) made += addDelivery.run(d).changes;
         setCursor.run(last.sequence, w.id);
+        more ||= page.rows.length === limit;
       }
-      return made;
+      return { made, more };
     }),
     addDelivery: db.transaction((branchId: number, webhookId: string, d, now: number) => {
       if (!one.get(branchId, webhookId)) return undefined;

@@ -3,7 +3,7 @@
  * whatever their age (they may still be delivered). On the backend the run chooses.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { pruneEvents } from '../../../src/server/events/retention.js';
+import { gentlePace, pruneEvents } from '../../../src/server/events/retention.js';
 import { startServer, type TestServer } from '../../helpers/server.js';
 
 let server: TestServer;
@@ -13,58 +13,73 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const DAY = 86_400_000;
+// SQLite's serve paces its batches; the clock and the sleep here take no time.
+const paced = gentlePace({ clock: () => 0, sleep: async () => {} });
 
-test('delivered and given-up deliveries older than the retention are pruned, pending ones kept', async () => {
-  const res = await server.req('POST', '/api/webhooks', {
-    headers: { 'content-type': 'application/json' },
-    // An endpoint the worker cannot reach here (not allowed): its deliveries stay as made.
-    body: JSON.stringify({ url: 'https://hooks.example.com/in', types: ['user.*'] }),
-  });
-  expect(res.status, res.text).toBe(201);
-  await server.req('PATCH', `/api/webhooks/${res.json.id}`, {
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ enabled: false }),
-  });
-  const tenant = (await server.store.tenants.byHost('*'))!;
-  const branch = (await server.store.branches.byName(tenant.id, 'main'))!;
-  const { webhooks } = server.store;
-  const old = Date.now() - 100 * DAY;
-  const made = [];
-  for (const [i, status] of (['delivered', 'failed', 'pending', 'delivered'] as const).entries()) {
-    const at = i === 3 ? Date.now() : old;
-    const d = (await webhooks.addDelivery(
-      branch.id,
-      res.json.id,
-      { eventId: `ev-${i}`, type: 'webhook.test', body: '{}' },
-      at,
-    ))!;
-    if (status !== 'pending') {
-      const claimed = {
-        ...d,
-        url: '',
-        secret: '',
-        previous_secret: null,
-        previous_expires_at: null,
-        failing_since: null,
-      };
-      await webhooks.settle(
-        claimed,
-        {
-          status,
-          at,
-          httpStatus: 200,
-          error: null,
-          durationMs: 1,
-          nextAttemptAt: null,
-          succeeded: true,
-        },
-        { actor: { type: 'system', name: 'test' }, channel: 'system', requestId: 't' },
-      );
+test.each([
+  ['in batches back to back', {}],
+  ['paced', { pace: paced }],
+])(
+  'delivered and given-up deliveries older than the retention are pruned, pending ones kept (%s)',
+  async (_, pacing) => {
+    const res = await server.req('POST', '/api/webhooks', {
+      headers: { 'content-type': 'application/json' },
+      // An endpoint the worker cannot reach here (not allowed): its deliveries stay as made.
+      body: JSON.stringify({ url: 'https://hooks.example.com/in', types: ['user.*'] }),
+    });
+    expect(res.status, res.text).toBe(201);
+    await server.req('PATCH', `/api/webhooks/${res.json.id}`, {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled: false }),
+    });
+    const tenant = (await server.store.tenants.byHost('*'))!;
+    const branch = (await server.store.branches.byName(tenant.id, 'main'))!;
+    const { webhooks } = server.store;
+    const old = Date.now() - 100 * DAY;
+    const made = [];
+    for (const [i, status] of (
+      ['delivered', 'failed', 'pending', 'delivered'] as const
+    ).entries()) {
+      const at = i === 3 ? Date.now() : old;
+      const d = (await webhooks.addDelivery(
+        branch.id,
+        res.json.id,
+        { eventId: `ev-${i}`, type: 'webhook.test', body: '{}' },
+        at,
+      ))!;
+      if (status !== 'pending') {
+        const claimed = {
+          ...d,
+          url: '',
+          secret: '',
+          previous_secret: null,
+          previous_expires_at: null,
+          failing_since: null,
+        };
+        await webhooks.settle(
+          claimed,
+          {
+            status,
+            at,
+            httpStatus: 200,
+            error: null,
+            durationMs: 1,
+            nextAttemptAt: null,
+            succeeded: true,
+          },
+          { actor: { type: 'system', name: 'test' }, channel: 'system', requestId: 't' },
+        );
+      }
+      made.push(d.id);
     }
-    made.push(d.id);
-  }
-  const pruned = await pruneEvents({ events: server.store.events, webhooks, batch: 1 });
-  expect(pruned).toBeGreaterThanOrEqual(2);
-  const left = (await webhooks.deliveries(branch.id, res.json.id, 10))!.map((d) => d.event_id);
-  expect(left.sort()).toEqual(['ev-2', 'ev-3']);
-});
+    const pruned = await pruneEvents({
+      events: server.store.events,
+      webhooks,
+      batch: 1,
+      ...pacing,
+    });
+    expect(pruned).toBeGreaterThanOrEqual(2);
+    const left = (await webhooks.deliveries(branch.id, res.json.id, 10))!.map((d) => d.event_id);
+    expect(left.sort()).toEqual(['ev-2', 'ev-3']);
+  },
+);
