@@ -74,6 +74,29 @@ test('insert and update record created and updated with from → to; a no-op rec
   expect(events[1]!.sequence).toBeGreaterThan(events[0]!.sequence);
 });
 
+test('every text of an event is stored as written: quotes, backslashes, dollar quotes, non-Latin and astral characters', async () => {
+  const { b, user, log } = await freshBranch('ev-text');
+  const hostile = [
+    "O'Brien'); DROP TABLE events; --",
+    'back\\slash \\x27 \\n E\'\'',
+    '$$ $tag$ quoted $tag$ $$',
+    'Łukasz Żółć 李小龙 🧑‍💻 \u202e',
+  ];
+  const row = await store.users.insert(
+    user({ external_id: hostile[0], first_name: hostile[1], last_name: hostile[2] }),
+    { ...audit, run: hostile[3], actor: { type: 'token', id: 'tok', name: hostile[1] } },
+  );
+  await store.users.update(b.id, row.id, () => ({ position: hostile[3], version: 2 }), audit);
+  const [created, updated] = await log();
+  expect(created).toMatchObject({
+    run: hostile[3],
+    actor: { name: hostile[1] },
+    target: { id: row.id, externalId: hostile[0] },
+  });
+  expect(JSON.stringify(created!.changes)).toContain(JSON.stringify(hostile[2]));
+  expect(updated!.changes).toEqual({ 'profile.position': { from: null, to: hostile[3] } });
+});
+
 test('a refused write (decide throws, or a unique key taken) records no event', async () => {
   const { b, user, log } = await freshBranch('ev-b');
   await store.users.insert(user({ external_id: 'r', email_norm: 'r@x.io' }), audit);

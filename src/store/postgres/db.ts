@@ -217,6 +217,20 @@ export async function query<R extends pg.QueryResultRow>(
   }
 }
 
+/** The statement each open transaction sends in one message with its COMMIT (`sendWithCommit`). */
+const atCommit = new WeakMap<Client, string>();
+
+/**
+ * Has the transaction on `client` end with `text` (literal SQL, no parameters: it goes by the
+ * simple protocol) sent in the same message as its COMMIT. For a statement that takes a lock
+ * held until the commit: the lock is then held for the server's own work, not for a round trip
+ * to serve and back and for serve's event loop in between (the event log's numbering lock).
+ */
+export function sendWithCommit(client: Client, text: string): void {
+  if (atCommit.has(client)) throw new Error('a transaction sends one statement with its COMMIT');
+  atCommit.set(client, text);
+}
+
 /** Runs `fn` in a transaction: committed when it resolves, rolled back when it throws. */
 export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise<T>): Promise<T> {
   const client = await connect(pool);
@@ -226,7 +240,10 @@ export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise
     await send(client, { text: 'BEGIN' });
     const result = await fn(client);
     committing = true;
-    await send(client, { text: 'COMMIT' });
+    const last = atCommit.get(client);
+    // An error in `last` aborts the transaction and PostgreSQL skips the COMMIT after it: an
+    // ERROR, below, as a refused COMMIT is.
+    await send(client, { text: last === undefined ? 'COMMIT' : `${last};\nCOMMIT` });
     return result;
   } catch (err) {
     await send(client, { text: 'ROLLBACK' }).catch((rollbackErr: Error) => {
@@ -249,6 +266,7 @@ export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise
     }
     throw translated;
   } finally {
+    atCommit.delete(client);
     client.release(broken);
   }
 }

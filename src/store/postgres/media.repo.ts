@@ -4,7 +4,7 @@ import type { Notifier } from '../common/notifier.js';
 import type { MediaRepo } from '../store.js';
 import { MEDIUM_COLUMNS, type MediumKeys, type MediumRow, type PlacedMediumRow } from '../types.js';
 import { type Pool, query, transaction } from './db.js';
-import { recordEvent } from './events.repo.js';
+import { recordEventAtCommit } from './events.repo.js';
 
 const SELECT = `rowid, ${MEDIUM_COLUMNS.join(', ')}`;
 
@@ -38,7 +38,12 @@ export function mediaRepo(pool: Pool, notifier: Notifier): MediaRepo {
           MEDIUM_COLUMNS.map((c) => row[c]),
         );
         const inserted = { ...row, rowid: rows[0]!.rowid };
-        await recordEvent(client, mediumEvent('medium.created', inserted), audit, place(inserted));
+        recordEventAtCommit(
+          client,
+          mediumEvent('medium.created', inserted),
+          audit,
+          place(inserted),
+        );
         return { inserted };
       }).then((outcome) => {
         if ('inserted' in outcome) notifier.notify();
@@ -84,7 +89,7 @@ export function mediaRepo(pool: Pool, notifier: Notifier): MediaRepo {
           [rowid],
         );
         const row = rows[0];
-        if (row) await recordEvent(client, mediumEvent('medium.deleted', row), audit, place(row));
+        if (row) recordEventAtCommit(client, mediumEvent('medium.deleted', row), audit, place(row));
         return row !== undefined;
       });
       if (removed) notifier.notify();

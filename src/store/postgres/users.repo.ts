@@ -13,7 +13,7 @@ import {
   VIEW_COLUMNS,
 } from '../types.js';
 import { type Pool, type Queryable, query, transaction } from './db.js';
-import { recordEvent } from './events.repo.js';
+import { recordEventAtCommit } from './events.repo.js';
 import { freshBatch } from './fresh-read.js';
 import { enqueue } from './outbox.repo.js';
 import { listUsers } from './users-list.js';
@@ -117,7 +117,7 @@ export function usersRepo(pool: Pool, notifier: Notifier, fewMatches = FEW_MATCH
           Object.values(row),
         );
         if (invitation) await enqueue(client, invitation);
-        await recordEvent(client, userEvent(undefined, row)!, audit, place(row));
+        recordEventAtCommit(client, userEvent(undefined, row)!, audit, place(row));
         return { ...row, rowid: rows[0]!.rowid };
       }).then(notified),
 
@@ -136,7 +136,7 @@ export function usersRepo(pool: Pool, notifier: Notifier, fewMatches = FEW_MATCH
         );
         const after = rows[0]!;
         const event = userEvent(row, after);
-        if (event) await recordEvent(client, event, audit, place(after));
+        if (event) recordEventAtCommit(client, event, audit, place(after));
         return after;
       }).then(notified),
 
