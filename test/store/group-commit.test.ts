@@ -22,7 +22,9 @@ afterEach(() => files.cleanup());
 async function open() {
   const dir = files.temp('roster-group-commit-');
   const store = openSqliteStore(dir);
-  files.defer(() => store.close());
+  files.defer(async () => {
+    if (sqliteHandle(store).open) await store.close();
+  });
   await store.bootstrap();
   const tenant = (await store.tenants.byHost('*'))!;
   const branch = (await store.branches.byName(tenant.id, 'main'))!;
@@ -109,4 +111,14 @@ test('a full database: every write answered is stored, every write refused is no
   db.exec('PRAGMA max_page_count = 1073741823');
   await store.users.insert(userRow({ ...at, external_id: 'after' }), TEST_AUDIT);
   expect(await present(store, at.branch_id, 'after')).toBe(true);
+});
+
+test('closing the store commits the writes queued in the turn it closes in', async () => {
+  const { store, dir, at } = await open();
+  const queued = store.users.insert(userRow({ ...at, external_id: 'last-word' }), TEST_AUDIT);
+  await store.close();
+  await expect(queued).resolves.toMatchObject({ external_id: 'last-word' });
+  const again = openSqliteStore(dir);
+  files.defer(() => again.close());
+  expect(await present(again, at.branch_id, 'last-word')).toBe(true);
 });

@@ -19,7 +19,11 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
-export type GroupCommit = <T>(write: () => T) => Promise<T>;
+export interface GroupCommit {
+  <T>(write: () => T): Promise<T>;
+  /** Commits what is queued now, before the end of the turn (the store's close). */
+  flush(): void;
+}
 
 /** At most this many writes in one transaction: a long queue is committed in several. */
 export const MAX_GROUP = 64;
@@ -76,12 +80,20 @@ export function groupCommit(db: Db): GroupCommit {
     return i;
   }
 
-  return <T>(run: () => T) =>
+  let immediate: NodeJS.Immediate | undefined;
+  const write = <T>(run: () => T) =>
     new Promise<T>((resolve, reject) => {
       queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
       if (!scheduled) {
         scheduled = true;
-        setImmediate(flush);
+        immediate = setImmediate(flush);
       }
     });
+  return Object.assign(write, {
+    flush() {
+      if (!scheduled) return;
+      clearImmediate(immediate);
+      flush();
+    },
+  });
 }

@@ -177,6 +177,7 @@ export function openSqliteStore(
       ping.get();
     },
     async close() {
+      write.flush(); // what was queued is written, not lost with the connection
       db.close();
       await blobs.close();
     },
