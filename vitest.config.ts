@@ -39,6 +39,7 @@ const POSTGRES_TESTS = [
   'test/store/postgres-failover.test.ts',
   'test/store/postgres-webhooks.test.ts',
   'test/store/upgrade.test.ts',
+  'test/store/migration-log.test.ts',
   'test/store/identity-refold.test.ts',
   'test/store/login-name-index.test.ts',
   'test/store/migrations-schema.test.ts',

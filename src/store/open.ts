@@ -3,10 +3,12 @@
  * `postgres://user:pass@host:port/db`. Each backend is loaded only when used, so a SQLite
  * deployment never loads `pg` and a one-shot admin command loads one driver.
  */
+
 import { accessSync, constants } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BlobStore } from './blobs/blob-store.js';
 import { localBlobStore } from './blobs/local.js';
+import type { MigrationLog } from './common/migration.js';
 import { redactUrl } from './common/redact.js';
 import { DATABASE_FILE } from './sqlite/files.js';
 import type { Store } from './store.js';
@@ -91,6 +93,8 @@ export interface OpenOptions {
    * set it to take either way.
    */
   searchSortsUpTo?: number;
+  /** Told as each pending migration of an existing database starts and ends. */
+  onMigration?: MigrationLog;
 }
 
 /** The blob store `--blobs` names; the data dir's files by default. */

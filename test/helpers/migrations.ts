@@ -1,5 +1,5 @@
 /** Puts a migrated test store back to what an earlier release left, for a migration's test. */
-import { databaseTarget, openStore } from '../../src/store/open.js';
+import { databaseTarget, type OpenOptions, openStore } from '../../src/store/open.js';
 import type { Store } from '../../src/store/store.js';
 import { sql, testDatabase } from './database.js';
 
@@ -15,7 +15,8 @@ export async function storeToReopen(scope: {
   const dataDir = scope.temp('roster-migration-');
   const db = await testDatabase();
   scope.defer(db.drop);
-  const open = () => openStore({ dataDir, target: databaseTarget(db.url, dataDir) });
+  const open = (extra: Partial<OpenOptions> = {}) =>
+    openStore({ dataDir, target: databaseTarget(db.url, dataDir), ...extra });
   const store = await open();
   await store.bootstrap();
   const tenant = (await store.tenants.byHost('*'))!;

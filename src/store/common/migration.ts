@@ -4,6 +4,17 @@
  * whose next migration's indexes had been made by hand: the bare reason said neither that it was
  * a migration nor that the upgrade had stopped.
  */
+/** Told as each pending migration starts and ends (serve prints them: one may take a minute). */
+export type MigrationLog = (line: string) => void;
+
+/** The line a migration starts with: which version of how many, and what it is for. */
+export const migrationStarting = (version: number, of: number, why: string) =>
+  `database: upgrading the schema to version ${version} of ${of}: ${why}…`;
+
+/** The line it ends with, and how long it took. */
+export const migrationDone = (version: number, of: number, ms: number) =>
+  `database: schema version ${version} of ${of} in ${(ms / 1000).toFixed(1)} s`;
+
 export function migrationFailed(
   version: number,
   of: number,

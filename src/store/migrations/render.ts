@@ -122,6 +122,11 @@ function combine<P extends string | ((on: never) => unknown)>(
   return parts.every((p) => typeof p === 'string') ? (parts.join('\n') as P) : run(parts);
 }
 
+/** What each of `dialect`'s versions is for (the declared `why`), in version order. */
+export function migrationNames(dialect: Dialect, declared: readonly Migration[]): string[] {
+  return declared.filter((m) => m.only === undefined || m.only === dialect).map((m) => m.why);
+}
+
 /** Which declared migrations are versions of `dialect`, with their parts. */
 function versions(dialect: Dialect, declared: readonly Migration[]) {
   return declared

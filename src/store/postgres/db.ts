@@ -5,7 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { migrationFailed } from '../common/migration.js';
+import {
+  type MigrationLog,
+  migrationDone,
+  migrationFailed,
+  migrationStarting,
+} from '../common/migration.js';
 import { redactUrl } from '../common/redact.js';
 import {
   CommitOutcomeUnknownError,
@@ -13,7 +18,7 @@ import {
   UniqueViolationError,
 } from '../errors.js';
 import { migrationQuery } from './migration-query.js';
-import { MIGRATIONS } from './schema.js';
+import { MIGRATION_NAMES, MIGRATIONS } from './schema.js';
 
 export type Pool = pg.Pool;
 export type Client = pg.PoolClient;
@@ -295,7 +300,11 @@ export class DatabaseSetupError extends Error {
  * `unaccent` extension, and a schema no newer than this binary. Migrations run one at a time
  * across every replica (advisory lock), each in its own transaction.
  */
-export async function prepareDatabase(pool: Pool, url: string): Promise<void> {
+export async function prepareDatabase(
+  pool: Pool,
+  url: string,
+  onMigration?: MigrationLog,
+): Promise<void> {
   let client: Client;
   try {
     client = await pool.connect();
@@ -320,7 +329,7 @@ export async function prepareDatabase(pool: Pool, url: string): Promise<void> {
     }
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
-      await migrate(client, url);
+      await migrate(client, url, onMigration);
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
     }
@@ -332,7 +341,7 @@ export async function prepareDatabase(pool: Pool, url: string): Promise<void> {
   }
 }
 
-async function migrate(client: Client, url: string) {
+async function migrate(client: Client, url: string, log: MigrationLog = () => {}) {
   await client.query(
     `CREATE TABLE IF NOT EXISTS schema_migrations (
        version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
@@ -346,7 +355,11 @@ async function migrate(client: Client, url: string) {
       `the schema of ${redactUrl(url)} (version ${current}) is newer than this roster (${MIGRATIONS.length}): upgrade roster`,
     );
   }
+  // A new database's schema is made in well under a second: only an upgrade is told.
+  if (current === 0) log = () => {};
   for (let v = current; v < MIGRATIONS.length; v++) {
+    const started = performance.now();
+    log(migrationStarting(v + 1, MIGRATIONS.length, MIGRATION_NAMES[v]!));
     await client.query('BEGIN');
     try {
       // A migration may build an index over every user (1M: longer than a request may take);
@@ -375,5 +388,6 @@ async function migrate(client: Client, url: string) {
         { cause: err },
       );
     }
+    log(migrationDone(v + 1, MIGRATIONS.length, performance.now() - started));
   }
 }

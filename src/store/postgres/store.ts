@@ -3,8 +3,10 @@
  * step is one statement or one transaction; a read-decide-write locks its row (`FOR UPDATE`) so
  * nothing interleaves.
  */
+
 import type { BlobStore } from '../blobs/blob-store.js';
 import { localBlobStore } from '../blobs/local.js';
+import type { MigrationLog } from '../common/migration.js';
 import { createNotifier } from '../common/notifier.js';
 import { redactUrl } from '../common/redact.js';
 import { secureDataDir } from '../data-dir/permissions.js';
@@ -27,7 +29,7 @@ import { webhooksRepo } from './webhooks.repo.js';
 
 export async function openPostgresStore(
   url: string,
-  opts: PoolOptions & { dataDir: string; searchSortsUpTo?: number },
+  opts: PoolOptions & { dataDir: string; searchSortsUpTo?: number; onMigration?: MigrationLog },
   blobs: BlobStore = localBlobStore(opts.dataDir),
 ): Promise<Store> {
   const permissionWarnings = secureDataDir(opts.dataDir);
@@ -35,7 +37,7 @@ export async function openPostgresStore(
     // A dropped idle connection: the pool replaces it; requests meanwhile answer 503.
   });
   try {
-    await prepareDatabase(pool, url);
+    await prepareDatabase(pool, url, opts.onMigration);
   } catch (err) {
     await pool.end();
     throw err;

@@ -5,15 +5,20 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { migrationFailed } from '../common/migration.js';
+import {
+  type MigrationLog,
+  migrationDone,
+  migrationFailed,
+  migrationStarting,
+} from '../common/migration.js';
 import { DATABASE_FILE } from './files.js';
-import { MIGRATIONS } from './migrations.js';
+import { MIGRATION_NAMES, MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
 export { DATABASE_FILE } from './files.js';
 
-export function openDatabase(dataDir: string): Db {
+export function openDatabase(dataDir: string, onMigration?: MigrationLog): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = new Database(join(dataDir, DATABASE_FILE));
   // exec, not pragma(): no statement object is left for the garbage collector. On Node 24 a
@@ -31,7 +36,7 @@ export function openDatabase(dataDir: string): Db {
   // users table and its indexes there (GET by id before and after: bench/README.md, "Figures
   // from src/ comments"). mmap_size did as well but turns an I/O error into a SIGBUS.
   db.exec('PRAGMA cache_size = -65536');
-  migrate(db);
+  migrate(db, onMigration);
   return db;
 }
 
@@ -41,7 +46,7 @@ export function openDatabase(dataDir: string): Db {
  */
 const kept = new WeakMap<Db, unknown[]>();
 
-function migrate(db: Db) {
+function migrate(db: Db, log: MigrationLog = () => {}) {
   const userVersion = db.prepare('PRAGMA user_version').pluck();
   kept.set(db, [userVersion]);
   const current = userVersion.get() as number;
@@ -50,7 +55,11 @@ function migrate(db: Db) {
       `the database schema (version ${current}) is newer than this roster (${MIGRATIONS.length}): upgrade roster`,
     );
   }
+  // A new database's schema is made in well under a second: only an upgrade is told.
+  if (current === 0) log = () => {};
   for (let v = current; v < MIGRATIONS.length; v++) {
+    const started = performance.now();
+    log(migrationStarting(v + 1, MIGRATIONS.length, MIGRATION_NAMES[v]!));
     try {
       db.transaction(() => {
         const migration = MIGRATIONS[v]!;
@@ -63,5 +72,6 @@ function migrate(db: Db) {
         cause: err,
       });
     }
+    log(migrationDone(v + 1, MIGRATIONS.length, performance.now() - started));
   }
 }

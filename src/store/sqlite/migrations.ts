@@ -3,7 +3,7 @@
  * declared list (../migrations/list.ts) in SQLite's dialect. Add a migration there, not here.
  */
 import { MIGRATIONS as DECLARED } from '../migrations/list.js';
-import { type SqliteMigration, sqliteMigrations } from '../migrations/render.js';
+import { migrationNames, type SqliteMigration, sqliteMigrations } from '../migrations/render.js';
 
 /**
  * A migration is SQL, or a step over the open database (in the migration's transaction) that
@@ -12,3 +12,4 @@ import { type SqliteMigration, sqliteMigrations } from '../migrations/render.js'
 export type Migration = SqliteMigration;
 
 export const MIGRATIONS: Migration[] = sqliteMigrations(DECLARED);
+export const MIGRATION_NAMES: string[] = migrationNames('sqlite', DECLARED);

@@ -8,6 +8,7 @@ import { SCOPES } from '../../contract/scopes.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { localBlobStore } from '../blobs/local.js';
 import { systemAudit } from '../common/event-rows.js';
+import type { MigrationLog } from '../common/migration.js';
 import { createNotifier } from '../common/notifier.js';
 import { secureDataDir, secureFiles } from '../data-dir/permissions.js';
 import { diskReserve } from '../data-dir/reserve.js';
@@ -36,7 +37,7 @@ export function openSqliteStore(
   dir: string,
   dataDir = dir,
   blobs: BlobStore = localBlobStore(dataDir),
-  { searchSortsUpTo }: { searchSortsUpTo?: number } = {},
+  { searchSortsUpTo, onMigration }: { searchSortsUpTo?: number; onMigration?: MigrationLog } = {},
 ): Store {
   // Before SQLite opens anything: its WAL and shared-memory files copy the database's mode.
   const permissionWarnings = [
@@ -44,7 +45,7 @@ export function openSqliteStore(
     ...(dir === dataDir ? [] : secureDataDir(dir)),
     ...secureFiles(dir, DATABASE_FILES),
   ];
-  const db = openDatabase(dir);
+  const db = openDatabase(dir, onMigration);
   const version = credentialsVersion(db);
   const { onWrite } = version;
   const reserve = diskReserve(dataDir);

@@ -205,6 +205,8 @@ async function openGuarded(opts: ServeOptions, deps: Deps, service: Service, dat
       deps,
       {
         poolSize: opts.dbPoolSize,
+        // An upgrade of a large database may take a minute: say what is happening meanwhile.
+        onMigration: (line) => note(deps.io, line),
         statementTimeoutMs:
           opts.dbStatementTimeout === undefined ? undefined : opts.dbStatementTimeout * 1000,
       },
