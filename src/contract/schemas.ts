@@ -15,7 +15,14 @@ import {
 } from './limits.js';
 import { MEDIUM_TYPES } from './medium.js';
 import { isForbiddenKey, RESERVED_KEY_MESSAGE } from './safe-keys.js';
-import { LISTABLE_STATUSES, PROFILE_FIELDS, parseStatusList, ROLES, SORT_KEYS } from './user.js';
+import {
+  LISTABLE_STATUSES,
+  MAX_QUERY_LENGTH,
+  PROFILE_FIELDS,
+  parseSort,
+  parseStatusList,
+  ROLES,
+} from './user.js';
 import { namesProfileField } from './user-fields.js';
 
 export const MAX_TEXT = 256;
@@ -166,22 +173,14 @@ const intParam = (name: string) =>
     .regex(/^\d{1,9}$/, `${name} must be a whole number`)
     .transform(Number);
 
-const sortSchema = z
-  .string()
-  .regex(/^\w*_(ASC|DESC)_\w*_(ASC|DESC)$/, 'must look like lastName_ASC_firstName_ASC')
-  .transform((s, ctx) => {
-    const [k1, d1, k2, d2] = s.split('_') as [string, 'ASC' | 'DESC', string, 'ASC' | 'DESC'];
-    for (const k of [k1, k2]) {
-      if (!(SORT_KEYS as readonly string[]).includes(k)) {
-        ctx.addIssue({ code: 'custom', message: `'${k}' is not one of ${SORT_KEYS.join(', ')}` });
-        return z.NEVER;
-      }
-    }
-    return [
-      { key: k1 as (typeof SORT_KEYS)[number], dir: d1 },
-      { key: k2 as (typeof SORT_KEYS)[number], dir: d2 },
-    ];
-  });
+const sortSchema = z.string().transform((s, ctx) => {
+  const parsed = parseSort(s);
+  if ('error' in parsed) {
+    ctx.addIssue({ code: 'custom', message: parsed.error });
+    return z.NEVER;
+  }
+  return parsed.sort;
+});
 
 const statusListSchema = z.string().transform((s, ctx) => {
   const statuses = parseStatusList(s);
@@ -209,7 +208,7 @@ export const userListQuerySchema = z.strictObject({
   offset: intParam('offset').optional(),
   /** A page's `next`: the page after it (keyset paging; never with `offset`). */
   after: z.string().min(1, 'must be a cursor').max(4096).optional(),
-  query: z.string().max(200).optional(),
+  query: z.string().max(MAX_QUERY_LENGTH).optional(),
   sort: sortSchema.optional(),
   status: statusListSchema.optional(),
 });

@@ -70,6 +70,38 @@ export type SortKey = (typeof SORT_KEYS)[number];
 export const PLATFORM_SORT_KEYS = ['firstName', 'lastName'] as const;
 export const DEFAULT_SORT = 'lastName_ASC_firstName_ASC';
 
+export type SortOrder = [
+  { key: SortKey; dir: 'ASC' | 'DESC' },
+  { key: SortKey; dir: 'ASC' | 'DESC' },
+];
+
+/**
+ * The `sort` of GET /users (and the CLI's `--sort`): two keys with their directions, as
+ * `lastName_ASC_firstName_ASC`; else what is wrong with it. Plain code, not a schema: the CLI
+ * checks a list's options with it before any request without loading zod (a third of a
+ * `users list --sort …`'s start-up).
+ */
+export function parseSort(value: string): { sort: SortOrder } | { error: string } {
+  if (!/^\w*_(ASC|DESC)_\w*_(ASC|DESC)$/.test(value)) {
+    return { error: 'must look like lastName_ASC_firstName_ASC' };
+  }
+  const [k1, d1, k2, d2] = value.split('_') as [string, 'ASC' | 'DESC', string, 'ASC' | 'DESC'];
+  for (const k of [k1, k2]) {
+    if (!(SORT_KEYS as readonly string[]).includes(k)) {
+      return { error: `'${k}' is not one of ${SORT_KEYS.join(', ')}` };
+    }
+  }
+  return {
+    sort: [
+      { key: k1 as SortKey, dir: d1 },
+      { key: k2 as SortKey, dir: d2 },
+    ],
+  };
+}
+
+/** The longest `query` GET /users takes. */
+export const MAX_QUERY_LENGTH = 200;
+
 export const EMAIL_SOURCE = 'system';
 export const USER_NAME_SOURCE = 'user';
 
