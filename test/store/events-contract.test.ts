@@ -78,7 +78,7 @@ test('every text of an event is stored as written: quotes, backslashes, dollar q
   const { b, user, log } = await freshBranch('ev-text');
   const hostile = [
     "O'Brien'); DROP TABLE events; --",
-    'back\\slash \\x27 \\n E\'\'',
+    "back\\slash \\x27 \\n E''",
     '$$ $tag$ quoted $tag$ $$',
     'Łukasz Żółć 李小龙 🧑‍💻 \u202e',
   ];
