@@ -7,6 +7,13 @@
 /** Told as each pending migration starts and ends (serve prints them: one may take a minute). */
 export type MigrationLog = (line: string) => void;
 
+/**
+ * What a database at schema `current` tells as it migrates: an upgrade each step, a new
+ * database (version 0: its schema is made in well under a second) nothing.
+ */
+export const upgradeLog = (current: number, log: MigrationLog = () => {}): MigrationLog =>
+  current === 0 ? () => {} : log;
+
 /** The line a migration starts with: which version of how many, and what it is for. */
 export const migrationStarting = (version: number, of: number, why: string) =>
   `database: upgrading the schema to version ${version} of ${of}: ${why}…`;

@@ -10,6 +10,7 @@ import {
   migrationDone,
   migrationFailed,
   migrationStarting,
+  upgradeLog,
 } from '../common/migration.js';
 import { redactUrl } from '../common/redact.js';
 import {
@@ -341,7 +342,7 @@ export async function prepareDatabase(
   }
 }
 
-async function migrate(client: Client, url: string, log: MigrationLog = () => {}) {
+async function migrate(client: Client, url: string, log?: MigrationLog) {
   await client.query(
     `CREATE TABLE IF NOT EXISTS schema_migrations (
        version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
@@ -355,11 +356,10 @@ async function migrate(client: Client, url: string, log: MigrationLog = () => {}
       `the schema of ${redactUrl(url)} (version ${current}) is newer than this roster (${MIGRATIONS.length}): upgrade roster`,
     );
   }
-  // A new database's schema is made in well under a second: only an upgrade is told.
-  if (current === 0) log = () => {};
+  const tell = upgradeLog(current, log);
   for (let v = current; v < MIGRATIONS.length; v++) {
     const started = performance.now();
-    log(migrationStarting(v + 1, MIGRATIONS.length, MIGRATION_NAMES[v]!));
+    tell(migrationStarting(v + 1, MIGRATIONS.length, MIGRATION_NAMES[v]!));
     await client.query('BEGIN');
     try {
       // A migration may build an index over every user (1M: longer than a request may take);
@@ -388,6 +388,6 @@ async function migrate(client: Client, url: string, log: MigrationLog = () => {}
         { cause: err },
       );
     }
-    log(migrationDone(v + 1, MIGRATIONS.length, performance.now() - started));
+    tell(migrationDone(v + 1, MIGRATIONS.length, performance.now() - started));
   }
 }

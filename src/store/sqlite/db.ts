@@ -10,6 +10,7 @@ import {
   migrationDone,
   migrationFailed,
   migrationStarting,
+  upgradeLog,
 } from '../common/migration.js';
 import { DATABASE_FILE } from './files.js';
 import { MIGRATION_NAMES, MIGRATIONS } from './migrations.js';
@@ -46,7 +47,7 @@ export function openDatabase(dataDir: string, onMigration?: MigrationLog): Db {
  */
 const kept = new WeakMap<Db, unknown[]>();
 
-function migrate(db: Db, log: MigrationLog = () => {}) {
+function migrate(db: Db, log?: MigrationLog) {
   const userVersion = db.prepare('PRAGMA user_version').pluck();
   kept.set(db, [userVersion]);
   const current = userVersion.get() as number;
@@ -55,11 +56,10 @@ function migrate(db: Db, log: MigrationLog = () => {}) {
       `the database schema (version ${current}) is newer than this roster (${MIGRATIONS.length}): upgrade roster`,
     );
   }
-  // A new database's schema is made in well under a second: only an upgrade is told.
-  if (current === 0) log = () => {};
+  const tell = upgradeLog(current, log);
   for (let v = current; v < MIGRATIONS.length; v++) {
     const started = performance.now();
-    log(migrationStarting(v + 1, MIGRATIONS.length, MIGRATION_NAMES[v]!));
+    tell(migrationStarting(v + 1, MIGRATIONS.length, MIGRATION_NAMES[v]!));
     try {
       db.transaction(() => {
         const migration = MIGRATIONS[v]!;
@@ -72,6 +72,6 @@ function migrate(db: Db, log: MigrationLog = () => {}) {
         cause: err,
       });
     }
-    log(migrationDone(v + 1, MIGRATIONS.length, performance.now() - started));
+    tell(migrationDone(v + 1, MIGRATIONS.length, performance.now() - started));
   }
 }
