@@ -34,10 +34,16 @@ const BIGINT_COLUMNS: ReadonlySet<string> = new Set(['tenant_id', 'branch_id']);
  * selected from the lock's own (one row, once the lock is held), and its sequence, a column
  * default, is drawn as that row is inserted, so after the lock as above.
  */
-const INSERT = `WITH locked AS (SELECT pg_advisory_xact_lock($1, $2))
-  INSERT INTO events (${EVENT_COLUMNS.join(', ')})
-  SELECT ${EVENT_COLUMNS.map((c, i) => `$${i + 3}${BIGINT_COLUMNS.has(c) ? '::bigint' : '::text'}`).join(', ')}
-  FROM locked`;
+const insertSql = (tenant: string, values: readonly string[]) =>
+  `WITH locked AS (SELECT pg_advisory_xact_lock(${EVENTS_LOCK}, ${tenant}))
+  INSERT INTO events (${EVENT_COLUMNS.join(', ')}) SELECT ${values.join(', ')} FROM locked`;
+
+const typeOf = (column: string) => (BIGINT_COLUMNS.has(column) ? 'bigint' : 'text');
+
+const INSERT = insertSql(
+  '$1',
+  EVENT_COLUMNS.map((c, i) => `$${i + 2}::${typeOf(c)}`),
+);
 
 /** Writes an event as the last step of the transaction on `client` (see above). */
 export async function recordEvent(
@@ -47,13 +53,13 @@ export async function recordEvent(
   place: { tenantId: number; branchId: number },
 ): Promise<void> {
   const row = eventRow(event, audit, place);
-  await query(client, INSERT, [EVENTS_LOCK, place.tenantId, ...EVENT_COLUMNS.map((c) => row[c])]);
+  await query(client, INSERT, [place.tenantId, ...EVENT_COLUMNS.map((c) => row[c])]);
 }
 
 /** A value of an event's row as an SQL literal (pg's escaping: E'' where a backslash needs it). */
 function literal(column: string, value: string | number | null): string {
   if (value === null) return 'NULL';
-  if (BIGINT_COLUMNS.has(column)) {
+  if (typeOf(column) === 'bigint') {
     if (!Number.isSafeInteger(value)) throw new Error(`events.${column}: not an integer: ${value}`);
     return `${value}::bigint`;
   }
@@ -78,9 +84,10 @@ export function recordEventAtCommit(
   if (!Number.isSafeInteger(place.tenantId)) throw new Error(`not a tenant id: ${place.tenantId}`);
   sendWithCommit(
     client,
-    `WITH locked AS (SELECT pg_advisory_xact_lock(${EVENTS_LOCK}, ${place.tenantId}))
-    INSERT INTO events (${EVENT_COLUMNS.join(', ')})
-    SELECT ${EVENT_COLUMNS.map((c) => literal(c, row[c])).join(', ')} FROM locked`,
+    insertSql(
+      String(place.tenantId),
+      EVENT_COLUMNS.map((c) => literal(c, row[c])),
+    ),
   );
 }
 
