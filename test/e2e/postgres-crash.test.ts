@@ -10,6 +10,7 @@
  */
 import pg from 'pg';
 import { afterAll, expect, test } from 'vitest';
+import { EVENT_COLUMNS } from '../../src/store/common/event-rows.js';
 import { CommitOutcomeUnknownError, StoreUnavailableError } from '../../src/store/errors.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
 import { query, transaction } from '../../src/store/postgres/db.js';
@@ -202,6 +203,48 @@ test.runIf(enabled)(
        ORDER BY email`,
     );
     expect(emails.map((e) => e.email)).toEqual(['after@example.com', 'recovered@example.com']);
+
+    // Every write answered is on disk, with its event: the postmaster SIGKILLed the moment the
+    // last answer is in, before PostgreSQL's WAL writer wakes (every 200 ms). An event-writing
+    // commit does not wait for its flush under the numbering lock (db.ts commitBeforeFlush);
+    // without its wait afterwards the last ones answered here were lost, their events too.
+    const acked = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => create(`acked-${i}@example.com`)),
+    );
+    await cluster.killPostmaster();
+    expect(acked.map((r) => r.status)).toEqual(acked.map(() => 201));
+    await cluster.start();
+    const kept = await sql<{ users: number; events: number }>(
+      store,
+      `SELECT count(DISTINCT u.id)::int AS users, count(e.id)::int AS events
+         FROM users u LEFT JOIN events e ON e.target_id = u.id::text AND e.type = 'user.created'
+        WHERE u.email LIKE 'acked-%'`,
+    );
+    expect(kept).toEqual([{ users: 20, events: 20 }]);
+
+    // And a follower hands on only what is on disk: an event committed without its flush (as
+    // every event-writing commit is, above) is listed once the follower's own wait has flushed
+    // it, so it is still there after a crash that comes the moment the page is answered.
+    const raw = new pg.Client({ connectionString: cluster.url });
+    await raw.connect();
+    const others = EVENT_COLUMNS.filter((c) => c !== 'id').join(', ');
+    await raw.query(`BEGIN; SET LOCAL synchronous_commit TO off;
+      INSERT INTO events (id, ${others})
+        SELECT 'evt_not_yet_flushed', ${others} FROM events ORDER BY sequence DESC LIMIT 1;
+      COMMIT`);
+    await raw.end();
+    const [unflushed] = await sql<{ branch_id: number; sequence: number }>(
+      store,
+      "SELECT branch_id, sequence FROM events WHERE id = 'evt_not_yet_flushed'",
+    );
+    const { branch_id: branchId, sequence } = unflushed!;
+    const page = await store.events.list({ branchId, afterSequence: sequence - 1, limit: 5 });
+    await cluster.killPostmaster();
+    expect(page.rows.map((e) => e.id)).toEqual(['evt_not_yet_flushed']);
+    await cluster.start();
+    expect(await sql(store, "SELECT id FROM events WHERE id = 'evt_not_yet_flushed'")).toEqual([
+      { id: 'evt_not_yet_flushed' },
+    ]);
   },
   30_000,
 );

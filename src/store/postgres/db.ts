@@ -237,19 +237,78 @@ export function sendWithCommit(client: Client, text: string): void {
   atCommit.set(client, text);
 }
 
+/**
+ * Transactions that hold a lock to their COMMIT which others queue on (the event log's
+ * numbering): they commit without waiting for the flush, then wait for it (`durable`) before
+ * `transaction` resolves. The lock is then held for the commit record's insert, not for the
+ * disk's flush and a synchronous standby's answer, which their waits share (PostgreSQL flushes
+ * every commit queued behind one in the same write). The caller still resolves only once its
+ * commit is durable; what a committed-but-unflushed transaction shows other sessions meanwhile
+ * is no more than a synchronous standby's wait already shows (its commit is visible on the
+ * primary before the standby has it). Readers that must not hand on what a crash could take
+ * back (the event log's followers) wait with `durable` themselves.
+ */
+const flushAfterUnlock = new WeakSet<Client>();
+
+/** Has the transaction on `client` commit before its flush, and wait for the flush after (above). */
+export function commitBeforeFlush(client: Client): void {
+  flushAfterUnlock.add(client);
+}
+
+/**
+ * A transaction with one WAL record of its own (a logical-decoding message, which any role may
+ * write and no table keeps) committed synchronously: its commit returns once the WAL up to it is
+ * flushed (and with synchronous replication, on the standby), so once everything committed
+ * before it is durable too. Without a record of its own a transaction's commit does not wait.
+ */
+const DURABLE = "BEGIN;\nSELECT pg_logical_emit_message(true, 'roster', 'durable');\nCOMMIT";
+
+/**
+ * Resolves once every transaction committed before this call is durable (see DURABLE). On a
+ * transaction's client (between its transactions) its errors are the caller's to handle.
+ */
+export async function durable(db: Pool | Client): Promise<void> {
+  if (!(db instanceof pg.Pool)) {
+    await send(db, { text: DURABLE });
+    return;
+  }
+  const client = await connect(db);
+  let broken: Error | undefined;
+  try {
+    await send(client, { text: DURABLE });
+  } catch (err) {
+    await send(client, { text: 'ROLLBACK' }).catch((rollbackErr: Error) => {
+      broken = rollbackErr;
+    });
+    const translated = translate(err);
+    if (translated instanceof StoreUnavailableError) broken ??= translated;
+    throw translated;
+  } finally {
+    client.release(broken);
+  }
+}
+
 /** Runs `fn` in a transaction: committed when it resolves, rolled back when it throws. */
 export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise<T>): Promise<T> {
   const client = await connect(pool);
   let broken: Error | undefined;
   let committing = false;
+  let committed = false;
   try {
     await send(client, { text: 'BEGIN' });
     const result = await fn(client);
     committing = true;
     const last = atCommit.get(client);
+    const early = flushAfterUnlock.has(client);
     // An error in `last` aborts the transaction and PostgreSQL skips the COMMIT after it: an
     // ERROR, below, as a refused COMMIT is.
-    await send(client, { text: last === undefined ? 'COMMIT' : `${last};\nCOMMIT` });
+    await send(client, {
+      text: [early && 'SET LOCAL synchronous_commit TO off', last, 'COMMIT']
+        .filter(Boolean)
+        .join(';\n'),
+    });
+    committed = true;
+    if (early) await durable(client);
     return result;
   } catch (err) {
     await send(client, { text: 'ROLLBACK' }).catch((rollbackErr: Error) => {
@@ -259,23 +318,33 @@ export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise
     // Nor one that failed that way, as in query(): one on a server turned read-only (25006)
     // would fail every write it is given; a new one goes where the database now is.
     if (translated instanceof StoreUnavailableError) broken ??= translated;
+    // Committed, but not known to be durable (the flush's wait failed): a crash may take it back.
+    if (committed) {
+      throw new CommitOutcomeUnknownError(
+        `commit outcome unknown: committed, but not known to be on disk: ${describe(translated)}`,
+        { cause: err },
+      );
+    }
     // A COMMIT the server refused with an ERROR (a serialization failure, a deferred
     // constraint) was rolled back, and one on a connection lost before it was never sent
     // (pg: 'not queryable'). One whose connection went after it was sent may have been made.
     const e = err as { severity?: string; message?: string };
     const notMade = e?.severity === 'ERROR' || /not queryable/.test(e?.message ?? '');
     if (committing && translated instanceof StoreUnavailableError && !notMade) {
-      throw new CommitOutcomeUnknownError(
-        `commit outcome unknown: ${translated.message.replace(/^database unavailable: /, '')}`,
-        { cause: err },
-      );
+      throw new CommitOutcomeUnknownError(`commit outcome unknown: ${describe(translated)}`, {
+        cause: err,
+      });
     }
     throw translated;
   } finally {
     atCommit.delete(client);
+    flushAfterUnlock.delete(client);
     client.release(broken);
   }
 }
+
+const describe = (err: unknown) =>
+  err instanceof Error ? err.message.replace(/^database unavailable: /, '') : String(err);
 
 /** One line for `serve` to print when it cannot use the database, or undefined. */
 export function describeConnectError(err: unknown, url: string): string {

@@ -9,6 +9,12 @@
  * makes a transaction visible before it releases its locks, so the next number is taken only
  * after the previous one is visible (or rolled back). Within a tenant, sequence order is commit
  * order, and a reader that sees sequence n sees every lower one (docs/events.md).
+ *
+ * The lock is held for the commit record, not for its flush: an event-writing transaction
+ * commits without waiting for the disk and waits after, with the lock released (db.ts
+ * commitBeforeFlush), so a tenant's writes share their flushes instead of taking turns at them.
+ * A follower lists only what is on disk (`list` waits for the flush of what it read): what a
+ * crash takes back was never handed on, and no sequence a follower saw is handed out again.
  */
 
 import pg from 'pg';
@@ -22,7 +28,15 @@ import {
 import type { Notifier } from '../common/notifier.js';
 import type { EventsRepo } from '../store.js';
 import type { Audit, EventFilter, EventPage, NewEvent } from '../types.js';
-import { type Client, type Pool, type Queryable, query, sendWithCommit } from './db.js';
+import {
+  type Client,
+  commitBeforeFlush,
+  durable,
+  type Pool,
+  type Queryable,
+  query,
+  sendWithCommit,
+} from './db.js';
 
 /** The advisory lock class of event numbering; the tenant id is the lock's second key. */
 const EVENTS_LOCK = 0x45766e74; // "Evnt"
@@ -47,13 +61,14 @@ const INSERT = insertSql(
 
 /** Writes an event as the last step of the transaction on `client` (see above). */
 export async function recordEvent(
-  client: Queryable,
+  client: Client,
   event: NewEvent,
   audit: Audit,
   place: { tenantId: number; branchId: number },
 ): Promise<void> {
   const row = eventRow(event, audit, place);
   await query(client, INSERT, [place.tenantId, ...EVENT_COLUMNS.map((c) => row[c])]);
+  commitBeforeFlush(client);
 }
 
 /** A value of an event's row as an SQL literal (pg's escaping: E'' where a backslash needs it). */
@@ -69,7 +84,7 @@ function literal(column: string, value: string | number | null): string {
 /**
  * As `recordEvent`, for a write whose event is its last statement (users, media): the lock, the
  * row and the COMMIT reach the server in one message (db.ts `sendWithCommit`), so each write
- * holds the tenant's numbering lock for the server's insert and commit only. Sent as its own
+ * holds the tenant's numbering lock for the server's insert and commit record only. Sent as its own
  * statement, the lock was also held over the answer's way back to serve, serve's event loop
  * and the COMMIT's way there: under load most of the time every other write of the tenant
  * waited (writes with events were 0.6× those without; bench/README.md).
@@ -89,6 +104,7 @@ export function recordEventAtCommit(
       EVENT_COLUMNS.map((c) => literal(c, row[c])),
     ),
   );
+  commitBeforeFlush(client);
 }
 
 /** The tenant of a branch, for events of writes that know only the branch (tokens). */
@@ -147,7 +163,13 @@ export async function listEvents(db: Queryable, f: EventFilter): Promise<EventPa
 
 export function eventsRepo(pool: Pool, notifier: Notifier): EventsRepo {
   return {
-    list: (f) => listEvents(pool, f),
+    async list(f) {
+      const page = await listEvents(pool, f);
+      // What it lists may be committed but not yet flushed (db.ts commitBeforeFlush): a crash
+      // could still take it back, and its sequence would then be handed out again.
+      if (page.rows.length > 0) await durable(pool);
+      return page;
+    },
     async prune(before, limit) {
       const { rowCount } = await query(
         pool,

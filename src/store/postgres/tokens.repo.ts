@@ -6,12 +6,12 @@ import { type TokenRow, tokenOf } from '../common/rows.js';
 import { newToken, parseTokenString, secretMatches } from '../common/token-secret.js';
 import type { TokensRepo } from '../store.js';
 import type { Audit, Token } from '../types.js';
-import { type Pool, type Queryable, query, transaction } from './db.js';
+import { type Client, type Pool, query, transaction } from './db.js';
 import { placeOf, recordEvent } from './events.repo.js';
 
 /** Creates a token and its event on `db`, a transaction's client. */
 export async function createToken(
-  db: Queryable,
+  db: Client,
   branchId: number,
   name: string,
   scopes: Scope[],

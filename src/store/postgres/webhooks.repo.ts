@@ -25,7 +25,7 @@ import type {
   Settled,
   WebhookRow,
 } from '../webhook-types.js';
-import { type Pool, type Queryable, query, transaction } from './db.js';
+import { type Client, type Pool, type Queryable, query, transaction } from './db.js';
 import { listEvents, recordEvent } from './events.repo.js';
 
 const place = (r: NewWebhookRow) => ({ tenantId: r.tenant_id, branchId: r.branch_id });
@@ -45,7 +45,7 @@ async function insertDelivery(db: Queryable, d: DeliveryRow): Promise<number> {
 }
 
 async function updateOn(
-  client: Queryable,
+  client: Client,
   branchId: number,
   id: string,
   decide: (row: WebhookRow) => Partial<WebhookRow>,
@@ -240,6 +240,8 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
           });
           const last = page.rows.at(-1);
           if (!last) return { made: 0, full: false };
+          // This transaction's commit (synchronous, with the cursor's write) is its wait for the
+          // flush of what it read (events.repo.ts): nothing a crash could take back is sent.
           let n = 0;
           for (const d of deliveriesFor(w, page.rows, now)) n += await insertDelivery(client, d);
           await query(client, 'UPDATE webhooks SET cursor = $1 WHERE id = $2', [last.sequence, id]);
