@@ -13,7 +13,13 @@ import { afterAll, expect, test } from 'vitest';
 import { EVENT_COLUMNS } from '../../src/store/common/event-rows.js';
 import { CommitOutcomeUnknownError, StoreUnavailableError } from '../../src/store/errors.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
-import { query, transaction } from '../../src/store/postgres/db.js';
+import {
+  createPool,
+  DatabaseSetupError,
+  prepareDatabase,
+  query,
+  transaction,
+} from '../../src/store/postgres/db.js';
 import { postgresHandle } from '../../src/store/postgres/handle.js';
 import { sql } from '../helpers/database.js';
 import { profileToken, spawnServe } from '../helpers/e2e.js';
@@ -245,6 +251,29 @@ test.runIf(enabled)(
     expect(await sql(store, "SELECT id FROM events WHERE id = 'evt_not_yet_flushed'")).toEqual([
       { id: 'evt_not_yet_flushed' },
     ]);
+
+    // A role an administrator has refused that record's function: serve refuses to start (its
+    // event writes would be committed, then reported failed), and says what to grant.
+    await sql(
+      store,
+      'REVOKE EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) FROM PUBLIC',
+    );
+    await sql(store, "CREATE ROLE plain LOGIN PASSWORD 'plain-pw'");
+    const plainUrl = Object.assign(new URL(cluster.url), {
+      username: 'plain',
+      password: 'plain-pw',
+    });
+    const plainPool = createPool(plainUrl.href, {}, () => {});
+    scope.defer(() => plainPool.end());
+    const refused = await prepareDatabase(plainPool, plainUrl.href).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(DatabaseSetupError);
+    expect((refused as Error).message).toMatch(
+      /may not run pg_logical_emit_message .*; GRANT EXECUTE ON FUNCTION pg_logical_emit_message\(boolean, text, text\) TO that role$/,
+    );
+    expect((refused as Error).message).not.toContain('plain-pw');
   },
   30_000,
 );

@@ -239,10 +239,10 @@ export function sendWithCommit(client: Client, text: string): void {
 
 /**
  * Transactions that hold a lock to their COMMIT which others queue on (the event log's
- * numbering): they commit without waiting for the flush, then wait for it (`durable`) before
- * `transaction` resolves. The lock is then held for the commit record's insert, not for the
- * disk's flush and a synchronous standby's answer, which their waits share (PostgreSQL flushes
- * every commit queued behind one in the same write). The caller still resolves only once its
+ * numbering): they commit without waiting for the flush, then wait for it (DURABLE, below)
+ * before `transaction` resolves. The lock is then held for the commit record's insert, not for
+ * the disk's flush and a synchronous standby's answer, which their waits share (PostgreSQL
+ * flushes every commit queued behind one in the same write). The caller still resolves only once its
  * commit is durable; what a committed-but-unflushed transaction shows other sessions meanwhile
  * is no more than a synchronous standby's wait already shows (its commit is visible on the
  * primary before the standby has it). Readers that must not hand on what a crash could take
@@ -293,7 +293,6 @@ export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise
   const client = await connect(pool);
   let broken: Error | undefined;
   let committing = false;
-  let committed = false;
   try {
     await send(client, { text: 'BEGIN' });
     const result = await fn(client);
@@ -301,14 +300,15 @@ export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise
     const last = atCommit.get(client);
     const early = flushAfterUnlock.has(client);
     // An error in `last` aborts the transaction and PostgreSQL skips the COMMIT after it: an
-    // ERROR, below, as a refused COMMIT is.
+    // ERROR, below, as a refused COMMIT is. With `early` the wait for the flush follows in the
+    // same message (no round trip more); it fails only with its connection (serve checks at
+    // start that its role may write DURABLE's record: checkDurableWait), so an ERROR still
+    // means "not made", and a connection lost after the message went is an unknown outcome.
     await send(client, {
-      text: [early && 'SET LOCAL synchronous_commit TO off', last, 'COMMIT']
+      text: [early && 'SET LOCAL synchronous_commit TO off', last, 'COMMIT', early && DURABLE]
         .filter(Boolean)
         .join(';\n'),
     });
-    committed = true;
-    if (early) await durable(client);
     return result;
   } catch (err) {
     await send(client, { text: 'ROLLBACK' }).catch((rollbackErr: Error) => {
@@ -318,22 +318,16 @@ export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise
     // Nor one that failed that way, as in query(): one on a server turned read-only (25006)
     // would fail every write it is given; a new one goes where the database now is.
     if (translated instanceof StoreUnavailableError) broken ??= translated;
-    // Committed, but not known to be durable (the flush's wait failed): a crash may take it back.
-    if (committed) {
-      throw new CommitOutcomeUnknownError(
-        `commit outcome unknown: committed, but not known to be on disk: ${describe(translated)}`,
-        { cause: err },
-      );
-    }
     // A COMMIT the server refused with an ERROR (a serialization failure, a deferred
     // constraint) was rolled back, and one on a connection lost before it was never sent
     // (pg: 'not queryable'). One whose connection went after it was sent may have been made.
     const e = err as { severity?: string; message?: string };
     const notMade = e?.severity === 'ERROR' || /not queryable/.test(e?.message ?? '');
     if (committing && translated instanceof StoreUnavailableError && !notMade) {
-      throw new CommitOutcomeUnknownError(`commit outcome unknown: ${describe(translated)}`, {
-        cause: err,
-      });
+      throw new CommitOutcomeUnknownError(
+        `commit outcome unknown: ${translated.message.replace(/^database unavailable: /, '')}`,
+        { cause: err },
+      );
     }
     throw translated;
   } finally {
@@ -342,9 +336,6 @@ export async function transaction<T>(pool: Pool, fn: (client: Client) => Promise
     client.release(broken);
   }
 }
-
-const describe = (err: unknown) =>
-  err instanceof Error ? err.message.replace(/^database unavailable: /, '') : String(err);
 
 /** One line for `serve` to print when it cannot use the database, or undefined. */
 export function describeConnectError(err: unknown, url: string): string {
@@ -397,6 +388,7 @@ export async function prepareDatabase(
         `the database ${redactUrl(url)} has LC_CTYPE ${ctype}, which makes search ignore non-ASCII letters; create it with a UTF-8 locale, e.g. createdb -E UTF8 --locale=C.UTF-8 -T template0`,
       );
     }
+    await checkDurableWait(client, url);
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
       await migrate(client, url, onMigration);
@@ -408,6 +400,24 @@ export async function prepareDatabase(
     throw new DatabaseSetupError(describeConnectError(err, url), { cause: err });
   } finally {
     client.release();
+  }
+}
+
+/**
+ * Event-writing transactions wait for their flush with DURABLE, sent with their COMMIT: should
+ * the role not be allowed its record, every such write would be committed and then reported
+ * failed. PUBLIC may run pg_logical_emit_message unless an administrator revoked it.
+ */
+async function checkDurableWait(client: Client, url: string) {
+  try {
+    await client.query(DURABLE);
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    const e = err as { code?: string; message?: string };
+    if (e?.code !== '42501') throw err;
+    throw new DatabaseSetupError(
+      `the role in ${redactUrl(url)} may not run pg_logical_emit_message (${e.message}), which Roster's writes wait for their flush with; GRANT EXECUTE ON FUNCTION pg_logical_emit_message(boolean, text, text) TO that role`,
+    );
   }
 }
 
