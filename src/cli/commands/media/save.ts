@@ -1,7 +1,7 @@
 /** Writing a download safely: where it goes, and temp file → rename, never clobbering. */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, rmSync } from 'node:fs';
-import { link, rename, rm, stat, unlink } from 'node:fs/promises';
+import { link, open as openFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
@@ -105,7 +105,10 @@ export async function saveStream(
   try {
     const source = await open();
     try {
-      await pipeline(source, count, createWriteStream(temp, { flags: into ? 'w' : 'wx' }));
+      // Opened before the pipeline starts: a write stream opening by itself could create the
+      // file after a source that failed at once had ended the pipeline and the rm below had run.
+      const file = await openFile(temp, into ? 'w' : 'wx');
+      await pipeline(source, count, createWriteStream('', { fd: file }));
     } catch (err) {
       // The temp file's failure is the destination's (its name is ours, not the person's).
       throw destinationError(target, err);
