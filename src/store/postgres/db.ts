@@ -242,10 +242,10 @@ export function sendWithCommit(client: Client, text: string): void {
  * numbering): they commit without waiting for the flush, then wait for it (DURABLE, below)
  * before `transaction` resolves. The lock is then held for the commit record's insert, not for
  * the disk's flush and a synchronous standby's answer, which their waits share (PostgreSQL
- * flushes every commit queued behind one in the same write). The caller still resolves only once its
- * commit is durable; what a committed-but-unflushed transaction shows other sessions meanwhile
- * is no more than a synchronous standby's wait already shows (its commit is visible on the
- * primary before the standby has it). Readers that must not hand on what a crash could take
+ * flushes every commit queued behind one in the same write). The caller still resolves only
+ * once its commit is durable; what a committed-but-unflushed transaction shows other sessions
+ * meanwhile is no more than a synchronous standby's wait already shows (its commit is visible
+ * on the primary before the standby has it). Readers that must not hand on what a crash could take
  * back (the event log's followers) wait with `durable` themselves.
  */
 const flushAfterUnlock = new WeakSet<Client>();
@@ -263,16 +263,9 @@ export function commitBeforeFlush(client: Client): void {
  */
 const DURABLE = "BEGIN;\nSELECT pg_logical_emit_message(true, 'roster', 'durable');\nCOMMIT";
 
-/**
- * Resolves once every transaction committed before this call is durable (see DURABLE). On a
- * transaction's client (between its transactions) its errors are the caller's to handle.
- */
-export async function durable(db: Pool | Client): Promise<void> {
-  if (!(db instanceof pg.Pool)) {
-    await send(db, { text: DURABLE });
-    return;
-  }
-  const client = await connect(db);
+/** Resolves once every transaction committed before this call is durable (see DURABLE). */
+export async function durable(pool: Pool): Promise<void> {
+  const client = await connect(pool);
   let broken: Error | undefined;
   try {
     await send(client, { text: DURABLE });
