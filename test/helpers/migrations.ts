@@ -42,11 +42,13 @@ export async function forgetMigrations(store: Store, count: number, undo: string
 }
 
 /**
- * What every migration after SQLite's 16 (search spelled out) made, taken back (newest first):
- * a migration appended later adds its undo here, so the tests that start from an earlier
- * release (the login index, the refold, SQLite's 16) keep starting from it.
+ * What every migration released after SQLite's 16 (search spelled out) made, taken back (newest
+ * first): a migration appended later adds its undo here, so the tests that start from an
+ * earlier release (the login index, the refold, SQLite's 16) keep starting from it.
  */
 export const UNDO_AFTER_SPELLED_OUT = [
+  // (PostgreSQL's functions in PL/pgSQL replace theirs in place: they run again as they are,
+  // and a store at an earlier version still writes its events through them)
   // the users without an email, in each next key's order
   'DROP INDEX users_without_email_by_external_id',
   'DROP INDEX users_without_email_by_created',
@@ -68,8 +70,15 @@ export const UNDO_LOGIN_INDEX = [
   'ALTER TABLE users DROP COLUMN login_dup',
 ];
 
+/** How many migrations each backend has after those UNDO_AFTER_SPELLED_OUT takes back. */
+export const AFTER_SPELLED_OUT: Record<Store['engine'], number> = { sqlite: 2, postgres: 4 };
+
 /**
  * How many migrations each backend has after the login-name index: forgotten with it, they run
- * again as they are (SQLite's 16 rebuilds the search entries from the users table; the webhook tables and the indexes of users without an email are made again).
+ * again as they are (SQLite's 16 rebuilds the search entries from the users table; the webhook
+ * tables, the indexes of users without an email and PostgreSQL's functions are made again).
  */
-export const AFTER_LOGIN_INDEX: Record<Store['engine'], number> = { sqlite: 3, postgres: 2 };
+export const AFTER_LOGIN_INDEX: Record<Store['engine'], number> = {
+  sqlite: 1 + AFTER_SPELLED_OUT.sqlite,
+  postgres: AFTER_SPELLED_OUT.postgres,
+};

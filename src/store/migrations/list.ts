@@ -263,4 +263,18 @@ export const MIGRATIONS: Migration[] = [
     why: 'the users without an email, in the order of each key that can follow email in a sort',
     steps: [perDialect({ sqlite: sqlite.USERS_WITHOUT_EMAIL, postgres: pg.USERS_WITHOUT_EMAIL })],
   },
+  {
+    // The per-branch counts' function in PL/pgSQL: as LANGUAGE sql it was parsed and planned
+    // again in every user insert's trigger (pg/schema-sql.ts COUNT_USER_PLPGSQL; issue 40).
+    why: "users' counts kept by a PL/pgSQL function, its plan kept per connection",
+    only: 'postgres',
+    steps: [sql(pg.COUNT_USER_PLPGSQL)],
+  },
+  {
+    // An event's lock and row as one call: the INSERT sent as literals was parsed and planned
+    // at every write (pg/schema-sql.ts RECORD_EVENT; issue 40).
+    why: "an event's numbering lock and row in one function, its plan kept per connection",
+    only: 'postgres',
+    steps: [sql(pg.RECORD_EVENT)],
+  },
 ];

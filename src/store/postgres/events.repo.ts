@@ -38,23 +38,20 @@ import {
   sendWithCommit,
 } from './db.js';
 
-/** The advisory lock class of event numbering; the tenant id is the lock's second key. */
-const EVENTS_LOCK = 0x45766e74; // "Evnt"
-
 const BIGINT_COLUMNS: ReadonlySet<string> = new Set(['tenant_id', 'branch_id']);
 
 /**
- * The lock and the row in one statement, one round trip fewer for every write: the row is
- * selected from the lock's own (one row, once the lock is held), and its sequence, a column
- * default, is drawn as that row is inserted, so after the lock as above.
+ * The lock and the row in one call (roster_record_event, PostgreSQL migration 14): it takes
+ * the tenant's numbering lock (class 0x45766e74, "Evnt"; the tenant id its second key), then
+ * inserts the row, whose sequence, a column default, is drawn as it is inserted, so after the
+ * lock as above. A function, so its INSERT is planned once per connection, not at every write.
  */
-const insertSql = (tenant: string, values: readonly string[]) =>
-  `WITH locked AS (SELECT pg_advisory_xact_lock(${EVENTS_LOCK}, ${tenant}))
-  INSERT INTO events (${EVENT_COLUMNS.join(', ')}) SELECT ${values.join(', ')} FROM locked`;
+const recordSql = (tenant: string, values: readonly string[]) =>
+  `SELECT roster_record_event(${tenant}, ${values.join(', ')})`;
 
 const typeOf = (column: string) => (BIGINT_COLUMNS.has(column) ? 'bigint' : 'text');
 
-const INSERT = insertSql(
+const RECORD = recordSql(
   '$1',
   EVENT_COLUMNS.map((c, i) => `$${i + 2}::${typeOf(c)}`),
 );
@@ -67,7 +64,7 @@ export async function recordEvent(
   place: { tenantId: number; branchId: number },
 ): Promise<void> {
   const row = eventRow(event, audit, place);
-  await query(client, INSERT, [place.tenantId, ...EVENT_COLUMNS.map((c) => row[c])]);
+  await query(client, RECORD, [place.tenantId, ...EVENT_COLUMNS.map((c) => row[c])]);
   commitBeforeFlush(client);
 }
 
@@ -99,8 +96,8 @@ export function recordEventAtCommit(
   if (!Number.isSafeInteger(place.tenantId)) throw new Error(`not a tenant id: ${place.tenantId}`);
   sendWithCommit(
     client,
-    insertSql(
-      String(place.tenantId),
+    recordSql(
+      `${place.tenantId}::integer`,
       EVENT_COLUMNS.map((c) => literal(c, row[c])),
     ),
   );

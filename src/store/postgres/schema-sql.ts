@@ -275,3 +275,37 @@ export const USERS_WITHOUT_EMAIL = `
   CREATE INDEX users_without_email_by_external_id ON users
     (branch_id, external_id NULLS FIRST, status, rowid) WHERE email_norm IS NULL;
   `;
+
+/** PostgreSQL's version 13: the users' counts added by PL/pgSQL (its plans kept per session). */
+export const COUNT_USER_PLPGSQL = `
+  -- A LANGUAGE sql function that cannot be inlined (an INSERT) is parsed and planned again at
+  -- every call: each user insert, delete or status change paid that in its trigger (about 5 %
+  -- of the machine's CPU under POSTs; bench/HISTORY.md). PL/pgSQL keeps its statement's plan
+  -- for the connection's life. Same name and arguments, so the trigger is unchanged.
+  CREATE OR REPLACE FUNCTION roster_count_user(b bigint, s text, d integer) RETURNS void
+    LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO user_counts AS c (branch_id, status, slot, n)
+      VALUES (b, s, pg_backend_pid() % 16, d)
+      ON CONFLICT (branch_id, status, slot) DO UPDATE SET n = c.n + excluded.n;
+  END $$;
+  `;
+
+/** PostgreSQL's version 14: an event's numbering lock and row in one PL/pgSQL function. */
+export const RECORD_EVENT = `
+  -- events.repo.ts sends each event in the COMMIT's message, as literals (the simple protocol:
+  -- one message, several statements): as an INSERT, PostgreSQL parsed, analysed and planned it
+  -- at every write. A call parses to little, and the function's INSERT keeps its plan for the
+  -- connection's life. Arguments: the tenant (the lock's key), then the row in the order of
+  -- common/event-rows.ts EVENT_COLUMNS (a change of those columns replaces this function in a
+  -- migration of its own). The lock is taken before the row's sequence is drawn (events.repo.ts).
+  CREATE OR REPLACE FUNCTION roster_record_event(integer, text, bigint, bigint, text, text, text, text,
+    text, text, text, text, text, text, text, text, text) RETURNS void LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_advisory_xact_lock(1165389428, $1);
+    INSERT INTO events (id, tenant_id, branch_id, type, occurred_at, actor_type, actor_id,
+        actor_name, channel, request_id, run, target_type, target_id, target_external_id,
+        target_email, changes)
+      VALUES ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17);
+  END $$;
+  `;
