@@ -1,6 +1,6 @@
 // Shared bench helpers: spawn `roster serve`, a keep-alive load generator, figures.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -120,8 +120,13 @@ export async function serve(
     /listening on (http:\/\/\S+)\/api/,
     { ROSTER_CONFIG_DIR: configDir },
   );
-  const profile = JSON.parse(readFileSync(join(configDir, 'config.json'), 'utf8')).profiles.local;
-  return { child, origin: match[1], token: profile.token, pid: child.pid, stop: () => stop(child) };
+  // Only the serve that bootstraps a database saves a profile: a second replica of one has
+  // none, and its callers use the first's token.
+  const config = join(configDir, 'config.json');
+  const token = existsSync(config)
+    ? JSON.parse(readFileSync(config, 'utf8')).profiles?.local?.token
+    : undefined;
+  return { child, origin: match[1], token, pid: child.pid, stop: () => stop(child) };
 }
 
 export function stop(child) {
