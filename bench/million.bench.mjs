@@ -3,7 +3,8 @@
 // or seed one first with `node bench/seed.mjs --users 1000000 --data DIR`):
 //   MILLION_DATA=/work/svc/million/sqlite npm run bench -- million
 //   MILLION_DATABASE=postgres://…/roster_million MILLION_DATA=DIR npm run bench -- million
-// MILLION_PARTS=sorts (or lists, search, cli, comma-separated) runs only those parts.
+// MILLION_PARTS=sorts (or lists, search, cli, comma-separated) runs only those parts;
+// MILLION_SORTS=firstName_DESC_lastName_ASC,… only those sorts of the sorts part.
 // p50/p99 at one and at two requests in flight (one per core here), after a warm-up. Figures
 // only.
 import { mkdirSync } from 'node:fs';
@@ -28,6 +29,8 @@ const V3 = 'application/vnd.service.accessors.user.v3+json';
 const ALL = 'activated,pending,deactivated';
 /** Which parts to run (MILLION_PARTS=lists,search,sorts,cli; default all): one part's figures again. */
 const PARTS = new Set((process.env.MILLION_PARTS ?? 'lists,search,sorts,cli').split(','));
+/** Which sorts the sorts part runs (MILLION_SORTS=firstName_DESC_lastName_ASC,…; default all). */
+const SORTS = process.env.MILLION_SORTS ? new Set(process.env.MILLION_SORTS.split(',')) : undefined;
 
 /** Opens the store once (applying any pending migration, timed) and makes a bench token. */
 export async function prepare(dataDir, database) {
@@ -182,6 +185,7 @@ async function sorts(measure, get, prep) {
   ]) {
     for (const sort of [
       'lastName_ASC_firstName_ASC',
+      'lastName_DESC_firstName_ASC',
       'firstName_DESC_lastName_ASC',
       'createdAt_DESC_lastName_ASC',
       'email_ASC_lastName_ASC',
@@ -189,7 +193,7 @@ async function sorts(measure, get, prep) {
       'externalId_ASC_lastName_ASC',
       'status_ASC_lastName_ASC',
       'status_DESC_firstName_ASC',
-    ]) {
+    ].filter((s) => !SORTS || SORTS.has(s))) {
       const base = `/api/users?status=${statuses}&sort=${sort}&limit=100`;
       const size = inList ?? (await get(`${base}`)).total;
       const t0 = performance.now();

@@ -354,9 +354,11 @@ describe(`the store contract on ${BACKEND}`, () => {
     }
   });
 
-  test('users.list led by status or by email pages as one sort of the whole list would, by offset and by cursor, for every second key', async () => {
+  test('users.list led by status, by email or by a name pages as one sort of the whole list would, by offset and by cursor, for every second key', async () => {
     // Parts of these lists are read one at a time from other indexes (keyset.ts keysetReads):
-    // each status, and the users without an email. Ties on every key, NULLs on every nullable
+    // each status, and the users without an email; a name led by the other name the other way
+    // is read one value of the first at a time (keyset.ts groupwise), here more values than
+    // GROUP_STEPS. Ties on every key, NULLs on every nullable
     // one, so each tie-break shows; rows are told apart by their external id (insertion order is
     // rowid order).
     const b = await branch('users-parts');
@@ -381,6 +383,10 @@ describe(`the store contract on ${BACKEND}`, () => {
       ['activated', 'Abel', 'Ann', null],
       ['pending', null, null, null],
       ['activated', 'Cole', 'Ann', 'parts-d@x.io'],
+      // Names of one user each: a page then spans more groups than GROUP_STEPS.
+      ['activated', 'Dale', 'Dee', null],
+      ['pending', 'Eck', 'Eve', null],
+      ['activated', 'Fox', 'Fay', null],
     ];
     for (const [i, [status, last, first, email]] of rows.entries()) {
       const ext = `p${i}`;
@@ -434,7 +440,7 @@ describe(`the store contract on ${BACKEND}`, () => {
       })
     ).rows)
       ids.set(ids.size, r.id);
-    for (const lead of ['status', 'email'] as const)
+    for (const lead of ['status', 'email', 'firstName', 'lastName'] as const)
       for (const dir of ['ASC', 'DESC'] as const)
         for (const second of keys)
           for (const dir2 of ['ASC', 'DESC'] as const) {

@@ -205,3 +205,79 @@ export function keysetReads(
   const rest: Read = { range: () => [`${lead.expr} IS NOT NULL`], part: true };
   return lead.dir === 'ASC' ? [without, rest] : [rest, without];
 }
+
+/**
+ * Whether a read of `terms` is worth reading one value of the first key at a time: the next
+ * key runs the other way (`firstName_DESC_lastName_ASC`), and the two are the pair of names,
+ * each the other's next column in its index (users_by_name, users_by_first_name). In one read,
+ * both backends sort the whole first group by the next key before the page's first row (a
+ * first name's ~15,000 users at 1,000,000: 9 ms on SQLite, 14 ms on PostgreSQL, alone; twice
+ * that at two in flight). With that key held equal, the index gives the order as it is.
+ */
+export function groupwise(f: Pick<ListFilter, 'sort'>, read: Read): boolean {
+  const [lead, next] = f.sort;
+  if (!lead || !next || read.leadIsNull || read.status !== undefined) return false;
+  const names: readonly SortKey[] = ['firstName', 'lastName'];
+  return (
+    lead.dir !== next.dir &&
+    lead.key !== next.key &&
+    names.includes(lead.key) &&
+    names.includes(next.key)
+  );
+}
+
+/** How many first-key groups are read one by one before the rest is read as one range. */
+export const GROUP_STEPS = 3;
+
+/**
+ * One statement of a groupwise read, as conditions added to the read's own: the first key's
+ * value in the first row of `range` in the read's order (`first`: one row of one value, or
+ * none), or the rows of `range` in that order, at most `limit` (`rows`).
+ */
+export type GroupAsk =
+  | { kind: 'first'; range: Range }
+  | { kind: 'rows'; range: Range; limit: number };
+
+/**
+ * A groupwise read (above) as the statements a backend runs in turn, each answered with its
+ * rows (arrays of values), so one rule serves a synchronous driver and an asynchronous one:
+ * the next group's value, then that group with its first key held equal (the index's own
+ * order), GROUP_STEPS times, then whatever is beyond as one read, up to `limit` rows.
+ */
+export function* groupAsks(lead: OrderTerm, limit: number): Generator<GroupAsk, void, unknown[][]> {
+  type Bind = (value: Value) => string;
+  const compare = (b: Bind, op: string, v: Value) =>
+    `${lead.expr} ${op} ${(lead.bind ?? ((p: string) => p))(b(v))}`;
+  const equal =
+    (v: Value): Range =>
+    (b) =>
+      v === null ? [`${lead.expr} IS NULL`] : [compare(b, '=', v)];
+  // Beyond one group, as ranges in order, each one bound (as keysetRanges makes them: an OR of
+  // a bound and IS NULL would keep either backend from seeking its index). NULLs come first
+  // going up, last going down.
+  const after = (v: Value): Range[] => {
+    if (lead.dir === 'ASC') {
+      return [v === null ? () => [`${lead.expr} IS NOT NULL`] : (b) => [compare(b, '>', v)]];
+    }
+    if (v === null) return [];
+    const below: Range = (b) => [compare(b, '<', v)];
+    return lead.nullable ? [below, () => [`${lead.expr} IS NULL`]] : [below];
+  };
+  const and =
+    (x: Range, y: Range): Range =>
+    (b) => [...x(b), ...y(b)];
+  let got = 0;
+  const pending: Range[] = [() => []];
+  for (let step = 0; pending.length > 0 && got < limit; step++) {
+    const range = pending.shift()!;
+    if (step >= GROUP_STEPS) {
+      got += (yield { kind: 'rows', range, limit: limit - got }).length;
+      continue;
+    }
+    const first = yield { kind: 'first', range };
+    if (first.length === 0) continue;
+    const value = first[0]![0] as Value;
+    got += (yield { kind: 'rows', range: and(range, equal(value)), limit: limit - got }).length;
+    pending.unshift(...after(value).map((r) => and(range, r)));
+  }
+}

@@ -4,7 +4,10 @@
  * page's rows read by primary key last. The same answers as ../sqlite/users-list.ts.
  */
 import {
+  groupAsks,
+  groupwise,
   KEY_COLUMNS,
+  type Read as KeysetRead,
   keysetReads,
   type OrderTerm,
   orderTerms,
@@ -141,11 +144,13 @@ async function pick(q: ListQuery, few: boolean): Promise<unknown[][]> {
         continue;
       }
     }
+    if (offset === 0 && !few && !q.search && groupwise(f, read)) {
+      picked.push(...(await pickGroups(q, read, q.want - picked.length)));
+      if (picked.length >= q.want) break;
+      continue;
+    }
     const bound = [...values];
-    const conditions = read.range((value) => {
-      bound.push(value);
-      return `$${bound.length}`;
-    });
+    const conditions = read.range(binder(bound));
     const within = `FROM ${source} WHERE ${[rest, ...conditions].join(' AND ')}`;
     const n = bound.length;
     const got = await positions(
@@ -168,6 +173,41 @@ async function pick(q: ListQuery, few: boolean): Promise<unknown[][]> {
     if (picked.length >= q.want) break;
   }
   return picked;
+}
+
+/** Adds a value to `bound` as a parameter of its own, and names it. */
+const binder = (bound: unknown[]) => (value: unknown) => {
+  bound.push(value);
+  return `$${bound.length}`;
+};
+
+/** A read one value of the first key at a time (keyset.ts groupwise, groupAsks). */
+async function pickGroups(q: ListQuery, read: KeysetRead, limit: number): Promise<unknown[][]> {
+  const lead = q.terms[0]!;
+  const got: unknown[][] = [];
+  const asks = groupAsks(lead, limit);
+  let answer: unknown[][] = [];
+  for (let ask = asks.next(); !ask.done; ask = asks.next(answer)) {
+    const bound = [...q.values];
+    const bind = binder(bound);
+    const where = [q.filter, ...read.range(bind), ...ask.value.range(bind)].join(' AND ');
+    if (ask.value.kind === 'first') {
+      answer = await positions(
+        q,
+        `SELECT ${lead.expr} FROM users WHERE ${where} ORDER BY ${orderOf([lead])} LIMIT 1`,
+        bound,
+      );
+    } else {
+      bound.push(ask.value.limit);
+      answer = await positions(
+        q,
+        `SELECT ${q.keys} FROM users WHERE ${where} ORDER BY ${q.order} LIMIT $${bound.length}`,
+        bound,
+      );
+      got.push(...answer);
+    }
+  }
+  return got;
 }
 
 /**
@@ -290,8 +330,12 @@ const STRATEGIES = {
   },
 };
 
-/** Whether a list is read in parts (keyset.ts keysetReads), not as one statement. */
-const readsInParts = (q: ListQuery) => keysetReads(q.terms, q.f).some((r) => r.part);
+/**
+ * Whether a list is read in parts (keyset.ts keysetReads) or a group at a time (groupwise),
+ * not as one statement.
+ */
+const readsInParts = (q: ListQuery) =>
+  keysetReads(q.terms, q.f).some((r) => r.part || (q.f.offset === 0 && groupwise(q.f, r)));
 
 /**
  * Which way to read: without a query the order's index (by offset with the rows at once); a
@@ -299,9 +343,9 @@ const readsInParts = (q: ListQuery) => keysetReads(q.terms, q.f).some((r) => r.p
  * it; any other first learns how many match.
  */
 async function strategyOf(q: ListQuery): Promise<keyof typeof STRATEGIES> {
-  // A status-led list is read a status at a time (keyset.ts statusParts), and one led by
-  // email its users without one apart (nullParted): in one statement, neither had an index
-  // in its order.
+  // A status-led list is read a status at a time (keyset.ts statusParts), one led by email
+  // its users without one apart (nullParted), and a name led by the other one way the other
+  // group by group (groupwise): in one statement, none had an index in its order.
   if (!q.search) return q.f.after || readsInParts(q) ? 'inOrder' : 'listPage';
   if ((await expected(q)) > q.fewMatches) return 'inOrder';
   return q.f.after ? 'searchAfter' : 'searchFirst';

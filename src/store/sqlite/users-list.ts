@@ -5,6 +5,9 @@
  */
 import type { SortKey } from '../../contract/user.js';
 import {
+  groupAsks,
+  groupwise,
+  KEY_COLUMNS,
   keysetReads,
   type OrderTerm,
   orderingKey,
@@ -136,12 +139,13 @@ function pick(prepared: Prepared, q: ListQuery, from: From, countOf: CountOf): u
         continue;
       }
     }
+    if (offset === 0 && !q.match && groupwise(f, read)) {
+      picked.push(...pickGroups(prepared, q, from(read), read, q.want - picked.length));
+      if (picked.length >= q.want) break;
+      continue;
+    }
     const bound: Record<string, unknown> = { ...params };
-    const conditions = read.range((value) => {
-      const name = `k${Object.keys(bound).length}`;
-      bound[name] = value;
-      return `@${name}`;
-    });
+    const conditions = read.range(binder(bound));
     const within = `FROM ${from(read)} WHERE ${[where, ...conditions].join(' AND ')}`;
     const order = readTerms(q.terms, read)
       .map((t) => `${t.expr} ${t.dir}`)
@@ -158,6 +162,45 @@ function pick(prepared: Prepared, q: ListQuery, from: From, countOf: CountOf): u
     if (picked.length >= q.want) break;
   }
   return picked;
+}
+
+/** Adds a value to `bound` as a parameter of its own, and names it. */
+const binder = (bound: Record<string, unknown>) => (value: unknown) => {
+  const name = `k${Object.keys(bound).length}`;
+  bound[name] = value;
+  return `@${name}`;
+};
+
+/** A read one value of the first key at a time (keyset.ts groupwise, groupAsks). */
+function pickGroups(
+  prepared: Prepared,
+  q: ListQuery,
+  from: string,
+  read: Read,
+  limit: number,
+): unknown[][] {
+  const lead = q.terms[0]!;
+  const leadColumn = KEY_COLUMNS[q.f.sort[0]!.key].column;
+  const order = q.terms.map((t) => `${t.expr} ${t.dir}`).join(', ');
+  const got: unknown[][] = [];
+  const asks = groupAsks(lead, limit);
+  let answer: unknown[][] = [];
+  for (let ask = asks.next(); !ask.done; ask = asks.next(answer)) {
+    const bound: Record<string, unknown> = { ...q.params };
+    const bind = binder(bound);
+    const where = [q.where, ...read.range(bind), ...ask.value.range(bind)].join(' AND ');
+    if (ask.value.kind === 'first') {
+      answer = prepared(
+        `SELECT ${leadColumn} FROM ${from} WHERE ${where} ORDER BY ${lead.expr} ${lead.dir} LIMIT 1`,
+      ).all(bound) as unknown[][];
+    } else {
+      answer = prepared(
+        `SELECT ${q.keys} FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT @limit`,
+      ).all({ ...bound, limit: ask.value.limit }) as unknown[][];
+      got.push(...answer);
+    }
+  }
+  return got;
 }
 
 /** The index a read names: its users without an email's when it reads only those. */
