@@ -223,10 +223,13 @@ async function follow(backend, postgres) {
   try {
     if (postgres) {
       reader = {
-        ...(await serve(join(writer.dir, 'data2'), join(writer.dir, 'config2'), [
-          '--database',
-          writer.db.url,
-        ])),
+        ...(await serve(
+          join(writer.dir, 'data2'),
+          join(writer.dir, 'config2'),
+          ['--database', writer.db.url],
+          undefined,
+          { replica: true },
+        )),
       };
     }
     const headers = { ...authOf(writer), accept: V3, 'content-type': V3 };

@@ -105,6 +105,7 @@ export async function serve(
   configDir = tempDir('roster-bench-config-'),
   extra = [],
   bin = BIN,
+  { replica = false } = {},
 ) {
   const { child, match } = await spawnUntil(
     [
@@ -120,12 +121,15 @@ export async function serve(
     /listening on (http:\/\/\S+)\/api/,
     { ROSTER_CONFIG_DIR: configDir },
   );
-  // Only the serve that bootstraps a database saves a profile: a second replica of one has
-  // none, and its callers use the first's token.
+  // Only the serve that bootstraps a database saves a profile: a second replica of one
+  // (`replica`) has none, and its callers use the first's token.
   const config = join(configDir, 'config.json');
-  const token = existsSync(config)
-    ? JSON.parse(readFileSync(config, 'utf8')).profiles?.local?.token
-    : undefined;
+  const profiles = () => JSON.parse(readFileSync(config, 'utf8')).profiles;
+  const token = replica
+    ? existsSync(config)
+      ? profiles()?.local?.token
+      : undefined
+    : profiles().local.token;
   return { child, origin: match[1], token, pid: child.pid, stop: () => stop(child) };
 }
 

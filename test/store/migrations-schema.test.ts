@@ -8,6 +8,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, expect, test } from 'vitest';
+import { EVENT_COLUMNS } from '../../src/store/common/event-rows.js';
 import { MIGRATIONS as POSTGRES } from '../../src/store/postgres/schema.js';
 import { MIGRATIONS as SQLITE } from '../../src/store/sqlite/migrations.js';
 import { BACKEND, freshDatabase } from '../helpers/database.js';
@@ -71,4 +72,18 @@ if (BACKEND === 'postgres')
       out.add(v + 1, await postgresSchema(client));
     }
     await expect(out.text()).toMatchFileSnapshot('./__schema__/postgres.txt');
+  });
+
+if (BACKEND === 'postgres')
+  test('PostgreSQL: roster_record_event inserts its arguments as EVENT_COLUMNS orders them (events.repo.ts passes them so)', async () => {
+    const database = await freshDatabase();
+    scope.defer(database.drop);
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    scope.defer(() => client.end());
+    const { rows } = await client.query<{ def: string }>(
+      "SELECT pg_get_functiondef('roster_record_event'::regproc) AS def",
+    );
+    const columns = /INSERT INTO events \(([^)]*)\)/.exec(rows[0]!.def.replace(/\s+/g, ' '))?.[1];
+    expect(columns?.split(',').map((c) => c.trim())).toEqual([...EVENT_COLUMNS]);
   });

@@ -23,7 +23,11 @@ export interface EventRow {
   changes: string | null;
 }
 
-/** Every column but the sequence, which the database gives (last, see the backends). */
+/**
+ * Every column but the sequence, which the database gives (last, see the backends). In this
+ * order PostgreSQL's roster_record_event takes them (its migration 14): a change here needs a
+ * migration that replaces that function (test/store/migrations-schema.test.ts).
+ */
 export const EVENT_COLUMNS = [
   'id',
   'tenant_id',

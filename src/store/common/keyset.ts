@@ -73,27 +73,40 @@ export type Range = (bind: (value: Value) => string) => string[];
 export interface After {
   range: Range;
   leadIsNull: boolean;
+  /** The first key is held equal to the position's (the rows tied with it on that key). */
+  leadHeld?: true;
+}
+
+type Bind = (value: Value) => string;
+
+/** `t` against a bound value, compared as its index compares it. */
+const compareTo = (b: Bind, t: OrderTerm, op: string, v: Value) =>
+  `${t.expr} ${op} ${(t.bind ?? ((p: string) => p))(b(v))}`;
+
+/** `t` held to one value (NULL included). */
+const equalTo = (b: Bind, t: OrderTerm, v: Value) =>
+  v === null ? `${t.expr} IS NULL` : compareTo(b, t, '=', v);
+
+/** A range strictly beyond one value of a key, and whether its rows have that key NULL. */
+type Beyond = { sql: (b: Bind) => string; isNull?: true };
+
+/**
+ * Strictly after v on `t` alone, as ranges in order, each one bound: NULLs come first going
+ * up, last going down (both backends sort them so; see schema.ts), so "after" may be two
+ * ranges or none. Never an OR of a bound and IS NULL: neither backend seeks an index with it.
+ */
+function beyond(t: OrderTerm, v: Value): Beyond[] {
+  if (t.dir === 'ASC') {
+    return [{ sql: v === null ? () => `${t.expr} IS NOT NULL` : (b) => compareTo(b, t, '>', v) }];
+  }
+  if (v === null) return [];
+  const below = { sql: (b: Bind) => compareTo(b, t, '<', v) };
+  return t.nullable ? [below, { sql: () => `${t.expr} IS NULL`, isNull: true }] : [below];
 }
 
 /** The ranges after `at`, in the order's order (each rendered with its own parameters). */
 export function keysetRanges(terms: OrderTerm[], at: ListPosition): After[] {
   const values: Value[] = [...at.keys, at.status, at.rowid];
-  type Bind = (value: Value) => string;
-  const compare = (b: Bind, t: OrderTerm, op: string, v: Value) =>
-    `${t.expr} ${op} ${(t.bind ?? ((p: string) => p))(b(v))}`;
-  const equal = (b: Bind, t: OrderTerm, v: Value) =>
-    v === null ? `${t.expr} IS NULL` : compare(b, t, '=', v);
-  type Bound = { sql: (b: Bind) => string; isNull?: true };
-  // Strictly after v on this key alone: NULLs come first going up, last going down (both
-  // backends sort them so; see schema.ts), so "after" may be two ranges or none.
-  const after = (t: OrderTerm, v: Value): Bound[] => {
-    if (t.dir === 'ASC') {
-      return [{ sql: v === null ? () => `${t.expr} IS NOT NULL` : (b) => compare(b, t, '>', v) }];
-    }
-    if (v === null) return [];
-    const below = { sql: (b: Bind) => compare(b, t, '<', v) };
-    return t.nullable ? [below, { sql: () => `${t.expr} IS NULL`, isNull: true }] : [below];
-  };
   const ranges: After[] = [];
   // Deepest first: the rows tied with `at` on every key but the last come right after it.
   for (let j = terms.length - 1; j >= 0; j--) {
@@ -102,10 +115,11 @@ export function keysetRanges(terms: OrderTerm[], at: ListPosition): After[] {
     // plan, which PostgreSQL takes after five runs of a statement, cannot see that and read a
     // first name's every user for it (status_DESC_firstName_ASC's deep page at 1M, ~1 s).
     if (terms.slice(0, j).some((t) => t.expr === terms[j]!.expr)) continue;
-    for (const bound of after(terms[j]!, values[j]!)) {
+    for (const bound of beyond(terms[j]!, values[j]!)) {
       ranges.push({
-        range: (b) => [...terms.slice(0, j).map((t, i) => equal(b, t, values[i]!)), bound.sql(b)],
+        range: (b) => [...terms.slice(0, j).map((t, i) => equalTo(b, t, values[i]!)), bound.sql(b)],
         leadIsNull: j > 0 ? values[0] === null : bound.isNull === true,
+        ...(j > 0 ? { leadHeld: true as const } : {}),
       });
     }
   }
@@ -163,6 +177,8 @@ export interface Read {
   leadIsNull?: boolean;
   /** A whole part of the list, which an offset may pass: by its count. */
   part?: true;
+  /** Its first key is held to one value (keysetRanges): already one group (groupwise). */
+  leadHeld?: true;
 }
 
 /**
@@ -194,7 +210,11 @@ export function keysetReads(
   const parted = nullParted(f);
   if (f.after) {
     const ranges = keysetRanges(terms, f.after).map(
-      ({ range, leadIsNull }): Read => (parted && leadIsNull ? { range, leadIsNull } : { range }),
+      ({ range, leadIsNull, leadHeld }): Read => ({
+        range,
+        ...(parted && leadIsNull ? { leadIsNull } : {}),
+        ...(leadHeld ? { leadHeld } : {}),
+      }),
     );
     return parts ? [...ranges.slice(0, -1), ...parts] : ranges;
   }
@@ -207,16 +227,19 @@ export function keysetReads(
 }
 
 /**
- * Whether a read of `terms` is worth reading one value of the first key at a time: the next
- * key runs the other way (`firstName_DESC_lastName_ASC`), and the two are the pair of names,
- * each the other's next column in its index (users_by_name, users_by_first_name). In one read,
- * both backends sort the whole first group by the next key before the page's first row (a
- * first name's ~15,000 users at 1,000,000: 9 ms on SQLite, 14 ms on PostgreSQL, alone; twice
- * that at two in flight). With that key held equal, the index gives the order as it is.
+ * Whether a read is worth reading one value of its first key at a time: the next key runs the
+ * other way (`firstName_DESC_lastName_ASC`), the two are the pair of names, each the other's
+ * next column in its index (users_by_name, users_by_first_name), and the read spans several
+ * values of the first. In one read, both backends sort the whole first group by the next key
+ * before the page's first row (a first name's ~15,000 users at 1,000,000: 9 ms on SQLite, 14 ms
+ * on PostgreSQL, alone; twice that at two in flight). With that key held equal, the index gives
+ * the order as it is. Not for a search (its matches are filtered or sorted apart: the strategies
+ * of each users-list.ts), nor for a page by offset (the offset counts rows across groups).
  */
-export function groupwise(f: Pick<ListFilter, 'sort'>, read: Read): boolean {
+export function groupwise(f: Pick<ListFilter, 'sort' | 'offset' | 'query'>, read: Read): boolean {
   const [lead, next] = f.sort;
-  if (!lead || !next || read.leadIsNull || read.status !== undefined) return false;
+  if (!lead || !next || f.offset > 0 || f.query !== undefined) return false;
+  if (read.leadIsNull || read.leadHeld || read.status !== undefined) return false;
   const names: readonly SortKey[] = ['firstName', 'lastName'];
   return (
     lead.dir !== next.dir &&
@@ -226,7 +249,7 @@ export function groupwise(f: Pick<ListFilter, 'sort'>, read: Read): boolean {
   );
 }
 
-/** How many first-key groups are read one by one before the rest is read as one range. */
+/** How many statements that find a group's value a read runs before it reads the rest as one. */
 export const GROUP_STEPS = 3;
 
 /**
@@ -245,29 +268,15 @@ export type GroupAsk =
  * order), GROUP_STEPS times, then whatever is beyond as one read, up to `limit` rows.
  */
 export function* groupAsks(lead: OrderTerm, limit: number): Generator<GroupAsk, void, unknown[][]> {
-  type Bind = (value: Value) => string;
-  const compare = (b: Bind, op: string, v: Value) =>
-    `${lead.expr} ${op} ${(lead.bind ?? ((p: string) => p))(b(v))}`;
-  const equal =
-    (v: Value): Range =>
-    (b) =>
-      v === null ? [`${lead.expr} IS NULL`] : [compare(b, '=', v)];
-  // Beyond one group, as ranges in order, each one bound (as keysetRanges makes them: an OR of
-  // a bound and IS NULL would keep either backend from seeking its index). NULLs come first
-  // going up, last going down.
-  const after = (v: Value): Range[] => {
-    if (lead.dir === 'ASC') {
-      return [v === null ? () => [`${lead.expr} IS NOT NULL`] : (b) => [compare(b, '>', v)]];
-    }
-    if (v === null) return [];
-    const below: Range = (b) => [compare(b, '<', v)];
-    return lead.nullable ? [below, () => [`${lead.expr} IS NULL`]] : [below];
-  };
   const and =
-    (x: Range, y: Range): Range =>
-    (b) => [...x(b), ...y(b)];
+    (x: Range, y: (b: Bind) => string): Range =>
+    (b) => [...x(b), y(b)];
+  const whole: Range = () => [];
   let got = 0;
-  const pending: Range[] = [() => []];
+  // The ranges still to read, in order. Beyond a group inside one already bounded by an
+  // earlier group, only the next bound: the NULLs of the key lie beyond the first group only
+  // (their range was queued then), not beyond every group again.
+  const pending: Range[] = [whole];
   for (let step = 0; pending.length > 0 && got < limit; step++) {
     const range = pending.shift()!;
     if (step >= GROUP_STEPS) {
@@ -277,7 +286,9 @@ export function* groupAsks(lead: OrderTerm, limit: number): Generator<GroupAsk, 
     const first = yield { kind: 'first', range };
     if (first.length === 0) continue;
     const value = first[0]![0] as Value;
-    got += (yield { kind: 'rows', range: and(range, equal(value)), limit: limit - got }).length;
-    pending.unshift(...after(value).map((r) => and(range, r)));
+    const held = and(range, (b) => equalTo(b, lead, value));
+    got += (yield { kind: 'rows', range: held, limit: limit - got }).length;
+    const next = beyond(lead, value).filter((r) => range === whole || !r.isNull);
+    pending.unshift(...next.map((r) => and(range, r.sql)));
   }
 }

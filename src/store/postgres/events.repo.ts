@@ -44,7 +44,10 @@ const BIGINT_COLUMNS: ReadonlySet<string> = new Set(['tenant_id', 'branch_id']);
  * The lock and the row in one call (roster_record_event, PostgreSQL migration 14): it takes
  * the tenant's numbering lock (class 0x45766e74, "Evnt"; the tenant id its second key), then
  * inserts the row, whose sequence, a column default, is drawn as it is inserted, so after the
- * lock as above. A function, so its INSERT is planned once per connection, not at every write.
+ * lock as above. A function, so its INSERT is planned once per connection: sent as literals in
+ * the COMMIT's message (recordEventAtCommit: the simple protocol, which keeps no plan), an
+ * INSERT was parsed and planned at every write. Its arguments follow EVENT_COLUMNS, which the
+ * function lists in the same order (test/store/migrations-schema.test.ts checks the two agree).
  */
 const recordSql = (tenant: string, values: readonly string[]) =>
   `SELECT roster_record_event(${tenant}, ${values.join(', ')})`;

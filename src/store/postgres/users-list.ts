@@ -128,7 +128,8 @@ const statusCount = async (q: ListQuery, status: ListFilter['statuses'][number])
  * row. Few matches are read from the full-text index and then sorted (`OFFSET 0` keeps the
  * planner from merging the two): not knowing how few, it walked the order's index past every
  * user for a word no one has (5.1 s at 1,000,000 users; bench/README.md, "A million users").
- * Many come soonest in the order's own index.
+ * Many come soonest in the order's own index. A read that keyset.ts groupwise picks goes one
+ * first-key group at a time (pickGroups).
  */
 async function pick(q: ListQuery, few: boolean): Promise<unknown[][]> {
   const { f, keys, values } = q;
@@ -144,7 +145,7 @@ async function pick(q: ListQuery, few: boolean): Promise<unknown[][]> {
         continue;
       }
     }
-    if (offset === 0 && !few && !q.search && groupwise(f, read)) {
+    if (groupwise(f, read)) {
       picked.push(...(await pickGroups(q, read, q.want - picked.length)));
       if (picked.length >= q.want) break;
       continue;
@@ -335,7 +336,7 @@ const STRATEGIES = {
  * not as one statement.
  */
 const readsInParts = (q: ListQuery) =>
-  keysetReads(q.terms, q.f).some((r) => r.part || (q.f.offset === 0 && groupwise(q.f, r)));
+  keysetReads(q.terms, q.f).some((r) => r.part || groupwise(q.f, r));
 
 /**
  * Which way to read: without a query the order's index (by offset with the rows at once); a

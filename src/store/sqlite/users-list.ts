@@ -125,7 +125,8 @@ function listQuery(f: ListFilter, words: string | undefined): ListQuery {
  * The page's positions (index-only where an index fits), read by read (keyset.ts keysetReads):
  * the ranges after a position, or the order from its start, by offset. A part of the list that
  * the offset passes whole is skipped by its count: a status's first (`countOf`), any other's
- * once it gave no row.
+ * once it gave no row. A read that keyset.ts groupwise picks goes one first-key group at a
+ * time (pickGroups).
  */
 function pick(prepared: Prepared, q: ListQuery, from: From, countOf: CountOf): unknown[][] {
   const { f, keys, where, params } = q;
@@ -139,7 +140,7 @@ function pick(prepared: Prepared, q: ListQuery, from: From, countOf: CountOf): u
         continue;
       }
     }
-    if (offset === 0 && !q.match && groupwise(f, read)) {
+    if (groupwise(f, read)) {
       picked.push(...pickGroups(prepared, q, from(read), read, q.want - picked.length));
       if (picked.length >= q.want) break;
       continue;
