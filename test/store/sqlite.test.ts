@@ -174,8 +174,18 @@ test('a search with more than 2,000 matches pages in the order as one with few d
     const first = i % 7 === 0 ? 'Mo' : 'Ann';
     return [String(i).padStart(24, '0'), first, last] as const;
   });
+  // Out of scope, and first in the order were they let in: matches in another branch and
+  // deactivated ones. The scope is still most of the database (users-list.ts wideScope), so the
+  // walk reads the words' matches alone and must leave these out itself.
+  db.exec(`INSERT INTO branches (tenant_id, name, created_at) VALUES (1, 'other', 'now')`);
+  const outside = db.prepare(
+    `INSERT INTO users (id, tenant_id, branch_id, status, first_name, last_name, custom, created_at, updated_at)
+     VALUES (?, 1, ?, ?, 'Mo', 'Maas', '{}', 'now', 'now')`,
+  );
   db.transaction(() => {
     for (const p of people) insert.run(...p);
+    for (let i = 0; i < 100; i++)
+      outside.run(`out${i}`.padStart(24, '0'), i % 2 ? 2 : 1, i % 2 ? 'activated' : 'deactivated');
   })();
   db.close();
   const store = openStore(dir);

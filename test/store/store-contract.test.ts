@@ -642,6 +642,23 @@ describe(`the store contract on ${BACKEND}`, () => {
         }),
         TEST_AUDIT,
       );
+    // Matches out of scope, which a walk's set of matches holds (SQLite reads the words alone
+    // there) and the walk itself must leave out: another status, another branch.
+    const other = await branch('users-search-ways-other');
+    for (const [i, [branchId, status]] of [
+      [b.id, 'deactivated'],
+      [other.id, 'activated'],
+    ].entries())
+      await store.users.insert(
+        user({
+          branch_id: branchId as number,
+          external_id: `out${i}`,
+          first_name: 'Mara',
+          last_name: 'Aachen',
+          status: status as 'activated',
+        }),
+        TEST_AUDIT,
+      );
     // Every search walks the order's index in this store: it sorts none.
     const walking = await openStore({
       dataDir,

@@ -85,6 +85,8 @@ interface ListQuery {
   f: ListFilter;
   /** A search's FTS5 match: the words in the user's fields, the branch and status in scope. */
   match?: string;
+  /** The words alone, in the user's fields: for a read that checks branch and status itself. */
+  words?: string;
   where: string;
   params: Record<string, unknown>;
   terms: OrderTerm[];
@@ -95,9 +97,10 @@ interface ListQuery {
 function listQuery(f: ListFilter, words: string | undefined): ListQuery {
   // The words in the user's fields, and the branch and status in the entry's scope token
   // (migration 6): FTS5 alone answers which users of the branch match.
+  const fields = words && `- {scope} : (${words})`;
   const match =
-    words &&
-    `(- {scope} : (${words})) AND scope : (${f.statuses.map((s) => `"${scopeToken(f.branchId, s)}"`).join(' OR ')})`;
+    fields &&
+    `(${fields}) AND scope : (${f.statuses.map((s) => `"${scopeToken(f.branchId, s)}"`).join(' OR ')})`;
   const params: Record<string, unknown> = { branchId: f.branchId };
   if (match) params.match = match;
   f.statuses.forEach((s, i) => {
@@ -108,6 +111,7 @@ function listQuery(f: ListFilter, words: string | undefined): ListQuery {
   return {
     f,
     match,
+    words: fields,
     where: [
       'branch_id = @branchId',
       `status IN (${f.statuses.map((_, i) => `@s${i}`).join(', ')})`,
@@ -217,17 +221,42 @@ const STRATEGIES = {
    */
   inOrder: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
     pick(prepared, q, (read) => `users INDEXED BY ${indexOf(q.f, read)}`, countOf),
+  /**
+   * The same, for a search whose scope is most of the database: the set of matches is of its
+   * words alone, and the index checks branch and status (see wideScope).
+   */
+  inOrderByWords: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
+    STRATEGIES.inOrder(prepared, { ...q, params: { ...q.params, match: q.words } }, countOf),
   /** A search's few matches, each read by rowid from the full-text side, then sorted. */
   fewSorted: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
     pick(prepared, q, () => 'users NOT INDEXED', countOf),
 };
 
 /**
+ * Whether a search's scope (its branch and statuses) holds at least half of the users in the
+ * full-text index. Then ANDing its words with the scope's token reads a doclist of most of the
+ * database to rule out few matches: at 1M users in one branch, every status but one, it was
+ * 30-40 % of the page (query=M 77 -> 64 ms, Mü 21 -> 14, Schm 36 -> 29 p50). A narrow scope
+ * (status=pending, 8 %) is the other way round: its token's doclist is short and cuts the set
+ * of matches to a tenth (query=M&status=pending 20 ms with it, 64 without). bench/HISTORY.md.
+ */
+const wideScope = (scope: { inScope: number; everyone: number }) =>
+  scope.inScope * 2 >= scope.everyone;
+
+/**
  * Which way to read, by the count: only a search with few matches is read from the full-text
  * side (figures for both at 1,000,000 users: bench/README.md, "Figures from src/ comments").
  */
-const strategyOf = (q: ListQuery, counted: Counted, fewMatches: number): keyof typeof STRATEGIES =>
-  q.match && counted.totalExact !== false && counted.total <= fewMatches ? 'fewSorted' : 'inOrder';
+function strategyOf(
+  q: ListQuery,
+  counted: Counted,
+  fewMatches: number,
+  scope: () => { inScope: number; everyone: number },
+): keyof typeof STRATEGIES {
+  if (!q.match) return 'inOrder';
+  if (counted.totalExact !== false && counted.total <= fewMatches) return 'fewSorted';
+  return wideScope(scope()) ? 'inOrderByWords' : 'inOrder';
+}
 
 /** A list on SQLite, with its statements prepared once per text. */
 export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
@@ -238,6 +267,15 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
        WHERE branch_id = ? AND status IN (SELECT value FROM json_each(?))`,
     )
     .pluck();
+  // A search's scope against everyone in the full-text index (wideScope): a row per branch and
+  // status, so a few rows to add.
+  const scopeShare = db
+    .prepare<[number, string], [number, number]>(
+      `SELECT coalesce(sum(n) FILTER (WHERE branch_id = ? AND status IN (SELECT value FROM json_each(?))), 0),
+       coalesce(sum(n), 0)
+     FROM user_counts`,
+    )
+    .raw();
   // A search's: its matches counted from the full-text index, up to countUpTo (then one more,
   // to know there are more) as the caller allows.
   const countAll = db.prepare('SELECT count(*) FROM users_fts WHERE users_fts MATCH ?').pluck();
@@ -258,7 +296,11 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
     // A status's exact count (a search's too, uncapped): only an offset past whole parts asks.
     const countOf = (status: ListFilter['statuses'][number]) =>
       count(listQuery({ ...f, statuses: [status], countUpTo: undefined }, words)).total;
-    const picked = STRATEGIES[strategyOf(q, counted, fewMatches)](prepared, q, countOf);
+    const scope = () => {
+      const [inScope, everyone] = scopeShare.get(f.branchId, JSON.stringify(f.statuses))!;
+      return { inScope, everyone };
+    };
+    const picked = STRATEGIES[strategyOf(q, counted, fewMatches, scope)](prepared, q, countOf);
     // Then only the page's rows, by rowid, in that order.
     const page = picked.slice(0, f.limit);
     const rows =
