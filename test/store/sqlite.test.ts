@@ -221,6 +221,10 @@ test('a search with more than 2,000 matches pages in the order as one with few d
     const few = await walk('mo');
     expect(few.names).toEqual(expected((f) => f.startsWith('mo')));
     expect(few.total).toBe(few.names.length);
+    // Two words: their few matches counted from the words, each checked for branch and status.
+    const both = await walk('mo m');
+    expect(both.names).toEqual(few.names);
+    expect(both.total).toBe(few.names.length);
   } finally {
     await store.close();
   }

@@ -1,6 +1,6 @@
 /**
  * A users list on SQLite: the statement's parts built once from the filter (listQuery), the way
- * to read the page chosen (strategyOf), one function per way (STRATEGIES), and the page's rows
+ * to read the page chosen (plan), one function per way (STRATEGIES), and the page's rows
  * read by rowid last. The same answers as ../postgres/users-list.ts.
  */
 import type { SortKey } from '../../contract/user.js';
@@ -87,6 +87,8 @@ interface ListQuery {
   match?: string;
   /** The words alone, in the user's fields: for a read that checks branch and status itself. */
   words?: string;
+  /** The branch and status conditions on `users` (in `where` too). */
+  inScope: string;
   where: string;
   params: Record<string, unknown>;
   terms: OrderTerm[];
@@ -108,13 +110,14 @@ function listQuery(f: ListFilter, words: string | undefined): ListQuery {
   });
   // status before rowid: a harmless tie-break that lets users_by_name order a page alone.
   const terms = orderTerms(f, SORT_COLUMNS);
+  const inScope = `users.branch_id = @branchId AND users.status IN (${f.statuses.map((_, i) => `@s${i}`).join(', ')})`;
   return {
     f,
     match,
     words: fields,
+    inScope,
     where: [
-      'branch_id = @branchId',
-      `status IN (${f.statuses.map((_, i) => `@s${i}`).join(', ')})`,
+      inScope,
       ...(match ? ['rowid IN (SELECT rowid FROM users_fts WHERE users_fts MATCH @match)'] : []),
     ].join(' AND '),
     params,
@@ -213,6 +216,9 @@ const indexOf = (f: ListFilter, read: Read) =>
   (read.leadIsNull && f.sort[0]!.key === 'email' && WITHOUT_EMAIL_INDEX[f.sort[1]!.key]) ||
   SORT_INDEX[orderingKey(f)];
 
+/** The same list with a search's set of matches of its words alone (see wideScope). */
+const byWords = (q: ListQuery): ListQuery => ({ ...q, params: { ...q.params, match: q.words } });
+
 /** The ways to read a page's positions. */
 const STRATEGIES = {
   /**
@@ -221,42 +227,28 @@ const STRATEGIES = {
    */
   inOrder: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
     pick(prepared, q, (read) => `users INDEXED BY ${indexOf(q.f, read)}`, countOf),
-  /**
-   * The same, for a search whose scope is most of the database: the set of matches is of its
-   * words alone, and the index checks branch and status (see wideScope).
-   */
-  inOrderByWords: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
-    STRATEGIES.inOrder(prepared, { ...q, params: { ...q.params, match: q.words } }, countOf),
   /** A search's few matches, each read by rowid from the full-text side, then sorted. */
   fewSorted: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
     pick(prepared, q, () => 'users NOT INDEXED', countOf),
+  /** The two above for a search in a wide scope: matches of the words alone (wideScope). */
+  inOrderByWords: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
+    STRATEGIES.inOrder(prepared, byWords(q), countOf),
+  fewByWords: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
+    STRATEGIES.fewSorted(prepared, byWords(q), countOf),
 };
 
 /**
  * Whether a search's scope (its branch and statuses) holds at least half of the users in the
- * full-text index. Then ANDing its words with the scope's token reads a doclist of most of the
- * database to rule out few matches: at 1M users in one branch, every status but one, it was
- * 30-40 % of the page (query=M 77 -> 64 ms, Mü 21 -> 14, Schm 36 -> 29 p50). A narrow scope
- * (status=pending, 8 %) is the other way round: its token's doclist is short and cuts the set
- * of matches to a tenth (query=M&status=pending 20 ms with it, 64 without). bench/HISTORY.md.
+ * full-text index. Then its matches are best found from its words alone, each checked for
+ * branch and status on the users side: ANDing the words with the scope's token reads a doclist
+ * of most of the database to rule out few matches. At 1M users in one branch, every status but
+ * one: query=M's page 83 -> 61 ms; a full name's count and page 9 + 10 -> 4 + 4 ms. A narrow
+ * scope (status=pending, 8 %) is the other way round: its token's doclist is short and cuts the
+ * set of matches to a tenth (query=M&status=pending 20 ms with it, 64 without). Figures:
+ * bench/HISTORY.md, "SQLite search, the scope's token only where it narrows".
  */
 const wideScope = (scope: { inScope: number; everyone: number }) =>
   scope.inScope * 2 >= scope.everyone;
-
-/**
- * Which way to read, by the count: only a search with few matches is read from the full-text
- * side (figures for both at 1,000,000 users: bench/README.md, "Figures from src/ comments").
- */
-function strategyOf(
-  q: ListQuery,
-  counted: Counted,
-  fewMatches: number,
-  scope: () => { inScope: number; everyone: number },
-): keyof typeof STRATEGIES {
-  if (!q.match) return 'inOrder';
-  if (counted.totalExact !== false && counted.total <= fewMatches) return 'fewSorted';
-  return wideScope(scope()) ? 'inOrderByWords' : 'inOrder';
-}
 
 /** A list on SQLite, with its statements prepared once per text. */
 export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
@@ -282,25 +274,57 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
   const countSome = db
     .prepare('SELECT count(*) FROM (SELECT 1 FROM users_fts WHERE users_fts MATCH ? LIMIT ?)')
     .pluck();
+  // A wide scope's matches counted from the words, each checked on the users side, up to
+  // `upTo`: the first of them come soon, so a few more than the few read is cheap.
+  const countNear = (q: ListQuery, upTo: number) =>
+    prepared(
+      `SELECT count(*) FROM (SELECT 1 FROM users_fts JOIN users ON users.rowid = users_fts.rowid
+       WHERE users_fts MATCH @words AND ${q.inScope} LIMIT @upTo)`,
+    )
+      .pluck()
+      .get({ ...q.params, words: q.words, upTo }) as number;
   const count = ({ f, match }: ListQuery): Counted => {
     if (!match) return { total: countListed.get(f.branchId, JSON.stringify(f.statuses)) as number };
     if (f.countUpTo === undefined) return { total: countAll.get(match) as number };
     return cappedTotal(countSome.get(match, f.countUpTo + 1) as number, f.countUpTo);
   };
 
+  /**
+   * A list's total and the way to read its page. A search reads from the full-text side only
+   * when it has few matches (figures for both ways at 1,000,000 users: bench/README.md,
+   * "Figures from src/ comments"); in a wide scope, by its words alone.
+   */
+  const plan = (q: ListQuery): { counted: Counted; strategy: keyof typeof STRATEGIES } => {
+    if (!q.match) return { counted: count(q), strategy: 'inOrder' };
+    const isFew = (counted: Counted) => counted.totalExact !== false && counted.total <= fewMatches;
+    const [inScope, everyone] = scopeShare.get(q.f.branchId, JSON.stringify(q.f.statuses))!;
+    if (!wideScope({ inScope, everyone })) {
+      const counted = count(q);
+      return { counted, strategy: isFew(counted) ? 'fewSorted' : 'inOrder' };
+    }
+    // Words ANDed mostly narrow a search to few: counted from the words, each checked on the
+    // users side, they need no scope doclist (a full name 9 -> 4 ms). One word may match a
+    // large share (Schm: 67,480), where that count would only come first: counted as before.
+    if (searchWords(spellOut(q.f.query!)).length > 1) {
+      const near = countNear(q, fewMatches + 1);
+      if (near <= fewMatches) {
+        return { counted: cappedTotal(near, q.f.countUpTo), strategy: 'fewByWords' };
+      }
+      return { counted: count(q), strategy: 'inOrderByWords' };
+    }
+    const counted = count(q);
+    return { counted, strategy: isFew(counted) ? 'fewByWords' : 'inOrderByWords' };
+  };
+
   return (f: ListFilter): UserPage => {
     const words = f.query === undefined ? undefined : ftsExpression(f.query);
     if (words === null) return { total: 0, rows: [] };
     const q = listQuery(f, words);
-    const counted = count(q);
     // A status's exact count (a search's too, uncapped): only an offset past whole parts asks.
     const countOf = (status: ListFilter['statuses'][number]) =>
       count(listQuery({ ...f, statuses: [status], countUpTo: undefined }, words)).total;
-    const scope = () => {
-      const [inScope, everyone] = scopeShare.get(f.branchId, JSON.stringify(f.statuses))!;
-      return { inScope, everyone };
-    };
-    const picked = STRATEGIES[strategyOf(q, counted, fewMatches, scope)](prepared, q, countOf);
+    const { counted, strategy } = plan(q);
+    const picked = STRATEGIES[strategy](prepared, q, countOf);
     // Then only the page's rows, by rowid, in that order.
     const page = picked.slice(0, f.limit);
     const rows =
