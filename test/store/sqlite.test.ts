@@ -175,12 +175,13 @@ test('a search with more than 2,000 matches pages in the order as one with few d
     return [String(i).padStart(24, '0'), first, last] as const;
   });
   // Out of scope, and first in the order were they let in: matches in another branch and
-  // deactivated ones. The scope is still most of the database (users-list.ts wideScope), so the
-  // walk reads the words' matches alone and must leave these out itself.
+  // deactivated ones. Branch 1's activated users are still most of the database (users-list.ts
+  // wideScope), so those searches read the words' matches alone and must leave these out
+  // themselves; branch 2's 50 are a narrow scope, searched with its token.
   db.exec(`INSERT INTO branches (tenant_id, name, created_at) VALUES (1, 'other', 'now')`);
   const outside = db.prepare(
     `INSERT INTO users (id, tenant_id, branch_id, status, first_name, last_name, custom, created_at, updated_at)
-     VALUES (?, 1, ?, ?, 'Mo', 'Maas', '{}', 'now', 'now')`,
+     VALUES (?, 1, ?, ?, 'Mo', 'Aaberg', '{}', 'now', 'now')`,
   );
   db.transaction(() => {
     for (const p of people) insert.run(...p);
@@ -189,14 +190,19 @@ test('a search with more than 2,000 matches pages in the order as one with few d
   })();
   db.close();
   const store = openStore(dir);
+  // The same data read with a lower bound of few: many-match reads at small sizes.
+  const fewer = openStore(dir, dir, undefined, { searchSortsUpTo: 10 });
   try {
-    const walk = async (query: string) => {
+    const walk = async (
+      query: string,
+      { from = store, branchId = 1 }: { from?: typeof store; branchId?: number } = {},
+    ) => {
       const names: string[] = [];
       let after: Awaited<ReturnType<typeof store.users.list>>['next'];
       let total = 0;
       do {
-        const page = await store.users.list({
-          branchId: 1,
+        const page = await from.users.list({
+          branchId,
           statuses: ['activated'],
           query,
           sort: [{ key: 'lastName', dir: 'ASC' }],
@@ -221,11 +227,43 @@ test('a search with more than 2,000 matches pages in the order as one with few d
     const few = await walk('mo');
     expect(few.names).toEqual(expected((f) => f.startsWith('mo')));
     expect(few.total).toBe(few.names.length);
-    // Two words: their few matches counted from the words, each checked for branch and status.
-    const both = await walk('mo m');
-    expect(both.names).toEqual(few.names);
-    expect(both.total).toBe(few.names.length);
+    // Two words: their few matches counted from the words, each checked for branch and status;
+    // and with more than few (343 > 10), counted in scope and walked in the order.
+    for (const from of [store, fewer]) {
+      const both = await walk('mo m', { from });
+      expect(both.names).toEqual(few.names);
+      expect(both.total).toBe(few.names.length);
+    }
+    // A narrow scope with more than few: walked with the scope's token.
+    expect(await walk('mo', { from: fewer, branchId: 2 })).toEqual({
+      total: 50,
+      names: Array.from({ length: 50 }, () => 'Aaberg Mo'),
+    });
+    // An offset past a whole status in a wide scope (branch 1's activated and deactivated):
+    // the part is skipped by its count, the page the same as when every match is sorted.
+    const all = openStore(dir, dir, undefined, { searchSortsUpTo: 1_000_000 });
+    try {
+      const f = {
+        branchId: 1,
+        statuses: ['activated', 'deactivated'] as ('activated' | 'deactivated')[],
+        query: 'm',
+        sort: [
+          { key: 'status' as const, dir: 'ASC' as const },
+          { key: 'lastName' as const, dir: 'ASC' as const },
+        ],
+        limit: 10,
+        offset: 2145,
+      };
+      const walked = await store.users.list(f);
+      expect(walked.total).toBe(2193);
+      expect(walked.rows.map((r) => r.status)).toEqual(Array(10).fill('deactivated'));
+      const sorted = await all.users.list(f);
+      expect(walked.rows.map((r) => r.id)).toEqual(sorted.rows.map((r) => r.id));
+    } finally {
+      await all.close();
+    }
   } finally {
+    await fewer.close();
     await store.close();
   }
 });

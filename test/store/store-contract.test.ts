@@ -642,8 +642,8 @@ describe(`the store contract on ${BACKEND}`, () => {
         }),
         TEST_AUDIT,
       );
-    // Matches out of scope, which a walk's set of matches holds (SQLite reads the words alone
-    // there) and the walk itself must leave out: another status, another branch.
+    // Matches out of scope, which both ways must leave out: another status, another branch
+    // (SQLite's reads of a wide scope, by the words alone, are tested in sqlite.test.ts).
     const other = await branch('users-search-ways-other');
     for (const [i, [branchId, status]] of [
       [b.id, 'deactivated'],

@@ -245,7 +245,10 @@ const STRATEGIES = {
  * one: query=M's page 83 -> 61 ms; a full name's count and page 9 + 10 -> 4 + 4 ms. A narrow
  * scope (status=pending, 8 %) is the other way round: its token's doclist is short and cuts the
  * set of matches to a tenth (query=M&status=pending 20 ms with it, 64 without). Figures:
- * bench/HISTORY.md, "SQLite search, the scope's token only where it narrows".
+ * bench/HISTORY.md, "SQLite search, the scope's token only where it narrows". The share is the
+ * scope's, not a word's: a word whose matches are mostly outside a wide scope (50 activated,
+ * 40,000 deactivated) is read as all its matches to keep 50; rare in a directory, and never a
+ * wrong answer.
  */
 const wideScope = (scope: { inScope: number; everyone: number }) =>
   scope.inScope * 2 >= scope.everyone;
