@@ -61,9 +61,11 @@ const WITHOUT_EMAIL_INDEX: Partial<Record<SortKey, string>> = {
  */
 export function ftsExpression(query: string): string | null {
   const words = searchWords(spellOut(query));
-  if (words.length === 0) return null;
-  return words.map((w) => `"${w}"*`).join(' ');
+  return words.length === 0 ? null : ftsTerms(words);
 }
+
+/** A query's words (searchWords) as FTS5 prefix terms. */
+const ftsTerms = (words: string[]) => words.map((w) => `"${w}"*`).join(' ');
 
 /** The same, qualified: beside json_each, whose columns include an \`id\`. */
 const USERS_VIEW = VIEW_COLUMNS.map((c) => `users.${c}`).join(', ');
@@ -250,8 +252,7 @@ const STRATEGIES = {
  * 40,000 deactivated) is read as all its matches to keep 50; rare in a directory, and never a
  * wrong answer.
  */
-const wideScope = (scope: { inScope: number; everyone: number }) =>
-  scope.inScope * 2 >= scope.everyone;
+const wideScope = (scoped: number, everyone: number) => scoped * 2 >= everyone;
 
 /** A list on SQLite, with its statements prepared once per text. */
 export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
@@ -297,18 +298,21 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
    * when it has few matches (figures for both ways at 1,000,000 users: bench/README.md,
    * "Figures from src/ comments"); in a wide scope, by its words alone.
    */
-  const plan = (q: ListQuery): { counted: Counted; strategy: keyof typeof STRATEGIES } => {
+  const plan = (
+    q: ListQuery,
+    wordCount: number,
+  ): { counted: Counted; strategy: keyof typeof STRATEGIES } => {
     if (!q.match) return { counted: count(q), strategy: 'inOrder' };
     const isFew = (counted: Counted) => counted.totalExact !== false && counted.total <= fewMatches;
-    const [inScope, everyone] = scopeShare.get(q.f.branchId, JSON.stringify(q.f.statuses))!;
-    if (!wideScope({ inScope, everyone })) {
+    const [scoped, everyone] = scopeShare.get(q.f.branchId, JSON.stringify(q.f.statuses))!;
+    if (!wideScope(scoped, everyone)) {
       const counted = count(q);
       return { counted, strategy: isFew(counted) ? 'fewSorted' : 'inOrder' };
     }
     // Words ANDed mostly narrow a search to few: counted from the words, each checked on the
     // users side, they need no scope doclist (a full name 9 -> 4 ms). One word may match a
     // large share (Schm: 67,480), where that count would only come first: counted as before.
-    if (searchWords(spellOut(q.f.query!)).length > 1) {
+    if (wordCount > 1) {
       const near = countNear(q, fewMatches + 1);
       if (near <= fewMatches) {
         return { counted: cappedTotal(near, q.f.countUpTo), strategy: 'fewByWords' };
@@ -320,13 +324,14 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
   };
 
   return (f: ListFilter): UserPage => {
-    const words = f.query === undefined ? undefined : ftsExpression(f.query);
-    if (words === null) return { total: 0, rows: [] };
+    const said = f.query === undefined ? undefined : searchWords(spellOut(f.query));
+    if (said?.length === 0) return { total: 0, rows: [] };
+    const words = said && ftsTerms(said);
     const q = listQuery(f, words);
     // A status's exact count (a search's too, uncapped): only an offset past whole parts asks.
     const countOf = (status: ListFilter['statuses'][number]) =>
       count(listQuery({ ...f, statuses: [status], countUpTo: undefined }, words)).total;
-    const { counted, strategy } = plan(q);
+    const { counted, strategy } = plan(q, said?.length ?? 0);
     const picked = STRATEGIES[strategy](prepared, q, countOf);
     // Then only the page's rows, by rowid, in that order.
     const page = picked.slice(0, f.limit);
