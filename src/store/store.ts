@@ -165,6 +165,11 @@ export interface EventsRepo {
   list(filter: EventFilter): Promise<EventPage>;
   /** Deletes at most `limit` of the oldest events before `before` (ISO); how many went. */
   prune(before: string, limit: number): Promise<number>;
+  /**
+   * Tidies what pruning leaves behind, about `limit` entries at a time; whether more are left
+   * to look at. Only a store whose pruning leaves something (SQLite: event_targets) has one.
+   */
+  sweep?(limit: number): Promise<boolean>;
   /** Calls `listener` after this process commits an event; answers the unsubscribe. */
   subscribe(listener: () => void): () => void;
 }

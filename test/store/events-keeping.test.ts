@@ -1,14 +1,17 @@
 /**
  * Events kept and let go: a backup (and its restore: the file as a data dir's roster.db) carries
  * the log, sequences going on after it; retention prunes what is older than its days, in
- * batches, and nothing newer.
+ * batches, and nothing newer; what pruning leaves in event_targets is never listed and is swept.
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, expect, test } from 'vitest';
 import { gentlePace, pruneEvents } from '../../src/server/events/retention.js';
 import { backupSqlite } from '../../src/store/copy.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
+import { DATABASE_FILE } from '../../src/store/sqlite/files.js';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import type { Store } from '../../src/store/store.js';
 import { TEST_AUDIT } from '../helpers/audit.js';
 import { scratch } from '../helpers/scratch.js';
@@ -33,6 +36,104 @@ async function storeWithUsers(n: number) {
     (await s.events.list({ branchId: main.id, limit: 1000 })).rows;
   return { dir, store, main, tenant, log };
 }
+
+/** event_targets' keys, read beside the store (WAL: a second connection sees its commits). */
+function targetKeys(dir: string) {
+  const db = new Database(join(dir, DATABASE_FILE), { readonly: true });
+  try {
+    return db
+      .prepare('SELECT branch_id, target_id, sequence FROM event_targets ORDER BY 1, 2, 3')
+      .raw()
+      .all();
+  } finally {
+    db.close();
+  }
+}
+
+test('SQLite: a pruned event is never listed for its target, and the sweep deletes the entries pruning left behind, window by window, and no other', async () => {
+  const { dir, store, main, tenant, log } = await storeWithUsers(0);
+  try {
+    const a = await store.users.insert(
+      userRow({ tenant_id: tenant.id, branch_id: main.id, external_id: 'a' }),
+      TEST_AUDIT,
+    );
+    const b = await store.users.insert(
+      userRow({ tenant_id: tenant.id, branch_id: main.id, external_id: 'b' }),
+      TEST_AUDIT,
+    );
+    for (let i = 0; i < 4; i++) {
+      for (const key of ['a', 'b']) {
+        await store.users.update(main.id, key, () => ({ position: `p${i}` }), TEST_AUDIT);
+      }
+    }
+    // The bootstrap's event and the five oldest of the users' go.
+    expect(await store.events.prune(new Date(Date.now() + 60_000).toISOString(), 6)).toBe(6);
+    const kept = await log();
+    const byTarget = (
+      targetId: string,
+      f: { limit?: number; afterSequence?: number; newestFirst?: boolean } = {},
+    ) => store.events.list({ branchId: main.id, targetId, limit: 100, ...f });
+    for (const user of [a, b]) {
+      const its = kept.filter((e) => e.target.id === user.id);
+      expect(its.length).toBeGreaterThan(0);
+      expect((await byTarget(user.id)).rows).toEqual(its);
+      expect((await byTarget(user.id, { newestFirst: true })).rows).toEqual([...its].reverse());
+      // A page at a time, from the start: the entries left behind come first.
+      const paged = [];
+      let page = await byTarget(user.id, { limit: 1 });
+      paged.push(...page.rows);
+      while (page.more) {
+        page = await byTarget(user.id, { limit: 1, afterSequence: paged.at(-1)!.sequence });
+        paged.push(...page.rows);
+      }
+      expect(paged).toEqual(its);
+    }
+    // In the table's order: by target (bytewise), then sequence.
+    const byKey = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+    const live = kept
+      .map((e) => [main.id, e.target.id, e.sequence] as const)
+      .sort((x, y) => byKey(x[1], y[1]) || x[2] - y[2]);
+    expect(targetKeys(dir).length).toBeGreaterThan(live.length);
+    // Windows of two: more to look at until the table's end.
+    const answers: boolean[] = [];
+    do answers.push(await store.events.sweep!(2));
+    while (answers.at(-1));
+    expect(answers.length).toBeGreaterThan(3);
+    expect(targetKeys(dir)).toEqual(live);
+    for (const user of [a, b]) {
+      expect((await byTarget(user.id)).rows).toEqual(kept.filter((e) => e.target.id === user.id));
+    }
+  } finally {
+    await store.close();
+  }
+});
+
+test('SQLite: a log written before event_targets (version 18) is found by target after the upgrade', async () => {
+  const dir = dirs.temp('events-v18-');
+  const db = new Database(join(dir, DATABASE_FILE));
+  for (const [v, migration] of MIGRATIONS.slice(0, 18).entries()) {
+    db.transaction(() => {
+      if (typeof migration === 'string') db.exec(migration);
+      else migration(db);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+    })();
+  }
+  const insert = db.prepare(
+    `INSERT INTO events (id, tenant_id, branch_id, type, occurred_at, actor_type, channel,
+       request_id, target_type, target_id) VALUES (?, 1, 1, 'user.updated', ?, 'token', 'api', 'r', 'user', ?)`,
+  );
+  for (let i = 0; i < 6; i++)
+    insert.run(`e${i}`, new Date(Date.UTC(2030, 0, 1, 0, i)).toISOString(), `t${i % 2}`);
+  db.close();
+  const store = await openStore({ dataDir: dir, target: databaseTarget(undefined, dir) });
+  try {
+    const { rows } = await store.events.list({ branchId: 1, targetId: 't1', limit: 10 });
+    expect(rows.map((e) => e.id)).toEqual(['e1', 'e3', 'e5']);
+    expect(targetKeys(dir)).toHaveLength(6);
+  } finally {
+    await store.close();
+  }
+});
 
 test('backup and restore carry every event; new sequences continue after them', async () => {
   const { store, log, main, tenant } = await storeWithUsers(3);
@@ -90,8 +191,10 @@ test("paced: each batch is sized from the last one's duration toward the aim (at
     // batch (a WAL checkpoint in its commit, say).
     let t = 0;
     const limits: number[] = [];
+    // Without the sweep that follows the pruning (its pauses: the next test).
+    const { sweep: _sweep, ...events } = store.events;
     const timed = {
-      ...store.events,
+      ...events,
       prune: async (before: string, limit: number) => {
         const n = await store.events.prune(before, limit);
         limits.push(limit);
@@ -115,6 +218,47 @@ test("paced: each batch is sized from the last one's duration toward the aim (at
     expect(limits).toEqual([16, 32, 48, 24, 48]);
     expect(pauses).toEqual([4, 8, 72, 6, 0.25]);
     expect(await log()).toEqual([]);
+  } finally {
+    await store.close();
+  }
+});
+
+test("a round sweeps what pruning left after it pruned events (or when asked: a process's first round), paced as its pruning; it counts only the events", async () => {
+  const { store } = await storeWithUsers(3);
+  try {
+    const sweeps: number[] = [];
+    let windows = 0;
+    const events = {
+      ...store.events,
+      sweep: async (limit: number) => {
+        sweeps.push(limit);
+        return --windows > 0;
+      },
+    };
+    const pauses: number[] = [];
+    let t = 0;
+    const pace = gentlePace({
+      clock: () => t++,
+      sleep: async (ms) => {
+        pauses.push(ms);
+      },
+    });
+    const today = () => Date.now();
+    windows = 3;
+    expect(await pruneEvents({ events, days: 30, now: today, batch: 2 })).toBe(0);
+    expect(sweeps).toEqual([]);
+    expect(await pruneEvents({ events, days: 30, now: today, batch: 2, sweepAnyway: true })).toBe(
+      0,
+    );
+    expect(sweeps).toEqual([2, 2, 2]);
+    // Forty days on, paced: one batch prunes all four events, then three windows, each sized
+    // and paused as a batch is (1 ms each, aimed at 3: doubled; paused for 9 ms).
+    sweeps.length = 0;
+    windows = 3;
+    const later = () => Date.now() + 40 * 86_400_000;
+    expect(await pruneEvents({ events, days: 30, now: later, pace })).toBe(4);
+    expect(sweeps).toEqual([16, 32, 64]);
+    expect(pauses).toEqual([9, 9, 9, 9]);
   } finally {
     await store.close();
   }

@@ -30,7 +30,11 @@ test('the migration refolds stored keys to NFKC; a look-alike pair keeps both us
   for (const row of [zoe, bo, boTwin]) await store.users.insert(row, TEST_AUDIT);
   // The database as the release before the refold left it: the refold and the login-name index
   // after it not yet run.
-  await forgetMigrations(store, 2 + AFTER_LOGIN_INDEX[store.engine], UNDO_LOGIN_INDEX);
+  await forgetMigrations(
+    store,
+    2 + AFTER_LOGIN_INDEX[store.engine],
+    UNDO_LOGIN_INDEX[store.engine],
+  );
   await store.close();
 
   store = await open();

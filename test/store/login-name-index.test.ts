@@ -23,7 +23,11 @@ test('a pair made before the index is kept; each still updates; a third taking t
   const reopenable = await storeToReopen(scope);
   const { open, branch, at } = reopenable;
   let { store } = reopenable;
-  await forgetMigrations(store, 1 + AFTER_LOGIN_INDEX[store.engine], UNDO_LOGIN_INDEX);
+  await forgetMigrations(
+    store,
+    1 + AFTER_LOGIN_INDEX[store.engine],
+    UNDO_LOGIN_INDEX[store.engine],
+  );
   // As the previous release allowed: Ann logs in with her email; Bo took it as his userName.
   const ann = userRow({ ...at, email: 'ann@example.com', email_norm: 'ann@example.com' });
   const bo = userRow({

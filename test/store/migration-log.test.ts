@@ -25,7 +25,7 @@ test('an upgrade tells each pending migration as it starts and ends', async () =
   const names = migrationNames(store.engine, MIGRATIONS);
   const of = names.length;
   const forgotten = AFTER_SPELLED_OUT[store.engine];
-  await forgetMigrations(store, forgotten, UNDO_AFTER_SPELLED_OUT);
+  await forgetMigrations(store, forgotten, UNDO_AFTER_SPELLED_OUT[store.engine]);
   await store.close();
 
   const lines: string[] = [];

@@ -293,7 +293,7 @@ test('migration 16 spells out ß, ø, đ, ł, æ, œ in existing entries: found 
   // what the migrations after 16 made taken back (test/helpers/migrations.ts has their undo).
   const db = sqliteHandle(first);
   db.exec(MIGRATIONS[10] as string);
-  for (const undo of UNDO_AFTER_SPELLED_OUT) db.exec(undo);
+  for (const undo of UNDO_AFTER_SPELLED_OUT.sqlite) db.exec(undo);
   db.exec('PRAGMA user_version = 15');
   await first.close();
 

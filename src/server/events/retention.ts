@@ -38,15 +38,18 @@ export const FIRST_PACED_BATCH = 16;
 const MAX_PACED_BATCH = 10_000;
 
 /**
- * SQLite's pace: batches of ~3 ms (a row costs ~10 µs with the log's six indexes, plus ~1 ms
- * for the commit: about 200 rows) and three times as long between them: a quarter of the
- * event loop at most. 1M expired events took 4 minutes (45 s back to back); nine times as
- * long a pause took 14 and left the write p99 where it was (the checkpoints, above).
+ * SQLite's pace: batches of ~3 ms and nine times as long between them: a tenth of the event
+ * loop at most. Since a target's keys left the log's indexes (migration 19), a batch writes
+ * pages in proportion to its rows, so what the writes beside it feel is the pages written a
+ * second, checkpointed by whichever commit comes next: 1M expired events went in 16-17 s at a
+ * quarter of the loop with the write p99 2.5-2.8x idle; at a tenth, 42 s and 1.8x; batches of
+ * 1 ms at a quarter, 23 s and 1.8x, but the write p50 1.5x (bench/HISTORY.md, "SQLite's
+ * pruning, a target's keys in a table of their own").
  */
 export function gentlePace(over: Partial<Pace> = {}): Pace {
   return {
     batchMs: 3,
-    pauseFactor: 3,
+    pauseFactor: 9,
     clock: () => performance.now(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     ...over,
@@ -79,6 +82,11 @@ export interface PrunerOptions {
   pace?: Pace;
   /** Ends the round before its next batch (serve's close: the store is about to close). */
   signal?: AbortSignal;
+  /**
+   * Sweeps what pruning left (EventsRepo.sweep) even when this round pruned no event: a
+   * process's first round, as the last one may have stopped before its sweep ended.
+   */
+  sweepAnyway?: boolean;
 }
 
 type Prune = (before: string, limit: number) => Promise<number>;
@@ -110,7 +118,10 @@ async function paced(prune: Prune, before: string, pace: Pace, signal?: AbortSig
   return pruned;
 }
 
-/** Deletes every event older than `days` now, batch by batch; how many went. */
+/**
+ * Deletes every event older than `days` now, batch by batch, then sweeps what that left
+ * behind where the store has a sweep; how many events and deliveries went.
+ */
 export async function pruneEvents({
   events,
   webhooks,
@@ -119,23 +130,30 @@ export async function pruneEvents({
   batch = PRUNE_BATCH,
   pace,
   signal,
+  sweepAnyway = false,
 }: Omit<PrunerOptions, 'log' | 'intervalMs'>): Promise<number> {
   const before = new Date(now() - days * DAY_MS).toISOString();
-  let pruned = 0;
-  for (const prune of [events.prune, ...(webhooks ? [webhooks.prune] : [])]) {
-    pruned += pace
-      ? await paced(prune, before, pace, signal)
-      : await backToBack(prune, before, batch, signal);
+  const inBatches = (prune: Prune) =>
+    pace ? paced(prune, before, pace, signal) : backToBack(prune, before, batch, signal);
+  const prunedEvents = await inBatches(events.prune);
+  const { sweep } = events;
+  if (sweep && (prunedEvents > 0 || sweepAnyway)) {
+    // Paced as the pruning is; a window with more after it counts as full, the last as short.
+    await inBatches(async (_, limit) => ((await sweep(limit)) ? limit : 0));
   }
-  return pruned;
+  return prunedEvents + (webhooks ? await inBatches(webhooks.prune) : 0);
 }
 
 export function startPruner(opts: PrunerOptions) {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let first = true;
   const stopping = new AbortController();
   const round = () => {
-    pruneEvents({ ...opts, signal: stopping.signal })
+    pruneEvents({ ...opts, signal: stopping.signal, sweepAnyway: first })
+      .then(() => {
+        first = false;
+      })
       .catch((err: Error) => opts.log(`error: pruning events: ${err.message}`))
       .finally(() => {
         if (!stopped) timer = setTimeout(round, opts.intervalMs ?? 3_600_000).unref();

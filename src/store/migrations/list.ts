@@ -277,4 +277,12 @@ export const MIGRATIONS: Migration[] = [
     only: 'postgres',
     steps: [sql(pg.RECORD_EVENT)],
   },
+  {
+    // Pruning deleted from events_by_target a page per event (sqlite/schema-sql.ts
+    // EVENT_TARGETS; issue 40). PostgreSQL's deletes run beside the writes, not in their
+    // process: its write p99 while pruning is 1.67x idle with the index kept.
+    why: "a target's events in a table the pruner tidies in its own order",
+    only: 'sqlite',
+    steps: [sql(sqlite.EVENT_TARGETS)],
+  },
 ];

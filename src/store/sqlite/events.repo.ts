@@ -24,6 +24,28 @@ export function eventsRepo(db: Db, notifier: Notifier) {
     `DELETE FROM events WHERE sequence IN
        (SELECT sequence FROM events WHERE occurred_at < ? ORDER BY occurred_at LIMIT ?)`,
   );
+  // The sweep of event_targets (migration 19, schema-sql.ts EVENT_TARGETS): a window of the
+  // table in its own order, its entries whose event was pruned deleted, so a batch writes the
+  // few pages the window spans. `swept` is where the next window starts (in memory: a restart
+  // starts over, which only looks again).
+  const windowEnd = db
+    .prepare<[number, string, number, number]>(
+      `SELECT branch_id, target_id, sequence FROM event_targets
+       WHERE (branch_id, target_id, sequence) > (?, ?, ?)
+       ORDER BY branch_id, target_id, sequence LIMIT 1 OFFSET ?`,
+    )
+    .raw();
+  const leftBehind =
+    'NOT EXISTS (SELECT 1 FROM events WHERE events.sequence = event_targets.sequence)';
+  const sweepWindow = db.prepare(
+    `DELETE FROM event_targets WHERE (branch_id, target_id, sequence) > (@b, @t, @s)
+     AND (branch_id, target_id, sequence) <= (@b1, @t1, @s1) AND ${leftBehind}`,
+  );
+  const sweepRest = db.prepare(
+    `DELETE FROM event_targets WHERE (branch_id, target_id, sequence) > (@b, @t, @s) AND ${leftBehind}`,
+  );
+  const START: Key = [Number.MIN_SAFE_INTEGER, '', 0];
+  let swept: Key = START;
   const statements = new Map<string, ReturnType<Db['prepare']>>();
   const cached = (sql: string) => {
     let stmt = statements.get(sql);
@@ -46,7 +68,10 @@ export function eventsRepo(db: Db, notifier: Notifier) {
       return { tenantId: tenantOf.get(branchId) as number, branchId };
     },
     list(f: EventFilter): EventPage {
-      const where = ['branch_id = @branchId'];
+      // A target's events from event_targets in its order, each joined to its event: an entry
+      // whose event was pruned (not yet swept) joins none. The table's own columns qualified.
+      const t = f.targetId === undefined ? '' : 't.';
+      const where = [`${t}branch_id = @branchId`];
       const params: Record<string, unknown> = { branchId: f.branchId, limit: f.limit + 1 };
       if (f.types) {
         where.push(`type IN (${f.types.map((_, i) => `@t${i}`).join(', ')})`);
@@ -57,38 +82,62 @@ export function eventsRepo(db: Db, notifier: Notifier) {
       const { floor, ceiling } = sequenceEdges(f);
       // `+occurred_at`: the time index only finds the edges; the page is read in sequence order.
       const optional = [
-        ['target_id = @targetId', 'targetId', f.targetId],
+        ['t.target_id = @targetId AND events.target_id = @targetId', 'targetId', f.targetId],
         ['run = @run', 'run', f.run],
         ['+occurred_at >= @since', 'since', f.since],
         ['+occurred_at < @until', 'until', f.until],
         [
-          `sequence > coalesce((SELECT sequence FROM events WHERE occurred_at < @floor
+          `${t}sequence > coalesce((SELECT sequence FROM events WHERE occurred_at < @floor
              ORDER BY occurred_at DESC LIMIT 1), 0)`,
           'floor',
           floor,
         ],
         [
-          `sequence < coalesce((SELECT sequence FROM events WHERE occurred_at >= @ceiling
+          `${t}sequence < coalesce((SELECT sequence FROM events WHERE occurred_at >= @ceiling
              ORDER BY occurred_at LIMIT 1), 9223372036854775807)`,
           'ceiling',
           ceiling,
         ],
-        [`sequence ${f.newestFirst ? '<' : '>'} @after`, 'after', f.afterSequence],
+        [`${t}sequence ${f.newestFirst ? '<' : '>'} @after`, 'after', f.afterSequence],
       ] as const;
       for (const [condition, name, value] of optional) {
         if (value === undefined) continue;
         where.push(condition);
         params[name] = value;
       }
-      const sql = `SELECT * FROM events WHERE ${where.join(' AND ')}
-        ORDER BY sequence ${f.newestFirst ? 'DESC' : 'ASC'} LIMIT @limit`;
+      // CROSS JOIN: event_targets first, in its order, so the page needs no sort.
+      const from = t
+        ? 'event_targets AS t CROSS JOIN events ON events.sequence = t.sequence'
+        : 'events';
+      const sql = `SELECT events.* FROM ${from} WHERE ${where.join(' AND ')}
+        ORDER BY ${t}sequence ${f.newestFirst ? 'DESC' : 'ASC'} LIMIT @limit`;
       const rows = cached(sql).all(params) as EventRow[];
       return { rows: rows.slice(0, f.limit).map(eventOf), more: rows.length > f.limit };
     },
     /** Deletes at most `limit` events older than `before` (one short transaction); how many. */
     prune: (before: string, limit: number): number => prune.run(before, limit).changes,
+    /**
+     * Looks at the next `limit` entries of event_targets and deletes those whose event was
+     * pruned; whether more are left to look at (false: the table's end, and the next sweep
+     * starts over).
+     */
+    sweepTargets(limit: number): boolean {
+      const [b, t, s] = swept;
+      const end = windowEnd.get(b, t, s, limit - 1) as Key | undefined;
+      if (end === undefined) {
+        sweepRest.run({ b, t, s });
+        swept = START;
+        return false;
+      }
+      sweepWindow.run({ b, t, s, b1: end[0], t1: end[1], s1: end[2] });
+      swept = end;
+      return true;
+    },
     subscribe: (listener: () => void) => notifier.subscribe(listener),
   };
 }
 
 export type SqliteEvents = ReturnType<typeof eventsRepo>;
+
+/** A key of event_targets: branch, target, sequence. */
+type Key = [number, string, number];

@@ -294,3 +294,31 @@ export const USERS_WITHOUT_EMAIL = `
   CREATE INDEX users_without_email_by_external_id
     ON users (branch_id, external_id, status) WHERE email_norm IS NULL;
   `;
+
+/** SQLite's version 19: a target's events found from a table the pruner tidies in its order. */
+export const EVENT_TARGETS = `
+  -- events_by_target (branch, target, sequence) is in no order of time: pruning the oldest
+  -- events deleted one entry from each of its pages, so a batch of ~260 events wrote ~230 pages
+  -- (4 GB to the WAL, then again to the file, for 1M), and the checkpoints of those pages held
+  -- up the writes beside it (bench/HISTORY.md, "SQLite's pruning traced"). The same keys as a
+  -- table kept by a trigger: pruning leaves a pruned event's entry behind, and the pruner's
+  -- sweep (events.repo.ts sweepTargets) deletes those later in the table's own order, a page
+  -- written once for every hundred or so entries. A target's page joins each entry to its event,
+  -- so one left behind is never listed.
+  CREATE TABLE event_targets (
+    branch_id INTEGER NOT NULL,
+    target_id TEXT NOT NULL,
+    sequence INTEGER NOT NULL,
+    PRIMARY KEY (branch_id, target_id, sequence)
+  ) STRICT, WITHOUT ROWID;
+  INSERT INTO event_targets (branch_id, target_id, sequence)
+    SELECT branch_id, target_id, sequence FROM events INDEXED BY events_by_target
+    ORDER BY branch_id, target_id, sequence;
+  DROP INDEX events_by_target;
+  -- OR IGNORE: a sequence is never given twice (AUTOINCREMENT), but an entry may outlive its
+  -- event until the sweep; a restored or copied log must not fail on one.
+  CREATE TRIGGER events_target AFTER INSERT ON events BEGIN
+    INSERT OR IGNORE INTO event_targets (branch_id, target_id, sequence)
+      VALUES (new.branch_id, new.target_id, new.sequence);
+  END;
+  `;
