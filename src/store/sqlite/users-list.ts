@@ -221,6 +221,16 @@ const indexOf = (f: ListFilter, read: Read) =>
 /** The same list with a search's set of matches of its words alone (see wideScope). */
 const byWords = (q: ListQuery): ListQuery => ({ ...q, params: { ...q.params, match: q.words } });
 
+/**
+ * The same list with its matches already found, in scope (nearIds' rowids): the full-text side
+ * read once.
+ */
+const byIds = (q: ListQuery, ids: number[]): ListQuery => ({
+  ...q,
+  where: 'rowid IN (SELECT value FROM json_each(@ids))',
+  params: { ...q.params, ids: JSON.stringify(ids) },
+});
+
 /** The ways to read a page's positions. */
 const STRATEGIES = {
   /**
@@ -229,14 +239,12 @@ const STRATEGIES = {
    */
   inOrder: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
     pick(prepared, q, (read) => `users INDEXED BY ${indexOf(q.f, read)}`, countOf),
-  /** A search's few matches, each read by rowid from the full-text side, then sorted. */
+  /** A search's few matches, found first (byIds), each read by rowid, then sorted. */
   fewSorted: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
     pick(prepared, q, () => 'users NOT INDEXED', countOf),
-  /** The two above for a search in a wide scope: matches of the words alone (wideScope). */
+  /** The first for a search in a wide scope: matches of the words alone (wideScope). */
   inOrderByWords: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
     STRATEGIES.inOrder(prepared, byWords(q), countOf),
-  fewByWords: (prepared: Prepared, q: ListQuery, countOf: CountOf) =>
-    STRATEGIES.fewSorted(prepared, byWords(q), countOf),
 };
 
 /**
@@ -253,6 +261,12 @@ const STRATEGIES = {
  * wrong answer.
  */
 const wideScope = (scoped: number, everyone: number) => scoped * 2 >= everyone;
+
+/**
+ * At most how many of a search's matches are read as rowids to be counted (the default count
+ * stops at 10,000: SEARCH_COUNT_UP_TO); past it, a count counts them.
+ */
+const MATCHES_READ = 20_000;
 
 /** A list on SQLite, with its statements prepared once per text. */
 export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
@@ -275,54 +289,71 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
   // A search's: its matches counted from the full-text index, up to countUpTo (then one more,
   // to know there are more) as the caller allows.
   const countAll = db.prepare('SELECT count(*) FROM users_fts WHERE users_fts MATCH ?').pluck();
+  // The first `upTo` matches' rowids (a match with its scope token: in scope).
+  const firstMatches = db
+    .prepare<[string, number]>('SELECT rowid FROM users_fts WHERE users_fts MATCH ? LIMIT ?')
+    .pluck();
+  const matchIds = (match: string, upTo: number) => firstMatches.all(match, upTo) as number[];
   const countSome = db
     .prepare('SELECT count(*) FROM (SELECT 1 FROM users_fts WHERE users_fts MATCH ? LIMIT ?)')
     .pluck();
-  // A wide scope's matches counted from the words, each checked on the users side, up to
-  // `upTo`: the first of them come soon, so a few more than the few read is cheap.
-  const countNear = (q: ListQuery, upTo: number) =>
+  // A wide scope's matches of the words, each checked on the users side, up to `upTo`: the
+  // first of them come soon, so a few more than the few read is cheap. Their rowids, so that
+  // the page reads them without a second read of the full-text side.
+  const nearIds = (q: ListQuery, upTo: number) =>
     prepared(
-      `SELECT count(*) FROM (SELECT 1 FROM users_fts JOIN users ON users.rowid = users_fts.rowid
-       WHERE users_fts MATCH @words AND ${q.inScope} LIMIT @upTo)`,
+      `SELECT users.rowid FROM users_fts JOIN users ON users.rowid = users_fts.rowid
+       WHERE users_fts MATCH @words AND ${q.inScope} LIMIT @upTo`,
     )
       .pluck()
-      .get({ ...q.params, words: q.words, upTo }) as number;
+      .all({ ...q.params, words: q.words, upTo }) as number[];
   const count = ({ f, match }: ListQuery): Counted => {
     if (!match) return { total: countListed.get(f.branchId, JSON.stringify(f.statuses)) as number };
     if (f.countUpTo === undefined) return { total: countAll.get(match) as number };
     return cappedTotal(countSome.get(match, f.countUpTo + 1) as number, f.countUpTo);
   };
 
+  /** A search's page from its few matches, found (their rowids, in scope). */
+  const few = (q: ListQuery, ids: number[]) => ({
+    counted: cappedTotal(ids.length, q.f.countUpTo),
+    strategy: 'fewSorted' as const,
+    q: byIds(q, ids),
+  });
+
   /**
-   * A list's total and the way to read its page. A search reads from the full-text side only
-   * when it has few matches (figures for both ways at 1,000,000 users: bench/README.md,
-   * "Figures from src/ comments"); in a wide scope, by its words alone.
+   * A list's total, the way to read its page, and the list that way reads (when not `q`). A
+   * search sorts its matches only when it has few (figures for both ways at 1,000,000 users:
+   * bench/README.md, "Figures from src/ comments"); with more, it walks the order's index, in a
+   * wide scope with the matches of its words alone.
    */
   const plan = (
     q: ListQuery,
     wordCount: number,
-  ): { counted: Counted; strategy: keyof typeof STRATEGIES } => {
+  ): { counted: Counted; strategy: keyof typeof STRATEGIES; q?: ListQuery } => {
     if (!q.match) return { counted: count(q), strategy: 'inOrder' };
-    const isFew = (counted: Counted) => counted.totalExact !== false && counted.total <= fewMatches;
     const [scoped, everyone] = scopeShare.get(q.f.branchId, JSON.stringify(q.f.statuses))!;
-    if (!wideScope(scoped, everyone)) {
-      const counted = count(q);
-      return { counted, strategy: isFew(counted) ? 'fewSorted' : 'inOrder' };
-    }
-    // Words ANDed mostly narrow a search to few: counted from the words, each checked on the
-    // users side, they need no scope doclist (a full name 9 -> 4 ms). One word may match a
-    // large share (Schm: 67,480), where that count would only come first: counted as before.
-    if (wordCount > 1) {
-      const near = countNear(q, fewMatches + 1);
-      if (near <= fewMatches) {
-        return { counted: cappedTotal(near, q.f.countUpTo), strategy: 'fewByWords' };
-      }
+    const wide = wideScope(scoped, everyone);
+    // A search with few matches sorts those rows, found once (a count and then the page read
+    // the full-text side twice: a full name 9 -> 5 ms). Several words in a wide scope are found
+    // from the words, each checked on the users side, without the scope's doclist (9 -> 4 ms).
+    if (wide && wordCount > 1) {
+      const ids = nearIds(q, fewMatches + 1);
+      if (ids.length <= fewMatches) return few(q, ids);
       return { counted: count(q), strategy: 'inOrderByWords' };
     }
-    const counted = count(q);
-    return { counted, strategy: isFew(counted) ? 'fewByWords' : 'inOrderByWords' };
+    // One word may match a large share (Schm: 67,480), where that join would only come first:
+    // its matches from its words and the scope token, as many as the count needs, so the same
+    // read is the count (FTS5 reads a prefix's terms whole before its first row: Schm's 8 ms).
+    const upTo = Math.min(Math.max(fewMatches, q.f.countUpTo ?? 0), MATCHES_READ) + 1;
+    const ids = matchIds(q.match, upTo);
+    if (ids.length <= fewMatches) return few(q, ids);
+    // The read counted them when it stopped short, or when the count stops sooner anyway.
+    const counted =
+      ids.length < upTo || (q.f.countUpTo !== undefined && q.f.countUpTo < upTo)
+        ? cappedTotal(ids.length, q.f.countUpTo)
+        : count(q);
+    return { counted, strategy: wide ? 'inOrderByWords' : 'inOrder' };
   };
-
   return (f: ListFilter): UserPage => {
     const said = f.query === undefined ? undefined : searchWords(spellOut(f.query));
     if (said?.length === 0) return { total: 0, rows: [] };
@@ -331,8 +362,9 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
     // A status's exact count (a search's too, uncapped): only an offset past whole parts asks.
     const countOf = (status: ListFilter['statuses'][number]) =>
       count(listQuery({ ...f, statuses: [status], countUpTo: undefined }, words)).total;
-    const { counted, strategy } = plan(q, said?.length ?? 0);
-    const picked = STRATEGIES[strategy](prepared, q, countOf);
+    const planned = plan(q, said?.length ?? 0);
+    const picked = STRATEGIES[planned.strategy](prepared, planned.q ?? q, countOf);
+    const { counted } = planned;
     // Then only the page's rows, by rowid, in that order.
     const page = picked.slice(0, f.limit);
     const rows =
