@@ -14,7 +14,8 @@
 //   the same load after it is done.
 // PostgreSQL parts run when ROSTER_BENCH_DATABASE (or ROSTER_TEST_DATABASE) names a server.
 // BENCH_PARTS=writes,follow,page,prune picks parts; BENCH_EVENTS=1000000 scales the log;
-// BENCH_PRUNE_BASE=DIR (a built checkout) prunes a copy of the same log with it first (SQLite).
+// BENCH_PRUNE_BASE=DIR (a built checkout) prunes a copy of the same log with it first (SQLite);
+// the log is then made, and its pages timed, by the base, so that both builds can open it.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
