@@ -166,10 +166,11 @@ export interface EventsRepo {
   /** Deletes at most `limit` of the oldest events before `before` (ISO); how many went. */
   prune(before: string, limit: number): Promise<number>;
   /**
-   * Tidies what pruning leaves behind, about `limit` entries at a time; whether more are left
-   * to look at. Only a store whose pruning leaves something (SQLite: event_targets) has one.
+   * Tidies what pruning leaves behind, about `limit` entries after `after` (from the start
+   * without it); where the next call goes on (opaque), or undefined once all were looked at.
+   * Only a store whose pruning leaves something (SQLite: event_targets) has one.
    */
-  sweep?(limit: number): Promise<boolean>;
+  sweep?(limit: number, after?: string): Promise<string | undefined>;
   /** Calls `listener` after this process commits an event; answers the unsubscribe. */
   subscribe(listener: () => void): () => void;
 }

@@ -168,6 +168,29 @@ test('filters: types, target, run, since/until, after; newest first', async () =
   expect((await list({ newestFirst: true })).rows).toEqual([...all].reverse());
   expect((await list({ since: '2999-01-01T00:00:00.000Z' })).rows).toEqual([]);
   expect((await list({ until: '2000-01-01T00:00:00.000Z' })).rows).toEqual([]);
+  // A target with the other filters, paged both ways (SQLite reads a target's keys from a
+  // table of their own, joined to the log).
+  const its = all.filter((e) => e.target.id === a.id);
+  expect(its.map((e) => e.type)).toEqual(['user.created', 'user.updated']);
+  expect((await list({ targetId: a.id, types: ['user.updated'] })).rows).toEqual([its[1]]);
+  expect((await list({ targetId: a.id, run: 'nightly' })).rows).toEqual(its);
+  expect((await list({ targetId: a.id, newestFirst: true })).rows).toEqual([...its].reverse());
+  const first = await list({ targetId: a.id, limit: 1 });
+  expect(first).toEqual({ rows: [its[0]], more: true });
+  expect(await list({ targetId: a.id, limit: 1, afterSequence: its[0]!.sequence })).toEqual({
+    rows: [its[1]],
+    more: false,
+  });
+  expect(
+    (await list({ targetId: a.id, newestFirst: true, afterSequence: its[1]!.sequence })).rows,
+  ).toEqual([its[0]]);
+  expect((await list({ targetId: a.id, since: '2999-01-01T00:00:00.000Z' })).rows).toEqual([]);
+  expect((await list({ targetId: a.id, until: '2999-01-01T00:00:00.000Z' })).rows).toEqual(its);
+  // Another branch's events of the same target: none.
+  const other = await freshBranch('ev-e2');
+  expect(
+    (await store.events.list({ branchId: other.b.id, targetId: a.id, limit: 100 })).rows,
+  ).toEqual([]);
 });
 
 test('since/until keep every event of the window, one timed out of sequence order too', async () => {

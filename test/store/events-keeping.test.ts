@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, expect, test } from 'vitest';
-import { gentlePace, pruneEvents } from '../../src/server/events/retention.js';
+import { gentlePace, pruneEvents, startPruner } from '../../src/server/events/retention.js';
 import { backupSqlite } from '../../src/store/copy.js';
 import { databaseTarget, openStore } from '../../src/store/open.js';
 import { DATABASE_FILE } from '../../src/store/sqlite/files.js';
@@ -95,10 +95,13 @@ test('SQLite: a pruned event is never listed for its target, and the sweep delet
       .sort((x, y) => byKey(x[1], y[1]) || x[2] - y[2]);
     expect(targetKeys(dir).length).toBeGreaterThan(live.length);
     // Windows of two: more to look at until the table's end.
-    const answers: boolean[] = [];
-    do answers.push(await store.events.sweep!(2));
-    while (answers.at(-1));
-    expect(answers.length).toBeGreaterThan(3);
+    let windows = 0;
+    let after: string | undefined;
+    do {
+      after = await store.events.sweep!(2, after);
+      windows++;
+    } while (after !== undefined);
+    expect(windows).toBeGreaterThan(3);
     expect(targetKeys(dir)).toEqual(live);
     for (const user of [a, b]) {
       expect((await byTarget(user.id)).rows).toEqual(kept.filter((e) => e.target.id === user.id));
@@ -226,13 +229,14 @@ test("paced: each batch is sized from the last one's duration toward the aim (at
 test("a round sweeps what pruning left after it pruned events (or when asked: a process's first round), paced as its pruning; it counts only the events", async () => {
   const { store } = await storeWithUsers(3);
   try {
-    const sweeps: number[] = [];
+    // Each window as [its size, where it went on from]; `windows` more to give.
+    const sweeps: [number, string | undefined][] = [];
     let windows = 0;
     const events = {
       ...store.events,
-      sweep: async (limit: number) => {
-        sweeps.push(limit);
-        return --windows > 0;
+      sweep: async (limit: number, after?: string) => {
+        sweeps.push([limit, after]);
+        return --windows > 0 ? `w${windows}` : undefined;
       },
     };
     const pauses: number[] = [];
@@ -250,15 +254,57 @@ test("a round sweeps what pruning left after it pruned events (or when asked: a 
     expect(await pruneEvents({ events, days: 30, now: today, batch: 2, sweepAnyway: true })).toBe(
       0,
     );
-    expect(sweeps).toEqual([2, 2, 2]);
-    // Forty days on, paced: one batch prunes all four events, then three windows, each sized
-    // and paused as a batch is (1 ms each, aimed at 3: doubled; paused for 9 ms).
+    expect(sweeps).toEqual([
+      [2, undefined],
+      [2, 'w2'],
+      [2, 'w1'],
+    ]);
+    // Forty days on, paced: one batch prunes all four events, then three windows from the
+    // start again, each sized and paused as a batch is (1 ms each, aimed at 3: doubled; paused
+    // for 9 ms).
     sweeps.length = 0;
     windows = 3;
     const later = () => Date.now() + 40 * 86_400_000;
     expect(await pruneEvents({ events, days: 30, now: later, pace })).toBe(4);
-    expect(sweeps).toEqual([16, 32, 64]);
+    expect(sweeps).toEqual([
+      [16, undefined],
+      [32, 'w2'],
+      [64, 'w1'],
+    ]);
     expect(pauses).toEqual([9, 9, 9, 9]);
+  } finally {
+    await store.close();
+  }
+});
+
+test('the pruner sweeps on its first round, and again after a round that failed, until one ends well', async () => {
+  const { store } = await storeWithUsers(0);
+  try {
+    const sweeps: string[] = [];
+    let rounds = 0;
+    let fourth!: () => void;
+    const fourRounds = new Promise<void>((resolve) => {
+      fourth = resolve;
+    });
+    const events = {
+      ...store.events,
+      // Nothing ever expires: a sweep only when one is due.
+      prune: async () => {
+        if (++rounds === 4) fourth();
+        return 0;
+      },
+      sweep: async () => {
+        sweeps.push(`round ${rounds}`);
+        if (rounds === 1) throw new Error('database is locked');
+        return undefined;
+      },
+    };
+    const logged: string[] = [];
+    const pruner = startPruner({ events, log: (l) => logged.push(l), intervalMs: 1 });
+    await fourRounds;
+    pruner.stop();
+    expect(sweeps).toEqual(['round 1', 'round 2']);
+    expect(logged).toEqual(['error: pruning events: database is locked']);
   } finally {
     await store.close();
   }

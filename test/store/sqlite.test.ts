@@ -158,6 +158,40 @@ test('migration 6 moves every user into the scoped search index, and searches ke
   }
 });
 
+test('a store that sorts every match (searchSortsUpTo above what a count reads as rowids) gets all of them, and their exact count', async () => {
+  const dir = tempDir();
+  openDatabase(dir).close();
+  const db = new Database(join(dir, 'roster.db'));
+  db.exec(`INSERT INTO tenants (host, created_at) VALUES ('*', 'now')`);
+  db.exec(`INSERT INTO branches (tenant_id, name, created_at) VALUES (1, 'main', 'now')`);
+  // 20,050 "Mo" users, the first in the order last in rowid order: more than users-list.ts
+  // reads as rowids to count (MATCHES_READ, 20,000).
+  const n = 20_050;
+  db.exec(`WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < ${n})
+    INSERT INTO users (id, tenant_id, branch_id, status, first_name, last_name, custom, created_at, updated_at)
+    SELECT printf('%024d', k), 1, 1, 'activated', 'Mo', printf('L%06d', ${n} - k), '{}', 'now', 'now' FROM i`);
+  db.close();
+  const store = openStore(dir, dir, undefined, { searchSortsUpTo: 1_000_000 });
+  try {
+    const page = await store.users.list({
+      branchId: 1,
+      statuses: ['activated'],
+      query: 'mo',
+      sort: [
+        { key: 'lastName', dir: 'ASC' },
+        { key: 'firstName', dir: 'ASC' },
+      ],
+      limit: 2,
+      offset: 0,
+    });
+    expect(page.total).toBe(n);
+    expect(page.totalExact).toBeUndefined();
+    expect(page.rows.map((r) => r.last_name)).toEqual(['L000000', 'L000001']);
+  } finally {
+    await store.close();
+  }
+});
+
 test('a search with more than 2,000 matches pages in the order as one with few does', async () => {
   const dir = tempDir();
   openDatabase(dir).close();

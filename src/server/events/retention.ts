@@ -5,6 +5,9 @@
  * replicas only take turns. Settled webhook deliveries (delivered or given up) older than the
  * retention go the same way; pending ones stay.
  *
+ * SQLite then sweeps the keys that pruning left in event_targets, a window at a time, paced
+ * the same way (EventsRepo.sweep).
+ *
  * Where a statement blocks the process (SQLite: better-sqlite3 is synchronous, so no request is
  * served while a batch runs) the batches are paced (`pace`): each is sized from the last one's
  * duration to take about `batchMs`, and followed by a pause of its duration × `pauseFactor`, so
@@ -84,7 +87,7 @@ export interface PrunerOptions {
   signal?: AbortSignal;
   /**
    * Sweeps what pruning left (EventsRepo.sweep) even when this round pruned no event: a
-   * process's first round, as the last one may have stopped before its sweep ended.
+   * process's first round, and any after one that failed, as its sweep may not have ended.
    */
   sweepAnyway?: boolean;
 }
@@ -138,8 +141,13 @@ export async function pruneEvents({
   const prunedEvents = await inBatches(events.prune);
   const { sweep } = events;
   if (sweep && (prunedEvents > 0 || sweepAnyway)) {
-    // Paced as the pruning is; a window with more after it counts as full, the last as short.
-    await inBatches(async (_, limit) => ((await sweep(limit)) ? limit : 0));
+    // From the start, paced as the pruning is: a window with more after it counts as a full
+    // batch, the last as a short one.
+    let after: string | undefined;
+    await inBatches(async (_, limit) => {
+      after = await sweep(limit, after);
+      return after === undefined ? 0 : limit;
+    });
   }
   return prunedEvents + (webhooks ? await inBatches(webhooks.prune) : 0);
 }
@@ -147,12 +155,13 @@ export async function pruneEvents({
 export function startPruner(opts: PrunerOptions) {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
-  let first = true;
+  // Until a round has ended well: the first, or the last failed before its sweep ended.
+  let sweepDue = true;
   const stopping = new AbortController();
   const round = () => {
-    pruneEvents({ ...opts, signal: stopping.signal, sweepAnyway: first })
+    pruneEvents({ ...opts, signal: stopping.signal, sweepAnyway: sweepDue })
       .then(() => {
-        first = false;
+        sweepDue = false;
       })
       .catch((err: Error) => opts.log(`error: pruning events: ${err.message}`))
       .finally(() => {

@@ -14,6 +14,7 @@ import {
 import type { Notifier } from '../common/notifier.js';
 import type { Audit, EventFilter, EventPage, NewEvent } from '../types.js';
 import type { Db } from './db.js';
+import { eventTargetsSweep } from './event-targets.js';
 
 export function eventsRepo(db: Db, notifier: Notifier) {
   const insert = db.prepare(
@@ -24,28 +25,6 @@ export function eventsRepo(db: Db, notifier: Notifier) {
     `DELETE FROM events WHERE sequence IN
        (SELECT sequence FROM events WHERE occurred_at < ? ORDER BY occurred_at LIMIT ?)`,
   );
-  // The sweep of event_targets (migration 19, schema-sql.ts EVENT_TARGETS): a window of the
-  // table in its own order, its entries whose event was pruned deleted, so a batch writes the
-  // few pages the window spans. `swept` is where the next window starts (in memory: a restart
-  // starts over, which only looks again).
-  const windowEnd = db
-    .prepare<[number, string, number, number]>(
-      `SELECT branch_id, target_id, sequence FROM event_targets
-       WHERE (branch_id, target_id, sequence) > (?, ?, ?)
-       ORDER BY branch_id, target_id, sequence LIMIT 1 OFFSET ?`,
-    )
-    .raw();
-  const leftBehind =
-    'NOT EXISTS (SELECT 1 FROM events WHERE events.sequence = event_targets.sequence)';
-  const sweepWindow = db.prepare(
-    `DELETE FROM event_targets WHERE (branch_id, target_id, sequence) > (@b, @t, @s)
-     AND (branch_id, target_id, sequence) <= (@b1, @t1, @s1) AND ${leftBehind}`,
-  );
-  const sweepRest = db.prepare(
-    `DELETE FROM event_targets WHERE (branch_id, target_id, sequence) > (@b, @t, @s) AND ${leftBehind}`,
-  );
-  const START: Key = [Number.MIN_SAFE_INTEGER, '', 0];
-  let swept: Key = START;
   const statements = new Map<string, ReturnType<Db['prepare']>>();
   const cached = (sql: string) => {
     let stmt = statements.get(sql);
@@ -82,7 +61,11 @@ export function eventsRepo(db: Db, notifier: Notifier) {
       const { floor, ceiling } = sequenceEdges(f);
       // `+occurred_at`: the time index only finds the edges; the page is read in sequence order.
       const optional = [
-        ['t.target_id = @targetId AND events.target_id = @targetId', 'targetId', f.targetId],
+        [
+          't.target_id = @targetId AND events.target_id = @targetId AND events.branch_id = @branchId',
+          'targetId',
+          f.targetId,
+        ],
         ['run = @run', 'run', f.run],
         ['+occurred_at >= @since', 'since', f.since],
         ['+occurred_at < @until', 'until', f.until],
@@ -116,28 +99,10 @@ export function eventsRepo(db: Db, notifier: Notifier) {
     },
     /** Deletes at most `limit` events older than `before` (one short transaction); how many. */
     prune: (before: string, limit: number): number => prune.run(before, limit).changes,
-    /**
-     * Looks at the next `limit` entries of event_targets and deletes those whose event was
-     * pruned; whether more are left to look at (false: the table's end, and the next sweep
-     * starts over).
-     */
-    sweepTargets(limit: number): boolean {
-      const [b, t, s] = swept;
-      const end = windowEnd.get(b, t, s, limit - 1) as Key | undefined;
-      if (end === undefined) {
-        sweepRest.run({ b, t, s });
-        swept = START;
-        return false;
-      }
-      sweepWindow.run({ b, t, s, b1: end[0], t1: end[1], s1: end[2] });
-      swept = end;
-      return true;
-    },
+    /** Deletes the keys that pruning left in event_targets, a window at a time. */
+    sweepTargets: eventTargetsSweep(db),
     subscribe: (listener: () => void) => notifier.subscribe(listener),
   };
 }
 
 export type SqliteEvents = ReturnType<typeof eventsRepo>;
-
-/** A key of event_targets: branch, target, sequence. */
-type Key = [number, string, number];

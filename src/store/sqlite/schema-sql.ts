@@ -302,7 +302,7 @@ export const EVENT_TARGETS = `
   -- (4 GB to the WAL, then again to the file, for 1M), and the checkpoints of those pages held
   -- up the writes beside it (bench/HISTORY.md, "SQLite's pruning traced"). The same keys as a
   -- table kept by a trigger: pruning leaves a pruned event's entry behind, and the pruner's
-  -- sweep (events.repo.ts sweepTargets) deletes those later in the table's own order, a page
+  -- sweep (event-targets.ts) deletes those later in the table's own order, a page
   -- written once for every hundred or so entries. A target's page joins each entry to its event,
   -- so one left behind is never listed.
   CREATE TABLE event_targets (
@@ -315,10 +315,10 @@ export const EVENT_TARGETS = `
     SELECT branch_id, target_id, sequence FROM events INDEXED BY events_by_target
     ORDER BY branch_id, target_id, sequence;
   DROP INDEX events_by_target;
-  -- OR IGNORE: a sequence is never given twice (AUTOINCREMENT), but an entry may outlive its
-  -- event until the sweep; a restored or copied log must not fail on one.
+  -- A key may outlive its event until the sweep, but a sequence is never given twice
+  -- (AUTOINCREMENT): a key already there would be a fault worth failing the write for.
   CREATE TRIGGER events_target AFTER INSERT ON events BEGIN
-    INSERT OR IGNORE INTO event_targets (branch_id, target_id, sequence)
+    INSERT INTO event_targets (branch_id, target_id, sequence)
       VALUES (new.branch_id, new.target_id, new.sequence);
   END;
   `;

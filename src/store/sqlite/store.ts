@@ -120,7 +120,7 @@ export function openSqliteStore(
     events: {
       list: async (filter) => events.list(filter),
       prune: async (before, limit) => events.prune(before, limit),
-      sweep: async (limit) => events.sweepTargets(limit),
+      sweep: async (limit, after) => events.sweepTargets(limit, after),
       subscribe: (listener) => events.subscribe(listener),
     },
     webhooks: {
