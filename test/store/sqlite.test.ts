@@ -158,12 +158,18 @@ test('migration 6 moves every user into the scoped search index, and searches ke
   }
 });
 
-test('a store that sorts every match (searchSortsUpTo above what a count reads as rowids) gets all of them, and their exact count', async () => {
+/** A migrated data dir with the default tenant and its main branch (1), open to write rows. */
+function withMainBranch() {
   const dir = tempDir();
   openDatabase(dir).close();
   const db = new Database(join(dir, 'roster.db'));
   db.exec(`INSERT INTO tenants (host, created_at) VALUES ('*', 'now')`);
   db.exec(`INSERT INTO branches (tenant_id, name, created_at) VALUES (1, 'main', 'now')`);
+  return { dir, db };
+}
+
+test('a store that sorts every match (searchSortsUpTo above what a count reads as rowids) gets all of them, and their exact count', async () => {
+  const { dir, db } = withMainBranch();
   // 20,050 "Mo" users, the first in the order last in rowid order: more than users-list.ts
   // reads as rowids to count (MATCHES_READ, 20,000).
   const n = 20_050;
@@ -193,11 +199,7 @@ test('a store that sorts every match (searchSortsUpTo above what a count reads a
 });
 
 test('a search with more than 2,000 matches pages in the order as one with few does', async () => {
-  const dir = tempDir();
-  openDatabase(dir).close();
-  const db = new Database(join(dir, 'roster.db'));
-  db.exec(`INSERT INTO tenants (host, created_at) VALUES ('*', 'now')`);
-  db.exec(`INSERT INTO branches (tenant_id, name, created_at) VALUES (1, 'main', 'now')`);
+  const { dir, db } = withMainBranch();
   const insert = db.prepare(
     `INSERT INTO users (id, tenant_id, branch_id, status, first_name, last_name, custom, created_at, updated_at)
      VALUES (?, 1, 1, 'activated', ?, ?, '{}', 'now', 'now')`,
