@@ -45,9 +45,9 @@ const MAX_PACED_BATCH = 10_000;
  * loop at most. Since a target's keys left the log's indexes (migration 19), a batch writes
  * pages in proportion to its rows, so what the writes beside it feel is the pages written a
  * second, checkpointed by whichever commit comes next: 1M expired events went in 16-17 s at a
- * quarter of the loop with the write p99 2.5-2.8x idle; at a tenth, 42 s and 1.8x; batches of
- * 1 ms at a quarter, 23 s and 1.8x, but the write p50 1.5x (bench/HISTORY.md, "SQLite's
- * pruning, a target's keys in a table of their own").
+ * quarter of the loop with the write p99 2.5-2.8x idle; at a tenth, 41-53 s and 1.5-1.9x;
+ * batches of 1 ms at a quarter, 23 s and 1.8x, but the write p50 1.5x (bench/HISTORY.md,
+ * "SQLite's pruning, a target's keys in a table of their own").
  */
 export function gentlePace(over: Partial<Pace> = {}): Pace {
   return {

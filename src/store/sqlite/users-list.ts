@@ -343,12 +343,12 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number) {
       if (ids.length <= fewMatches) return few(q, ids);
       return { counted: count(q), strategy: 'inOrderByWords' };
     }
-    // One word may match a large share (Schm: 67,480): joining each match to its user would
-    // cost more than the page. Its matches come from its words and the scope token, as many as
-    // the count needs, so that the same read is the count (FTS5 reads a prefix's terms whole
-    // before its first row: Schm's 5-8 ms, paid once).
-    // All of the few, always (or a read cut short would pass for all of them); past those, at
-    // most MATCHES_READ for the count.
+    // One word may match a large share (Schm: 67,480), where joining each match to its user
+    // would cost more than the page; a narrow scope's token cuts the set (wideScope). So these
+    // matches come from the words and the scope token, as many as the count needs, and the
+    // same read is the count (FTS5 reads a prefix's terms whole before its first row: Schm's
+    // 5-8 ms, paid once). All of the few, always (a read cut short would pass for all of
+    // them); past those, at most MATCHES_READ for the count.
     const upTo = Math.max(fewMatches, Math.min(q.f.countUpTo ?? 0, MATCHES_READ)) + 1;
     const ids = matchIds(q.match, upTo);
     if (ids.length <= fewMatches) return few(q, ids);
