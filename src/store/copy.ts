@@ -77,7 +77,8 @@ const TABLES = [
   { name: 'tenants', key: 'id', identity: true },
   { name: 'branches', key: 'id', identity: true },
   { name: 'tokens', key: 'id', identity: false, textKey: true },
-  { name: 'users', key: 'rowid', identity: true },
+  // `words` is SQLite's own (its search's folded words, migration 20): PostgreSQL has its tsvector.
+  { name: 'users', key: 'rowid', identity: true, sqliteOnly: ['words'] },
   { name: 'media', key: 'rowid', identity: true, deletes: true },
   { name: 'meta', key: 'key', identity: false, textKey: true },
   { name: 'outbox', key: 'id', identity: true, deletes: true },
@@ -159,7 +160,11 @@ export async function copySqliteToPostgres(
       db.prepare(`SELECT name FROM pragma_table_info('${table.name}')`).all() as {
         name: string;
       }[]
-    ).map((c) => c.name);
+    )
+      .map((c) => c.name)
+      .filter(
+        (c) => !('sqliteOnly' in table && (table.sqliteOnly as readonly string[]).includes(c)),
+      );
     const total = (db.prepare(`SELECT count(*) AS n FROM ${table.name}`).get() as { n: number }).n;
     const read = db.prepare(
       `SELECT * FROM ${table.name} WHERE ${table.key} > ? ORDER BY ${table.key} LIMIT ${BATCH}`,

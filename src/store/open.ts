@@ -93,6 +93,12 @@ export interface OpenOptions {
    * set it to take either way.
    */
   searchSortsUpTo?: number;
+  /**
+   * SQLite: a search with more matches walks at most this many rows of the order's index,
+   * checking each row's words, before it reads its page the way above (sqlite/users-list.ts
+   * wordsWalk). Tests set it to take either way.
+   */
+  searchWalksUpTo?: number;
   /** Told as each pending migration of an existing database starts and ends. */
   onMigration?: MigrationLog;
 }

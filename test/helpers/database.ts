@@ -170,7 +170,10 @@ async function lendDatabase(): Promise<{ url: string; giveBack(): Promise<void> 
 /** Opens the test store on `dataDir` (and a database of its own, on PostgreSQL). */
 export async function openTestStore(
   dataDir: string,
-  tuning: Pick<OpenOptions, 'statementTimeoutMs' | 'poolSize'> = {},
+  tuning: Pick<
+    OpenOptions,
+    'statementTimeoutMs' | 'poolSize' | 'searchSortsUpTo' | 'searchWalksUpTo'
+  > = {},
 ): Promise<{ store: Store; database?: string; blobs?: string; dispose(): Promise<void> }> {
   const db = TEST_DATABASE
     ? await lendDatabase().then((d) => ({ url: d.url, drop: d.giveBack }))

@@ -62,6 +62,8 @@ const UNDO_BOTH_AFTER_SPELLED_OUT = [
  */
 export const UNDO_AFTER_SPELLED_OUT: Record<Store['engine'], string[]> = {
   sqlite: [
+    // SQLite's 20: each user's search words in a column
+    'ALTER TABLE users DROP COLUMN words',
     // SQLite's 19: a target's keys in a table of their own
     'DROP TRIGGER events_target',
     'DROP TABLE event_targets',
@@ -86,7 +88,7 @@ export const UNDO_LOGIN_INDEX: Record<Store['engine'], string[]> = {
 };
 
 /** How many migrations each backend has after those UNDO_AFTER_SPELLED_OUT takes back. */
-export const AFTER_SPELLED_OUT: Record<Store['engine'], number> = { sqlite: 3, postgres: 4 };
+export const AFTER_SPELLED_OUT: Record<Store['engine'], number> = { sqlite: 4, postgres: 4 };
 
 /**
  * How many migrations each backend has after the login-name index: forgotten with it, they run

@@ -129,54 +129,68 @@ const SORTS: ListFilter['sort'][] = [
   ...SORT_KEYS.map((key) => [{ key, dir: 'DESC' as const }]),
 ];
 
-let store: Store;
-let dispose: () => Promise<void>;
-let branchId: number;
-const dataDir = mkdtempSync(join(tmpdir(), 'roster-search-'));
-
-beforeAll(async () => {
-  ({ store, dispose } = await openTestStore(dataDir));
-  await store.bootstrap();
-  const tenant = (await store.tenants.byHost('*'))!;
-  branchId = (await store.branches.add(tenant.id, 'search-semantics')).id;
-  for (const [i, [first, last, email, location, status]] of PEOPLE.entries()) {
-    await store.users.insert(
-      userRow({
-        tenant_id: tenant.id,
-        branch_id: branchId,
-        external_id: `s${i}`,
-        first_name: first,
-        last_name: last,
-        email,
-        location,
-        status,
-        position: i % 3 === 0 ? 'Team Lead' : 'Engineer',
-        phone: i % 4 === 0 ? `+49 30 ${1000 + i}` : null,
-      }),
-      TEST_AUDIT,
-    );
-  }
-});
-afterAll(async () => {
-  await dispose();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+/**
+ * The ways a search reads its page, each a store of its own over the same set: as it would at
+ * this size (few matches: sorted), and as many matches would (searchSortsUpTo 0): on SQLite by
+ * walking the order and checking each row's words (sqlite/users-list.ts wordsWalk), and with a
+ * walk that gives up after 5 rows, so that pages mix it with the full-text reads.
+ */
+const WAYS: { way: string; tuning: { searchSortsUpTo?: number; searchWalksUpTo?: number } }[] = [
+  { way: 'as this size reads', tuning: {} },
+  { way: 'as many matches read', tuning: { searchSortsUpTo: 0 } },
+  ...(BACKEND === 'sqlite'
+    ? [{ way: 'with a walk that gives up', tuning: { searchSortsUpTo: 0, searchWalksUpTo: 5 } }]
+    : []),
+];
 
 const ids = (rows: UserView[]) => rows.map((r) => r.external_id);
 
-/** Every page of a list by cursor, `limit` at a time. */
-async function walk(f: Omit<ListFilter, 'after' | 'offset' | 'limit'>, limit: number) {
-  const seen: (string | null)[] = [];
-  let after: ListFilter['after'];
-  do {
-    const page = await store.users.list({ ...f, limit, offset: 0, after });
-    seen.push(...ids(page.rows));
-    after = page.next;
-  } while (after);
-  return seen;
-}
+describe.each(WAYS)(`search on ${BACKEND}, $way`, ({ tuning }) => {
+  let store: Store;
+  let dispose: () => Promise<void>;
+  let branchId: number;
+  const dataDir = mkdtempSync(join(tmpdir(), 'roster-search-'));
 
-describe(`search on ${BACKEND}: the documented rule, on every query class, sort and status filter`, () => {
+  beforeAll(async () => {
+    ({ store, dispose } = await openTestStore(dataDir, tuning));
+    await store.bootstrap();
+    const tenant = (await store.tenants.byHost('*'))!;
+    branchId = (await store.branches.add(tenant.id, 'search-semantics')).id;
+    for (const [i, [first, last, email, location, status]] of PEOPLE.entries()) {
+      await store.users.insert(
+        userRow({
+          tenant_id: tenant.id,
+          branch_id: branchId,
+          external_id: `s${i}`,
+          first_name: first,
+          last_name: last,
+          email,
+          location,
+          status,
+          position: i % 3 === 0 ? 'Team Lead' : 'Engineer',
+          phone: i % 4 === 0 ? `+49 30 ${1000 + i}` : null,
+        }),
+        TEST_AUDIT,
+      );
+    }
+  });
+  afterAll(async () => {
+    await dispose();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Every page of a list by cursor, `limit` at a time. */
+  async function walk(f: Omit<ListFilter, 'after' | 'offset' | 'limit'>, limit: number) {
+    const seen: (string | null)[] = [];
+    let after: ListFilter['after'];
+    do {
+      const page = await store.users.list({ ...f, limit, offset: 0, after });
+      seen.push(...ids(page.rows));
+      after = page.next;
+    } while (after);
+    return seen;
+  }
+
   test('the rule itself, pinned on the letters backends fold differently', () => {
     const named = (query: string) =>
       PEOPLE.filter(([first, last, email, location]) =>

@@ -2,9 +2,11 @@ import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, expect, test } from 'vitest';
+import { SEARCH_FIELDS } from '../../src/store/common/search.js';
 import { openDatabase } from '../../src/store/sqlite/db.js';
 import { sqliteHandle } from '../../src/store/sqlite/handle.js';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { usersWords } from '../../src/store/sqlite/schema-sql.js';
 import { openSqliteStore as openStore } from '../../src/store/sqlite/store.js';
 import { ftsExpression } from '../../src/store/sqlite/users-list.js';
 import { TEST_AUDIT } from '../helpers/audit.js';
@@ -159,6 +161,19 @@ test('migration 6 moves every user into the scoped search index, and searches ke
 });
 
 /** A migrated data dir with the default tenant and its main branch (1), open to write rows. */
+/** The external ids an activated-users search of `branchId` finds, by last name. */
+const foundIn = (store: ReturnType<typeof openStore>, branchId: number) => async (query: string) =>
+  (
+    await store.users.list({
+      branchId,
+      statuses: ['activated'],
+      query,
+      sort: [{ key: 'lastName', dir: 'ASC' }],
+      limit: 10,
+      offset: 0,
+    })
+  ).rows.map((r) => r.external_id);
+
 function withMainBranch() {
   const dir = tempDir();
   openDatabase(dir).close();
@@ -224,6 +239,8 @@ test('a search with more than 2,000 matches pages in the order as one with few d
     for (let i = 0; i < 100; i++)
       outside.run(`out${i}`.padStart(24, '0'), i % 2 ? 2 : 1, i % 2 ? 'activated' : 'deactivated');
   })();
+  // Their search words, as an upgrade writes those of users written before them.
+  usersWords(db);
   db.close();
   const store = openStore(dir);
   // The same data read with a lower bound of few: many-match reads at small sizes.
@@ -335,17 +352,7 @@ test('migration 16 spells out ß, ø, đ, ł, æ, œ in existing entries: found 
 
   const store = openStore(dir);
   try {
-    const found = async (query: string) =>
-      (
-        await store.users.list({
-          branchId: branch.id,
-          statuses: ['activated'],
-          query,
-          sort: [{ key: 'lastName', dir: 'ASC' }],
-          limit: 10,
-          offset: 0,
-        })
-      ).rows.map((r) => r.external_id);
+    const found = foundIn(store, branch.id);
     expect(await found('weiss')).toEqual(['m0']);
     expect(await found('weiß')).toEqual(['m0']);
     expect(await found('soren ostergaard')).toEqual(['m1']);
@@ -362,5 +369,85 @@ test('migration 16 spells out ß, ø, đ, ł, æ, œ in existing entries: found 
     expect(() => check.run()).not.toThrow();
   } finally {
     await store.close();
+  }
+});
+
+test("a user's search words follow every write of a searched field (the many-matches walk reads them)", async () => {
+  const { dir, db } = withMainBranch();
+  db.close();
+  // Every search takes the walk, which checks the words column alone (users-list.ts wordsWalk).
+  const store = openStore(dir, dir, undefined, { searchSortsUpTo: 0 });
+  try {
+    const found = foundIn(store, 1);
+    const row = userRow({ tenant_id: 1, branch_id: 1, external_id: 'u1', first_name: 'Zoë' });
+    await store.users.insert(row, TEST_AUDIT);
+    expect(await found('zoe')).toEqual(['u1']);
+    for (const [i, field] of SEARCH_FIELDS.entries()) {
+      const word = `Qx${i}Weiß`;
+      const value = field === 'email' ? `${word}@example.com` : word;
+      await store.users.update(1, row.id, () => ({ [field]: value }), TEST_AUDIT);
+      expect(await found(`qx${i}weiss`), field).toEqual(['u1']);
+      // The value it replaced is no longer found (first_name's was Zoë).
+      if (i === 0) expect(await found('zoe')).toEqual([]);
+    }
+    expect(await found('qx0weiss qx3weiss qx7weiss')).toEqual(['u1']);
+    // A write of a field search does not read keeps them.
+    await store.users.update(1, row.id, () => ({ status: 'activated' }), TEST_AUDIT);
+    expect(await found('qx7weiss')).toEqual(['u1']);
+  } finally {
+    await store.close();
+  }
+});
+
+test('migration 20 writes the words of users written before it, in batches, telling its progress', async () => {
+  const dir = tempDir();
+  const db = new Database(join(dir, 'roster.db'));
+  for (const [v, migration] of MIGRATIONS.slice(0, 19).entries()) {
+    db.transaction(() => {
+      if (typeof migration === 'string') db.exec(migration);
+      else migration(db);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+    })();
+  }
+  db.exec(`INSERT INTO tenants (host, created_at) VALUES ('*', 'now')`);
+  db.exec(`INSERT INTO branches (tenant_id, name, created_at) VALUES (1, 'main', 'now')`);
+  db.exec(`WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < 250)
+    INSERT INTO users (id, tenant_id, branch_id, status, first_name, last_name, location, custom, created_at, updated_at)
+    SELECT printf('%024d', k), 1, 1, 'activated', 'Jörg', printf('Nö%03d', k), 'Łódź', '{}', 'now', 'now' FROM i`);
+  db.close();
+  const told: string[] = [];
+  const store = openStore(dir, dir, undefined, {
+    searchSortsUpTo: 0,
+    onMigration: (line) => told.push(line),
+  });
+  try {
+    expect(told.at(-1)).toMatch(/schema version 20 of 20 in/);
+    const page = await store.users.list({
+      branchId: 1,
+      statuses: ['activated'],
+      query: 'jorg lodz no0',
+      sort: [{ key: 'lastName', dir: 'ASC' }],
+      limit: 3,
+      offset: 0,
+    });
+    expect(page.rows.map((r) => r.last_name)).toEqual(['Nö001', 'Nö002', 'Nö003']);
+  } finally {
+    await store.close();
+  }
+  // Its step over a copy, a batch of 10 at a time: progress every 10 batches.
+  const again = new Database(join(dir, 'roster.db'));
+  try {
+    again.exec('UPDATE users SET words = NULL');
+    const progress: [number, number][] = [];
+    usersWords(again, (done, total) => progress.push([done, total]), 10);
+    expect(progress).toEqual([
+      [100, 250],
+      [200, 250],
+    ]);
+    expect(again.prepare('SELECT DISTINCT words FROM users WHERE rowid = 1').pluck().all()).toEqual(
+      [' jorg no001 lodz '],
+    );
+  } finally {
+    again.close();
   }
 });

@@ -54,3 +54,45 @@ export function cappedTotal(
     ? { total: upTo, totalExact: false }
     : { total: matches };
 }
+
+/** The letters the fold spells out after lower-casing (no decomposition strips them to ASCII). */
+const FOLDED_SPELLED: readonly (readonly [string, string])[] = [
+  ['ß', 'ss'],
+  ['ø', 'o'],
+  ['đ', 'd'],
+  ['ł', 'l'],
+  ['ı', 'i'],
+  ['æ', 'ae'],
+  ['œ', 'oe'],
+];
+
+/**
+ * The documented fold (docs/decisions.md, "Search") in JavaScript: compatibility-decomposed,
+ * marks dropped, lower-cased, FOLDED_SPELLED spelled out. SQLite keeps each user's words folded
+ * so (searchEntry, migration 20), so that a search walking an order's index checks a row
+ * without asking FTS5 (users-list.ts wordsWalk); the full-text index folds with unicode61, which
+ * test/store/search-semantics.test.ts holds to the same answers.
+ */
+export const fold = (text: string): string =>
+  FOLDED_SPELLED.reduce(
+    (t, [letter, spelled]) => t.replaceAll(letter, spelled),
+    text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase(),
+  );
+
+/**
+ * A user's words as SQLite's `users.words` holds them: every folded word of SEARCH_FIELDS'
+ * values once, each with a space before it and one at the end, so that "a word begins with
+ * p" is "the entry holds ' ' + p" (entryProbes).
+ */
+export function searchEntry(values: readonly unknown[]): string {
+  const words = new Set<string>();
+  for (const v of values) {
+    if (typeof v !== 'string') continue;
+    for (const w of fold(v).match(/[\p{L}\p{N}]+/gu) ?? []) words.add(w);
+  }
+  return words.size === 0 ? ' ' : ` ${[...words].join(' ')} `;
+}
+
+/** A user query's words as searchEntry's substrings: one each, all of them required. */
+export const entryProbes = (query: string): string[] =>
+  searchWords(fold(query)).map((w) => ` ${w}`);

@@ -115,7 +115,7 @@ function moveCustomField(dialect: Dialect, id: string, column: string): string {
 }
 
 /** A migration's parts in `dialect`: SQL alone is one script, else the parts in order. */
-function combine<P extends string | ((on: never) => unknown)>(
+function combine<P extends string | ((...on: never[]) => unknown)>(
   parts: P[],
   run: (parts: P[]) => P,
 ): P {
@@ -146,11 +146,11 @@ export type PostgresMigration = PostgresStep;
 // The casts below: `parts` yields only the asked dialect's steps (perDialect's own side).
 export function sqliteMigrations(declared: readonly Migration[]): SqliteMigration[] {
   return versions('sqlite', declared).map((own) =>
-    combine(own as SqliteStep[], (steps) => (db) => {
+    combine(own as SqliteStep[], (steps) => (db, progress) => {
       const kept: unknown[] = [];
       for (const s of steps) {
         if (typeof s === 'string') db.exec(s);
-        else kept.push(...s(db));
+        else kept.push(...s(db, progress));
       }
       return kept;
     }),

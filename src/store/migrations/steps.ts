@@ -5,6 +5,7 @@
  * hand per dialect (`perDialect`), and says so.
  */
 import { MAX_CUSTOM_KEY } from '../../contract/limits.js';
+import type { MigrationProgress } from '../common/migration.js';
 import type { Client } from '../postgres/db.js';
 import type { Db } from '../sqlite/db.js';
 
@@ -43,7 +44,7 @@ export interface Column {
 }
 
 /** A step written by hand for each backend; null: that backend has nothing to do here. */
-export type SqliteStep = string | ((db: Db) => unknown[]);
+export type SqliteStep = string | ((db: Db, progress?: MigrationProgress) => unknown[]);
 export type PostgresStep = string | ((client: Client) => Promise<void>);
 
 export type Step =

@@ -9,6 +9,7 @@ import {
   type MigrationLog,
   migrationDone,
   migrationFailed,
+  migrationProgress,
   migrationStarting,
   upgradeLog,
 } from '../common/migration.js';
@@ -64,7 +65,14 @@ function migrate(db: Db, log?: MigrationLog) {
       db.transaction(() => {
         const migration = MIGRATIONS[v]!;
         if (typeof migration === 'string') db.exec(migration);
-        else kept.get(db)!.push(...migration(db));
+        else
+          kept
+            .get(db)!
+            .push(
+              ...migration(db, (done, total) =>
+                tell(migrationProgress(v + 1, MIGRATIONS.length, done, total)),
+              ),
+            );
         db.exec(`PRAGMA user_version = ${v + 1}`);
       }).immediate();
     } catch (err) {

@@ -37,7 +37,11 @@ export function openSqliteStore(
   dir: string,
   dataDir = dir,
   blobs: BlobStore = localBlobStore(dataDir),
-  { searchSortsUpTo, onMigration }: { searchSortsUpTo?: number; onMigration?: MigrationLog } = {},
+  {
+    searchSortsUpTo,
+    searchWalksUpTo,
+    onMigration,
+  }: { searchSortsUpTo?: number; searchWalksUpTo?: number; onMigration?: MigrationLog } = {},
 ): Store {
   // Before SQLite opens anything: its WAL and shared-memory files copy the database's mode.
   const permissionWarnings = [
@@ -55,7 +59,7 @@ export function openSqliteStore(
   const branches = branchesRepo(db, onWrite);
   const events = eventsRepo(db, createNotifier());
   const tokens = tokensRepo(db, events, onWrite);
-  const users = usersRepo(db, outbox, events, searchSortsUpTo);
+  const users = usersRepo(db, outbox, events, searchSortsUpTo, searchWalksUpTo);
   const media = mediaRepo(db, events);
   const meta = metaRepo(db);
   const webhooks = webhooksRepo(db, events);

@@ -2,6 +2,7 @@
 import type { IdentityField } from '../../contract/identity.js';
 import { userEvent } from '../common/changes.js';
 import { IDENTITY_COLUMNS } from '../common/identity-columns.js';
+import { SEARCH_FIELDS, searchEntry } from '../common/search.js';
 import { OBJECT_ID } from '../ids.js';
 import {
   type Audit,
@@ -19,6 +20,13 @@ import type { SqliteEvents } from './events.repo.js';
 import type { outboxRepo } from './outbox.repo.js';
 import { usersList } from './users-list.js';
 
+/**
+ * A user's searched words, folded, as `users.words` holds them (migration 20): written with
+ * every insert and with every update of a searched field, here, the one place users are written.
+ */
+const wordsOf = (row: Partial<Record<(typeof SEARCH_FIELDS)[number], unknown>>) =>
+  searchEntry(SEARCH_FIELDS.map((c) => row[c]));
+
 /** A search with at most this many matches reads them by rowid and sorts them (users-list.ts). */
 const FEW_MATCHES = 2000;
 
@@ -29,6 +37,7 @@ export function usersRepo(
   outbox: ReturnType<typeof outboxRepo>,
   events: SqliteEvents,
   fewMatches = FEW_MATCHES,
+  walkBudget?: number,
 ) {
   const place = (row: { tenant_id: number; branch_id: number }) => ({
     tenantId: row.tenant_id,
@@ -92,11 +101,12 @@ export function usersRepo(
      * leaves both or neither, so a committed user is always invited.
      */
     insert(row: NewUserRow, audit: Audit, invitation?: OutboxMessage): UserRow {
-      const cols = Object.keys(row);
+      const written = { ...row, words: wordsOf(row) };
+      const cols = Object.keys(written);
       const sql = `INSERT INTO users (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`;
       try {
         return db.transaction(() => {
-          const rowid = Number(cached(sql).run(row).lastInsertRowid);
+          const rowid = Number(cached(sql).run(written).lastInsertRowid);
           if (invitation) outbox.enqueue(invitation);
           events.record(userEvent(undefined, row)!, audit, place(row));
           return { ...row, rowid };
@@ -117,7 +127,10 @@ export function usersRepo(
           .transaction(() => {
             const row = findRow(branchId, key);
             if (!row) return undefined;
-            const changes = decide(row);
+            const decided = decide(row);
+            const changes = SEARCH_FIELDS.some((c) => c in decided)
+              ? { ...decided, words: wordsOf({ ...row, ...decided }) }
+              : decided;
             const cols = Object.keys(changes).sort();
             if (cols.length === 0) return row;
             const sql = `UPDATE users SET ${cols.map((c) => `${c} = @${c}`).join(', ')} WHERE rowid = @rowid`;
@@ -132,6 +145,6 @@ export function usersRepo(
         rethrowUnique(err);
       }
     },
-    list: usersList(db, cachedRaw, fewMatches),
+    list: usersList(db, cachedRaw, fewMatches, walkBudget),
   };
 }
