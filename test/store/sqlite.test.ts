@@ -451,3 +451,52 @@ test('migration 20 writes the words of users written before it, in batches, tell
     again.close();
   }
 });
+
+test('one short word in a wide scope: a count from the words alone caps only past the bound plus everyone outside the scope', async () => {
+  const { dir, db } = withMainBranch();
+  const insert = db.prepare(
+    `INSERT INTO users (id, tenant_id, branch_id, status, first_name, last_name, custom, created_at, updated_at)
+     VALUES (?, 1, 1, ?, ?, 'Lee', '{}', 'now', 'now')`,
+  );
+  // 5 activated "Mo"s (exactly the bound below), one deactivated "Mo" outside the scope, and
+  // 20 activated others: the scope is wide (users-list.ts wideScope).
+  db.transaction(() => {
+    for (let i = 0; i < 5; i++) insert.run(`a${i}`.padStart(24, '0'), 'activated', 'Mo');
+    insert.run('d0'.padStart(24, '0'), 'deactivated', 'Mo');
+    for (let i = 0; i < 20; i++) insert.run(`o${i}`.padStart(24, '0'), 'activated', 'Ann');
+  })();
+  usersWords(db);
+  db.close();
+  const store = openStore(dir, dir, undefined, { searchSortsUpTo: 0 });
+  try {
+    const list = () =>
+      store.users.list({
+        branchId: 1,
+        statuses: ['activated'],
+        query: 'mo',
+        sort: [{ key: 'lastName', dir: 'ASC' }],
+        limit: 2,
+        offset: 0,
+        countUpTo: 5,
+      });
+    // Six "Mo"s match the words, but one is outside: exactly 5, not "more than 5".
+    const exact = await list();
+    expect({ total: exact.total, totalExact: exact.totalExact }).toEqual({
+      total: 5,
+      totalExact: undefined,
+    });
+    // One more inside: past the bound.
+    await store.users.insert(
+      userRow({ tenant_id: 1, branch_id: 1, external_id: 'a5', first_name: 'Mo' }),
+      TEST_AUDIT,
+    );
+    const capped = await list();
+    expect({ total: capped.total, totalExact: capped.totalExact }).toEqual({
+      total: 5,
+      totalExact: false,
+    });
+    expect(capped.rows).toHaveLength(2);
+  } finally {
+    await store.close();
+  }
+});

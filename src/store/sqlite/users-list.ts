@@ -319,6 +319,9 @@ const STRATEGIES = {
  */
 const wideScope = (scoped: number, everyone: number) => scoped * 2 >= everyone;
 
+/** The longest prefix the full-text index keeps a doclist of (`prefix = '1 2 3'`, migration 11). */
+const PREFIX_INDEXED = 3;
+
 /**
  * At most how many of a search's matches beyond the few are read as rowids to be counted (the
  * default count stops at 10,000: SEARCH_COUNT_UP_TO); past it, a count counts them. Reading
@@ -398,11 +401,24 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number, walkBu
    */
   const plan = (
     q: ListQuery,
-    wordCount: number,
+    said: readonly string[],
   ): { counted: Counted; strategy: keyof typeof STRATEGIES; q?: ListQuery } => {
     if (!q.match) return { counted: count(q), strategy: 'inOrder' };
     const [scoped, everyone] = scopeShare.get(q.f.branchId, JSON.stringify(q.f.statuses))!;
     const wide = wideScope(scoped, everyone);
+    const wordCount = said.length;
+    // One short word in a wide scope (one doclist of the prefix index): counted from the words
+    // alone, up to the count's bound plus every user outside the scope. Found that many, the
+    // scope holds more than the bound (and than the few), without ANDing the scope's doclist
+    // (`Mü`: 3.8 -> 1 ms). Short of it, the ways below.
+    const { countUpTo } = q.f;
+    const outside = everyone - scoped;
+    if (wide && wordCount === 1 && said[0]!.length <= PREFIX_INDEXED && countUpTo !== undefined) {
+      const need = countUpTo + 1 + outside;
+      if (outside <= countUpTo && (countSome.get(q.words, need) as number) >= need) {
+        return { counted: cappedTotal(countUpTo + 1, countUpTo), strategy: 'inOrderByWords' };
+      }
+    }
     // A search with few matches sorts those rows, found once (a count and then the page read
     // the full-text side twice: a full name 9 -> 5 ms). Several words in a wide scope are found
     // from the words, each checked on the users side, without the scope's doclist (9 -> 4 ms).
@@ -435,7 +451,7 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number, walkBu
     // A status's exact count (a search's too, uncapped): only an offset past whole parts asks.
     const countOf = (status: ListFilter['statuses'][number]) =>
       count(listQuery({ ...f, statuses: [status], countUpTo: undefined }, words)).total;
-    const planned = plan(q, said?.length ?? 0);
+    const planned = plan(q, said ?? []);
     // Many matches: their first in the order are found by walking it, where the walk finds
     // them soon enough (wordsWalk).
     const picked =
