@@ -205,7 +205,7 @@ export async function seedUsers({
     } else {
       log(`(cannot see the PostgreSQL server's disk from here: not checking free space)`);
     }
-    const rows = userRows({
+    const generated = userRows({
       tenantId: tenant.id,
       branchId: branch.id,
       count: users,
@@ -213,6 +213,14 @@ export async function seedUsers({
       emptyUserRow,
       identityKey,
     });
+    // SQLite's rows carry their search words, as the repo writes them (sqlite/fts-words.ts).
+    const { searchEntry } =
+      engine === 'sqlite' ? await import(`${ROOT}dist/store/sqlite/fts-words.js`) : {};
+    const rows = searchEntry
+      ? (function* () {
+          for (const row of generated) yield { ...row, words: searchEntry(row) };
+        })()
+      : generated;
     const first = rows.next();
     if (first.done) return { users: 0, seconds: 0 };
     const columns = Object.keys(first.value);

@@ -110,12 +110,14 @@ async function seed(dataDir, database, count) {
   const columns = Object.keys(rows(0, 0, 1).next().value);
   if (store.engine === 'sqlite') {
     const { sqliteHandle } = await import(`${ROOT}dist/store/sqlite/handle.js`);
+    // With their search words, as the repo writes them.
+    const { searchEntry } = await import(`${ROOT}dist/store/sqlite/fts-words.js`);
     const db = sqliteHandle(store);
     const insert = db.prepare(
-      `INSERT INTO users (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
+      `INSERT INTO users (${columns.join(', ')}, words) VALUES (${columns.map((c) => `@${c}`).join(', ')}, @words)`,
     );
     db.transaction(() => {
-      for (const row of all) insert.run(row);
+      for (const row of all) insert.run({ ...row, words: searchEntry(row) });
     })();
   } else {
     const { postgresHandle } = await import(`${ROOT}dist/store/postgres/handle.js`);

@@ -94,9 +94,10 @@ export interface OpenOptions {
    */
   searchSortsUpTo?: number;
   /**
-   * SQLite: a search with more matches walks at most this many rows of the order's index,
-   * checking each row's words, before it reads its page the way above (sqlite/users-list.ts
-   * wordsWalk). Tests set it to take either way.
+   * SQLite: a search with more matches walks the order's index checking each row's words, and
+   * gives up for the way above after this many rows in a read (a quarter of them first; by
+   * default 25 per row the page wants: sqlite/users-list.ts wordsWalk). Tests set it to take
+   * either way.
    */
   searchWalksUpTo?: number;
   /** Told as each pending migration of an existing database starts and ends. */

@@ -289,7 +289,7 @@ export const MIGRATIONS: Migration[] = [
     // A search matching many users walks its order's index and checks each row's words there:
     // building the set of matches first cost query=M 50 ms at 1M (sqlite/users-list.ts
     // wordsWalk; issue 41). PostgreSQL checks the row's own tsvector.
-    why: "each user's search words, folded, in a column of the user's row",
+    why: "each user's search words, as the full-text index holds them, in a column of the user's row",
     only: 'sqlite',
     steps: [
       sql('ALTER TABLE users ADD COLUMN words TEXT;'),

@@ -17,10 +17,11 @@ import {
   type Read,
   readTerms,
 } from '../common/keyset.js';
-import { cappedTotal, entryProbes, searchWords, spellOut } from '../common/search.js';
+import { cappedTotal, searchWords, spellOut } from '../common/search.js';
 import { sortColumns } from '../common/sort-columns.js';
 import { type ListFilter, type UserPage, VIEW_COLUMNS, viewOf } from '../types.js';
 import type { Db } from './db.js';
+import { entryProbes } from './fts-words.js';
 
 const SORT_COLUMNS = sortColumns({
   firstName: 'first_name COLLATE NOCASE',
@@ -224,25 +225,30 @@ function pickGroups(
  * rows to the 26th) would walk long, so each read stops after `budget` rows in scope, and a
  * read that ran out of them gives up the walk (undefined: the plan's own way reads the page).
  * The first read tries a quarter of both first: matches held late give up there, at a quarter
- * of the cost (Schm&status=pending's page of 100: 15 ms walked for nothing). Offsets and reads
- * a group at a time are the plan's too.
+ * of the cost (Schm&status=pending's page of 100: 15 ms walked for nothing), and are walked
+ * again by the whole read. Offsets are the plan's. A row without its words (written by
+ * something other than the repo) is asked of the full-text index.
  */
 function wordsWalk(prepared: Prepared, q: ListQuery, budget: number): unknown[][] | undefined {
   const { f, probes } = q;
   if (!probes?.length || f.offset > 0) return undefined;
+  // (A search never reads a group at a time: keyset.ts groupwise.)
   const reads = keysetReads(q.terms, f);
-  if (reads.some((read) => groupwise(f, read))) return undefined;
   // Up to `limit` matches of `read` among its first `rows` rows, and whether it has more rows.
   const walk = (read: Read, rows: number, limit: number) => {
     const bound: Record<string, unknown> = { ...q.params, rows };
     const bind = binder(bound);
     const within = `FROM users INDEXED BY ${indexOf(f, read)} WHERE ${[q.inScope, ...read.range(bind)].join(' AND ')}`;
-    const hit = probes.map((p) => `instr(words, ${bind(p)}) > 0`).join(' AND ');
+    const hit = `CASE WHEN words IS NULL
+      THEN users.rowid IN (SELECT rowid FROM users_fts WHERE users_fts MATCH ${bind(q.words)})
+      ELSE ${probes.map((p) => `instr(words, ${bind(p)}) > 0`).join(' AND ')} END`;
     const order = readTerms(q.terms, read)
       .map((t) => `${t.expr} ${t.dir}`)
       .join(', ');
-    // The subquery, limited, is a co-routine yielding in its order; its last column says
-    // whether the row matches.
+    // The subquery, limited, is a co-routine yielding rows in its order as the outer query
+    // asks (both have a LIMIT, so SQLite does not flatten them); its last column says whether
+    // the row matches. An ORDER BY outside would sort the whole budget before the first row,
+    // and the walk would lose its early stop; the order is held by the search tests.
     const got = (
       prepared(
         `SELECT * FROM (SELECT ${q.keys}, ${hit} AS hit ${within} ORDER BY ${order} LIMIT @rows)

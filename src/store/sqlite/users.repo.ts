@@ -2,7 +2,7 @@
 import type { IdentityField } from '../../contract/identity.js';
 import { userEvent } from '../common/changes.js';
 import { IDENTITY_COLUMNS } from '../common/identity-columns.js';
-import { SEARCH_FIELDS, searchEntry } from '../common/search.js';
+import { SEARCH_FIELDS } from '../common/search.js';
 import { OBJECT_ID } from '../ids.js';
 import {
   type Audit,
@@ -17,15 +17,9 @@ import {
 import type { Db } from './db.js';
 import { rethrowUnique } from './errors.js';
 import type { SqliteEvents } from './events.repo.js';
+import { searchEntry } from './fts-words.js';
 import type { outboxRepo } from './outbox.repo.js';
 import { usersList } from './users-list.js';
-
-/**
- * A user's searched words, folded, as `users.words` holds them (migration 20): written with
- * every insert and with every update of a searched field, here, the one place users are written.
- */
-const wordsOf = (row: Partial<Record<(typeof SEARCH_FIELDS)[number], unknown>>) =>
-  searchEntry(SEARCH_FIELDS.map((c) => row[c]));
 
 /** A search with at most this many matches reads them by rowid and sorts them (users-list.ts). */
 const FEW_MATCHES = 2000;
@@ -101,7 +95,8 @@ export function usersRepo(
      * leaves both or neither, so a committed user is always invited.
      */
     insert(row: NewUserRow, audit: Audit, invitation?: OutboxMessage): UserRow {
-      const written = { ...row, words: wordsOf(row) };
+      // Its words as the full-text index makes them (fts-words.ts), for a search walking an order.
+      const written = { ...row, words: searchEntry(row) };
       const cols = Object.keys(written);
       const sql = `INSERT INTO users (${cols.join(', ')}) VALUES (${cols.map((c) => `@${c}`).join(', ')})`;
       try {
@@ -129,7 +124,7 @@ export function usersRepo(
             if (!row) return undefined;
             const decided = decide(row);
             const changes = SEARCH_FIELDS.some((c) => c in decided)
-              ? { ...decided, words: wordsOf({ ...row, ...decided }) }
+              ? { ...decided, words: searchEntry({ ...row, ...decided }) }
               : decided;
             const cols = Object.keys(changes).sort();
             if (cols.length === 0) return row;
