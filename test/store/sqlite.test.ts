@@ -160,7 +160,6 @@ test('migration 6 moves every user into the scoped search index, and searches ke
   }
 });
 
-/** A migrated data dir with the default tenant and its main branch (1), open to write rows. */
 /** The external ids an activated-users search of `branchId` finds, by last name. */
 const foundIn = (store: ReturnType<typeof openStore>, branchId: number) => async (query: string) =>
   (
@@ -174,6 +173,7 @@ const foundIn = (store: ReturnType<typeof openStore>, branchId: number) => async
     })
   ).rows.map((r) => r.external_id);
 
+/** A migrated data dir with the default tenant and its main branch (1), open to write rows. */
 function withMainBranch() {
   const dir = tempDir();
   openDatabase(dir).close();

@@ -13,7 +13,10 @@ import { SEARCH_FIELDS, searchWords, spellOut } from '../common/search.js';
 /** What unicode61 makes of one character inside a word: a separator, or what it folds to. */
 type Folded = string | null;
 
-/** The tokenizer's answers, learned as characters are met (a directory meets a few hundred). */
+/**
+ * The tokenizer's answers, learned as characters are met: a directory meets a few hundred, and
+ * no input can add more than Unicode's ~150,000 (a few MB).
+ */
 const learned = new Map<string, Folded>();
 
 /**
@@ -76,7 +79,9 @@ function wordsOf(text: string): string[] {
 /**
  * A user's entry in `users.words`: every token of SEARCH_FIELDS' values once, each with a space
  * before it and one at the end, so that "a token begins with p" is "the entry holds ' ' + p".
- * A change to how it is made needs a migration that writes every entry again.
+ * A change to how it is made needs a migration that writes every entry again; a migration that
+ * changes a searched column in SQL must write its rows' entries again, or set them NULL (a walk
+ * asks the index for such a row).
  */
 export function searchEntry(row: Partial<Record<(typeof SEARCH_FIELDS)[number], unknown>>): string {
   const words = new Set<string>();
