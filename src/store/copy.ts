@@ -77,7 +77,7 @@ const TABLES = [
   { name: 'tenants', key: 'id', identity: true },
   { name: 'branches', key: 'id', identity: true },
   { name: 'tokens', key: 'id', identity: false, textKey: true },
-  // `words` is SQLite's own (its search's folded words, migration 20): PostgreSQL has its tsvector.
+  // `words` is SQLite's own (each user's full-text tokens, migration 20): PostgreSQL has its tsvector.
   { name: 'users', key: 'rowid', identity: true, sqliteOnly: ['words'] },
   { name: 'media', key: 'rowid', identity: true, deletes: true },
   { name: 'meta', key: 'key', identity: false, textKey: true },

@@ -592,12 +592,20 @@ test('one short word in a wide scope: a count from the words alone caps only pas
     `INSERT INTO users (id, tenant_id, branch_id, status, first_name, last_name, custom, created_at, updated_at)
      VALUES (?, 1, 1, ?, ?, 'Lee', '{}', 'now', 'now')`,
   );
-  // 5 activated "Mo"s (exactly the bound below), one deactivated "Mo" outside the scope, and
-  // 20 activated others: the scope is wide (users-list.ts wideScope).
+  // 5 activated "Mo"s (exactly the bound below); outside the scope, a "Mo" of each kind: a
+  // deactivated one, a deleted one, one in another branch; and 40 activated others: the scope
+  // is wide (users-list.ts wideScope).
+  db.exec(`INSERT INTO branches (tenant_id, name, created_at) VALUES (1, 'other', 'now')`);
+  const elsewhere = db.prepare(
+    `INSERT INTO users (id, tenant_id, branch_id, status, first_name, last_name, custom, created_at, updated_at)
+     VALUES (?, 1, 2, 'activated', 'Mo', 'Lee', '{}', 'now', 'now')`,
+  );
   db.transaction(() => {
     for (let i = 0; i < 5; i++) insert.run(`a${i}`.padStart(24, '0'), 'activated', 'Mo');
     insert.run('d0'.padStart(24, '0'), 'deactivated', 'Mo');
-    for (let i = 0; i < 20; i++) insert.run(`o${i}`.padStart(24, '0'), 'activated', 'Ann');
+    insert.run('x0'.padStart(24, '0'), 'deleted', 'Mo');
+    elsewhere.run('b0'.padStart(24, '0'));
+    for (let i = 0; i < 40; i++) insert.run(`o${i}`.padStart(24, '0'), 'activated', 'Ann');
   })();
   usersWords(db);
   db.close();
@@ -613,7 +621,7 @@ test('one short word in a wide scope: a count from the words alone caps only pas
         offset: 0,
         countUpTo: 5,
       });
-    // Six "Mo"s match the words, but one is outside: exactly 5, not "more than 5".
+    // Eight "Mo"s match the words, but three are outside: exactly 5, not "more than 5".
     const exact = await list();
     expect({ total: exact.total, totalExact: exact.totalExact }).toEqual({
       total: 5,

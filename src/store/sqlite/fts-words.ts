@@ -5,55 +5,90 @@
  * page read by the walk and its count read from FTS5 would disagree: unicode61 folds case and
  * Latin diacritics by its own tables (it keeps ı, tonos, dakuten and Hangul as they are, and cuts
  * words at combining marks of Devanagari or Hebrew), so no JavaScript fold reproduces it. Each
- * character is therefore asked of unicode61 itself, once per process, in a database in memory.
+ * code point is therefore asked of unicode61 itself, a block at a time once per process, in a
+ * database in memory (test/store/sqlite-fts-words.test.ts compares them on random text).
  */
 import Database from 'better-sqlite3';
 import { SEARCH_FIELDS, searchWords, spellOut } from '../common/search.js';
 
-/** What unicode61 makes of one character inside a word: a separator, or what it folds to. */
-type Folded = string | null;
+/** The index's tokenizer (schema-sql.ts usersFts, from migration 11 on). */
+export const FTS_TOKENIZER = 'unicode61 remove_diacritics 2';
+
+/** What unicode61 makes of a code point inside a word: a separator, dropped, or its fold. */
+const SEPARATES = -1;
+const DROPPED = -2;
+const UNKNOWN = -3;
 
 /**
- * The tokenizer's answers, learned as characters are met: a directory meets a few hundred, and
- * no input can add more than Unicode's ~150,000 (a few MB).
+ * The tokenizer's answer for every code point, learned a block at a time as characters are met:
+ * a fixed 4.4 MB whatever the input (a map of what was met grew with hostile input, to 112 MB
+ * for every code point), and at most 4,352 questions to SQLite for all of Unicode.
  */
-const learned = new Map<string, Folded>();
+const folds = new Int32Array(0x110000).fill(UNKNOWN);
+const BLOCK = 256;
 
 /**
- * The index's tokenizer (schema-sql.ts usersFts) over one document in memory, kept for the
- * process's life (as every statement is: db.ts).
+ * The tokenizer over one document in memory, kept for the process's life (as every statement
+ * is: db.ts). The document is always removed again, even when reading it failed.
  */
 let tokenizer: ((text: string) => string[]) | undefined;
 function tokensOf(text: string): string[] {
   if (!tokenizer) {
     const db = new Database(':memory:');
-    db.exec(`CREATE VIRTUAL TABLE t USING fts5 (x, tokenize = 'unicode61 remove_diacritics 2');
+    db.exec(`CREATE VIRTUAL TABLE t USING fts5 (x, tokenize = '${FTS_TOKENIZER}');
       CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');`);
     const put = db.prepare('INSERT INTO t (rowid, x) VALUES (1, ?)');
     const read = db.prepare('SELECT term FROM v ORDER BY offset').pluck();
     const clear = db.prepare('DELETE FROM t');
     tokenizer = (text) => {
-      put.run(text);
-      const terms = read.all() as string[];
-      clear.run();
-      return terms;
+      try {
+        put.run(text);
+        return read.all() as string[];
+      } finally {
+        clear.run();
+      }
     };
   }
   return tokenizer(text);
 }
 
 /**
- * unicode61's answer for `c` between two letters: one token `a…b` holds its fold (empty for a
- * diacritic it drops), two tokens mean it separates.
+ * Learns the block of code points around `cp`: each between two letters (`a…b`), the probes
+ * apart. One token `a…b` holds its fold (one code point: unicode61 folds each to at most one; none
+ * for a diacritic it drops), tokens `a` and `b` mean it separates. Surrogates alone (no
+ * character) reach SQLite as U+FFFD, a separator.
  */
-function foldOf(c: string): Folded {
-  let folded = learned.get(c);
-  if (folded === undefined) {
-    const tokens = tokensOf(`a${c}b`);
-    folded = tokens.length === 1 ? tokens[0]!.slice(1, -1) : null;
-    learned.set(c, folded);
+function learnBlock(cp: number): void {
+  const first = cp - (cp % BLOCK);
+  const points: number[] = [];
+  for (let c = first; c < first + BLOCK; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) folds[c] = SEPARATES;
+    else points.push(c);
   }
-  return folded;
+  const tokens = tokensOf(points.map((c) => `a${String.fromCodePoint(c)}b`).join(' '));
+  let t = 0;
+  for (const c of points) {
+    const token = tokens[t++];
+    if (token === 'a' && tokens[t] === 'b') {
+      folds[c] = SEPARATES;
+      t++;
+    } else if (token?.startsWith('a') && token.endsWith('b') && token.length >= 2) {
+      const inner = [...token.slice(1, -1)];
+      folds[c] = inner.length === 0 ? DROPPED : inner[0]!.codePointAt(0)!;
+      if (inner.length > 1)
+        throw new Error(`unicode61 folds U+${c.toString(16)} to ${inner.length} characters`);
+    } else {
+      throw new Error(
+        `unicode61 tokenized U+${c.toString(16)} unexpectedly: ${JSON.stringify(token)}`,
+      );
+    }
+  }
+}
+
+/** unicode61's answer for the code point `cp` inside a word. */
+function foldOf(cp: number): number {
+  if (folds[cp] === UNKNOWN) learnBlock(cp);
+  return folds[cp]!;
 }
 
 /** Printable ASCII: unicode61 lower-cases its letters, keeps its digits, separates at the rest. */
@@ -66,11 +101,11 @@ function wordsOf(text: string): string[] {
   const words: string[] = [];
   let word = '';
   for (const c of spelled) {
-    const folded = foldOf(c);
-    if (folded === null) {
+    const folded = foldOf(c.codePointAt(0)!);
+    if (folded === SEPARATES) {
       if (word) words.push(word);
       word = '';
-    } else word += folded;
+    } else if (folded !== DROPPED) word += String.fromCodePoint(folded);
   }
   if (word) words.push(word);
   return words;

@@ -8,7 +8,7 @@ import type { MigrationProgress } from '../common/migration.js';
 import { REFOLDED, type RefoldRow, refolds } from '../common/refold.js';
 import { SEARCH_FIELDS, SPELLED_OUT } from '../common/search.js';
 import type { Db } from './db.js';
-import { searchEntry } from './fts-words.js';
+import { FTS_TOKENIZER, searchEntry } from './fts-words.js';
 
 /** A column as its full-text entry gets it: as stored (migrations 6, 11), or spelled out (16). */
 type Entry = (column: string) => string;
@@ -36,7 +36,7 @@ export const usersFts = (prefix: string, entry: Entry = asStored) => {
   DROP TABLE users_fts;
   CREATE VIRTUAL TABLE users_fts USING fts5 (
     ${SEARCH_FIELDS.join(', ')}, scope,
-    content = '', tokenize = 'unicode61 remove_diacritics 2', prefix = '${prefix}'
+    content = '', tokenize = '${FTS_TOKENIZER}', prefix = '${prefix}'
   );
   INSERT INTO users_fts (${columns})
     SELECT rowid, ${values('')} FROM users;

@@ -240,7 +240,7 @@ function wordsWalk(prepared: Prepared, q: ListQuery, budget: number): unknown[][
     const bind = binder(bound);
     const within = `FROM users INDEXED BY ${indexOf(f, read)} WHERE ${[q.inScope, ...read.range(bind)].join(' AND ')}`;
     const hit = `CASE WHEN words IS NULL
-      THEN users.rowid IN (SELECT rowid FROM users_fts WHERE users_fts MATCH ${bind(q.words)})
+      THEN EXISTS (SELECT 1 FROM users_fts WHERE users_fts MATCH ${bind(q.words)} AND users_fts.rowid = users.rowid)
       ELSE ${probes.map((p) => `instr(words, ${bind(p)}) > 0`).join(' AND ')} END`;
     const order = readTerms(q.terms, read)
       .map((t) => `${t.expr} ${t.dir}`)
@@ -414,13 +414,15 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number, walkBu
     const wide = wideScope(scoped, everyone);
     const wordCount = said.length;
     // One short word in a wide scope (one doclist of the prefix index): counted from the words
-    // alone, up to the count's bound plus every user outside the scope. Found that many, the
-    // scope holds more than the bound (and than the few), without ANDing the scope's doclist
-    // (`Mü`: 3.8 -> 1 ms). Short of it, the ways below.
+    // alone, up to the count's bound (or the few, if more) plus every user outside the scope
+    // (user_counts counts every row the index holds). Found that many, the scope holds more
+    // than both, without ANDing the scope's doclist (`Mü`: 3.8 -> 1 ms). Short of it, the ways
+    // below. (Its counts and this read are two snapshots: a write between them moves the bound
+    // by its one user, as it moves any count against its page.)
     const { countUpTo } = q.f;
     const outside = everyone - scoped;
     if (wide && wordCount === 1 && said[0]!.length <= PREFIX_INDEXED && countUpTo !== undefined) {
-      const need = countUpTo + 1 + outside;
+      const need = Math.max(countUpTo, fewMatches) + 1 + outside;
       if (outside <= countUpTo && (countSome.get(q.words, need) as number) >= need) {
         return { counted: cappedTotal(countUpTo + 1, countUpTo), strategy: 'inOrderByWords' };
       }
