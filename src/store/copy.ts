@@ -156,15 +156,14 @@ export async function copySqliteToPostgres(
   await setMark(pool, { state: 'copying' });
   const counts: Record<string, number> = {};
   for (const table of TABLES) {
+    const sqliteOnly: readonly string[] = 'sqliteOnly' in table ? table.sqliteOnly : [];
     const columns = (
       db.prepare(`SELECT name FROM pragma_table_info('${table.name}')`).all() as {
         name: string;
       }[]
     )
       .map((c) => c.name)
-      .filter(
-        (c) => !('sqliteOnly' in table && (table.sqliteOnly as readonly string[]).includes(c)),
-      );
+      .filter((c) => !sqliteOnly.includes(c));
     const total = (db.prepare(`SELECT count(*) AS n FROM ${table.name}`).get() as { n: number }).n;
     const read = db.prepare(
       `SELECT * FROM ${table.name} WHERE ${table.key} > ? ORDER BY ${table.key} LIMIT ${BATCH}`,

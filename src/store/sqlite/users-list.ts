@@ -90,7 +90,7 @@ interface ListQuery {
   match?: string;
   /** The words alone, in the user's fields: for a read that checks branch and status itself. */
   words?: string;
-  /** The words as substrings of `users.words` (search.ts entryProbes), for wordsWalk. */
+  /** The words as substrings of `users.words` (fts-words.ts entryProbes), for wordsWalk. */
   probes?: string[];
   /** The branch and status conditions on `users` (in `where` too). */
   inScope: string;
