@@ -414,6 +414,88 @@ test('a search the planner takes for rare but that is not: read, found many, the
   }
 });
 
+test("a one-word search's capped count proven from the name keys, only where every user so counted matches", async () => {
+  const { url, drop } = await freshDatabase();
+  drops.push(drop);
+  // Up to 2 matches sorted whole: more are counted (and 0 are, to tell an offset past the end).
+  const store = await openStore({
+    dataDir: dataDir(),
+    target: databaseTarget(url, '/unused'),
+    searchSortsUpTo: 2,
+  });
+  try {
+    await store.bootstrap();
+    const tenant = (await store.tenants.byHost('*'))!;
+    let n = 0;
+    const branchOf = async (rows: { last?: string; first?: string; status?: 'deactivated' }[]) => {
+      const branch = await store.branches.add(tenant.id, `proof-${n++}`);
+      for (const [i, r] of rows.entries())
+        await store.users.insert(
+          userRow({
+            tenant_id: tenant.id,
+            branch_id: branch.id,
+            external_id: `${branch.id}-${i}`,
+            last_name: r.last ?? 'Other',
+            first_name: r.first ?? 'Someone',
+            ...(r.status ? { status: r.status, activated_at: null } : {}),
+          }),
+          TEST_AUDIT,
+        );
+      return branch.id;
+    };
+    const total = async (branchId: number, query: string) => {
+      const page = await store.users.list({
+        branchId,
+        statuses: ['activated'],
+        query,
+        sort: [{ key: 'lastName', dir: 'ASC' }],
+        limit: 1,
+        offset: 0,
+        countUpTo: 4,
+      });
+      return [page.total, page.totalExact];
+    };
+    const five = <T>(row: T) => Array.from({ length: 5 }, () => row);
+    // Five users by last name, or by first name, are more than the bound of 4. Their vectors
+    // emptied behind the store's back, the full-text index matches none of them: a capped
+    // total here comes from the names alone.
+    const byLast = await branchOf(five({ last: 'Zander' }));
+    const byFirst = await branchOf([
+      ...five({ first: 'Zora' }).slice(0, 3),
+      ...five({ last: 'Zoll' }).slice(0, 2),
+    ]);
+    await admin(
+      `UPDATE users SET search = ''::tsvector WHERE branch_id IN (${byLast}, ${byFirst})`,
+      nameOf(url),
+    );
+    expect(await total(byLast, 'Za')).toEqual([4, false]);
+    expect(await total(byFirst, 'zo')).toEqual([4, false]);
+    // Keys that begin with the word, users that do not match it: the count is the index's.
+    // `a½` searches `a12:*` (unaccent spells ½ out as ` 1/2`: A½x's tokens are a, 1 and 2x);
+    // a token over 2 KB is not in a tsvector; a user outside the statuses asked is not counted;
+    // one whose both names begin with the word is counted once.
+    const cases: [string, { last?: string; first?: string; status?: 'deactivated' }[]][] = [
+      ['Za', Array.from({ length: 3 }, () => ({ last: 'Zander', first: 'Zara' }))],
+      ['a½', five({ last: 'A½x' })],
+      ['zq', five({ last: `Zq${'x'.repeat(2100)}` })],
+      [
+        'Za',
+        [
+          ...five({ last: 'Zander', status: 'deactivated' }),
+          ...five({ last: 'Zander' }).slice(0, 3),
+        ],
+      ],
+    ];
+    for (const [query, rows] of cases) {
+      const branchId = await branchOf(rows);
+      const matches = rows.filter((r) => !r.status && r.last?.startsWith('Zan')).length;
+      expect([query, await total(branchId, query)]).toEqual([query, [matches, undefined]]);
+    }
+  } finally {
+    await store.close();
+  }
+});
+
 test('a database that stops answering mid-statement: the statement fails after the read timeout, the next reconnects', async () => {
   const db = await freshDatabase();
   drops.push(db.drop);

@@ -68,7 +68,11 @@ interface ListQuery {
   fewMatches: number;
   /** Set for a search: its words, and its statements planned with them (see planEachTime). */
   search?: string;
+  /** A one-word search's word as the name keys hold it, where it can prove a count (namePrefixCount). */
+  namePrefix?: string;
   values: unknown[];
+  /** The statuses' condition, on $2. */
+  statusIn: string;
   filter: string;
   terms: OrderTerm[];
   order: string;
@@ -77,14 +81,21 @@ interface ListQuery {
   planned: { planEachTime: boolean };
 }
 
-function listQuery(pool: Pool, f: ListFilter, fewMatches: number, search?: string): ListQuery {
+function listQuery(
+  pool: Pool,
+  f: ListFilter,
+  fewMatches: number,
+  search?: string,
+  namePrefix?: string,
+): ListQuery {
   // One status as an equality: PostgreSQL 15 checks it inside an ordered index scan (status is
   // in every order's index), where `= ANY(array)` on a later column is a filter on each heap
   // row, or the scan loses its order (query=M&status=pending at 1M: 7.2 → 1.1 ms warm;
   // bench/HISTORY.md). More than one stays an array (an IN list is the same array to it).
   const one = f.statuses.length === 1;
   const values: unknown[] = [f.branchId, one ? f.statuses[0] : f.statuses];
-  const where = ['branch_id = $1', one ? 'status = $2::text' : 'status = ANY($2::text[])'];
+  const statusIn = one ? 'status = $2::text' : 'status = ANY($2::text[])';
+  const where = ['branch_id = $1', statusIn];
   if (search) {
     values.push(search);
     where.push(`search @@ to_tsquery('simple', $3)`);
@@ -95,7 +106,9 @@ function listQuery(pool: Pool, f: ListFilter, fewMatches: number, search?: strin
     pool,
     fewMatches,
     search,
+    ...(namePrefix === undefined ? {} : { namePrefix }),
     values,
+    statusIn,
     filter: where.join(' AND '),
     terms,
     order: orderOf(terms),
@@ -233,6 +246,9 @@ async function count(q: ListQuery): Promise<Counted> {
     return { total: rows[0]!.total };
   }
   const upTo = f.countUpTo;
+  if (upTo !== undefined && (await namePrefixCount(q, upTo + 1)) > upTo) {
+    return cappedTotal(upTo + 1, upTo);
+  }
   const { rows } = await query<{ total: number }>(
     q.pool,
     upTo === undefined
@@ -242,6 +258,50 @@ async function count(q: ListQuery): Promise<Counted> {
     q.planned,
   );
   return cappedTotal(rows[0]!.total, upTo);
+}
+
+/**
+ * Index entries each range of namePrefixCount reads at most, per match it needs: a scope of
+ * every status finds them at once, `status=pending` (8 % of the users) among about twelve
+ * times as many. Past that the count is left to the full-text index, having cost at most
+ * this much more (two ranges of 80,000 entries read index-only: ~15 ms at 1M users).
+ */
+const PREFIX_ENTRIES_PER_MATCH = 8;
+
+/**
+ * A lower bound of a one-word search's matches, for a capped count that only needs to know
+ * whether more than the bound match: the users in scope whose last name, or else first name,
+ * starts with the word, counted in users_by_name and users_by_first_name alone (index-only),
+ * up to `need`. The full-text index's count of `m:*` ANDs or scans most of the users (at 1M:
+ * `M` 13 ms, `Mü` 39, `M&status=pending` 77; bench/HISTORY.md), where 10,001 keys in a
+ * range are ~3 ms. Each user so counted matches: their key is the name with only A-Z
+ * lowered (schema-sql.ts NOCASE), so the name begins with the word up to ASCII case, and
+ * roster_search_text lowers, unaccents and breaks one character at a time, so the name's
+ * search text begins with the word's, which (searchQuery's namePrefix) is one run of ASCII
+ * letters and digits: the start of the name's first token, found by `word:*`. (A key of more
+ * than 500 bytes is left out: PostgreSQL leaves out of a tsvector a token over 2 KB.)
+ */
+async function namePrefixCount(q: ListQuery, need: number): Promise<number> {
+  if (q.namePrefix === undefined) return 0;
+  const starts = (key: string) =>
+    `${key} >= $3::text COLLATE "C" AND ${key} < ($3::text || chr(1114111)) COLLATE "C" AND octet_length(${key}) <= 500`;
+  // Each range read in its index's order and cut at $5 entries before the statuses are
+  // checked (their share decides how many hold a match); the Append reads the second only if
+  // the first fell short.
+  const range = (key: string, also = 'true') =>
+    `SELECT 1 FROM (SELECT status FROM users WHERE branch_id = $1 AND ${starts(key)} AND ${also}
+                    ORDER BY ${key} NULLS FIRST LIMIT $5) AS r WHERE ${q.statusIn}`;
+  const { rows } = await query<{ n: number }>(
+    q.pool,
+    `SELECT count(*)::int AS n FROM (
+       (${range('last_name_key')})
+       UNION ALL
+       (${range('first_name_key', `NOT coalesce(${starts('last_name_key')}, false)`)})
+       LIMIT $4) AS m`,
+    [q.values[0], q.values[1], q.namePrefix, need, need * PREFIX_ENTRIES_PER_MATCH],
+    q.planned,
+  );
+  return rows[0]!.n;
 }
 
 /**
@@ -361,26 +421,29 @@ async function strategyOf(q: ListQuery): Promise<keyof typeof STRATEGIES> {
  * A query's words as a tsquery's text: each a required prefix, normalised as the stored vector
  * is; a word that normalises to nothing (a lone combining mark) is dropped rather than matching
  * all, and '' when none is left. A statement of its own, so that the page and the count get the
- * words as a value their plans can see (see planEachTime).
+ * words as a value their plans can see (see planEachTime). With it, for one word whose search
+ * text is one run of ASCII letters and digits (`Mü`, not `a.b` or `ø`), the word as the name
+ * keys hold it (namePrefixCount).
  */
 async function searchQuery(pool: Pool, words: string[]) {
-  const { rows } = await query<{ q: string }>(
+  const { rows } = await query<{ q: string; prefix: string | null }>(
     pool,
-    `SELECT coalesce(string_agg(w || ':*', ' & '), '') AS q
-     FROM (SELECT regexp_replace(roster_search_text(word), ' ', '', 'g') AS w
+    `SELECT coalesce(string_agg(regexp_replace(t, ' ', '', 'g') || ':*', ' & '), '') AS q,
+       CASE WHEN count(*) = 1 AND bool_and(t ~ '^[a-z0-9]+$') THEN min(k) END AS prefix
+     FROM (SELECT roster_search_text(word) AS t, ${NOCASE('word')} AS k
            FROM unnest($1::text[]) AS word) AS words
-     WHERE w <> ''`,
+     WHERE regexp_replace(t, ' ', '', 'g') <> ''`,
     [words],
   );
-  return rows[0]!.q;
+  return { search: rows[0]!.q, namePrefix: rows[0]!.prefix ?? undefined };
 }
 
 export async function listUsers(pool: Pool, f: ListFilter, fewMatches: number): Promise<UserPage> {
   const words = f.query === undefined ? undefined : searchWords(f.query);
   if (words?.length === 0) return { total: 0, rows: [] };
-  const search = words && (await searchQuery(pool, words));
-  if (search === '') return { total: 0, rows: [] };
-  const q = listQuery(pool, f, fewMatches, search);
+  const asked = words && (await searchQuery(pool, words));
+  if (asked?.search === '') return { total: 0, rows: [] };
+  const q = listQuery(pool, f, fewMatches, asked?.search, asked?.namePrefix);
   const { counted, picked, rows: given } = await STRATEGIES[await strategyOf(q)](q);
   const page = picked.slice(0, f.limit);
   // Where the page's rows were not read with it, only those rows, by primary key and kept in
