@@ -642,3 +642,49 @@ test('one short word in a wide scope: a count from the words alone caps only pas
     await store.close();
   }
 });
+
+test('one word in a wide scope: a capped count proven from the names that begin with it, each user so counted in scope and once', async () => {
+  const { dir, db } = withMainBranch();
+  const insert = db.prepare(
+    `INSERT INTO users (id, tenant_id, branch_id, status, first_name, last_name, custom, created_at, updated_at)
+     VALUES (?, 1, 1, ?, ?, ?, '{}', 'now', 'now')`,
+  );
+  let n = 0;
+  const add = (status: string, first: string, last: string) =>
+    insert.run(`u${n++}`.padStart(24, '0'), status, first, last);
+  // Six Zanders written with the index's trigger away: the full-text index matches none of
+  // them, so a capped total for `Za` comes from the names alone.
+  const trigger = db
+    .prepare(`SELECT sql FROM sqlite_master WHERE name = 'users_fts_insert'`)
+    .pluck()
+    .get() as string;
+  db.exec('DROP TRIGGER users_fts_insert');
+  for (let i = 0; i < 6; i++) add('activated', 'Ann', 'Zander');
+  db.exec(trigger);
+  // Three whose both names begin with `Zo`, and five deactivated Zolls: in the index, and
+  // exactly three match `zo` among the activated.
+  for (let i = 0; i < 3; i++) add('activated', 'Zora', 'Zoll');
+  for (let i = 0; i < 5; i++) add('deactivated', 'Ann', 'Zoll');
+  for (let i = 0; i < 40; i++) add('activated', 'Ann', 'Lee');
+  usersWords(db);
+  db.close();
+  const store = openStore(dir, dir, undefined, { searchSortsUpTo: 2 });
+  try {
+    const total = async (query: string) => {
+      const page = await store.users.list({
+        branchId: 1,
+        statuses: ['activated'],
+        query,
+        sort: [{ key: 'lastName', dir: 'ASC' }],
+        limit: 1,
+        offset: 0,
+        countUpTo: 4,
+      });
+      return [page.total, page.totalExact];
+    };
+    expect(await total('Za')).toEqual([4, false]);
+    expect(await total('Zo')).toEqual([3, undefined]);
+  } finally {
+    await store.close();
+  }
+});
