@@ -264,7 +264,7 @@ async function count(q: ListQuery): Promise<Counted> {
  * Index entries each range of namePrefixCount reads at most, per match it needs: a scope of
  * every status finds them at once, `status=pending` (8 % of the users) among about twelve
  * times as many. Past that the count is left to the full-text index, having cost at most
- * this much more (two ranges of 80,000 entries read index-only: ~15 ms at 1M users).
+ * this much more (two ranges of 80,000 entries read index-only: ~27 ms at 1M users).
  */
 const PREFIX_ENTRIES_PER_MATCH = 8;
 
@@ -422,8 +422,8 @@ async function strategyOf(q: ListQuery): Promise<keyof typeof STRATEGIES> {
  * is; a word that normalises to nothing (a lone combining mark) is dropped rather than matching
  * all, and '' when none is left. A statement of its own, so that the page and the count get the
  * words as a value their plans can see (see planEachTime). With it, for one word whose search
- * text is one run of ASCII letters and digits (`Mü`, not `a.b` or `ø`), the word as the name
- * keys hold it (namePrefixCount).
+ * text is one run of ASCII letters and digits (`Mü` and `Søren`, not `a½`: unaccent spells ½
+ * ` 1/2`), the word as the name keys hold it (namePrefixCount).
  */
 async function searchQuery(pool: Pool, words: string[]) {
   const { rows } = await query<{ q: string; prefix: string | null }>(
