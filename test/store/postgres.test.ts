@@ -427,7 +427,9 @@ test("a one-word search's capped count proven from the name keys, only where eve
     await store.bootstrap();
     const tenant = (await store.tenants.byHost('*'))!;
     let n = 0;
-    const branchOf = async (rows: { last?: string; first?: string; status?: 'deactivated' }[]) => {
+    const branchOf = async (
+      rows: { last?: string | null; first?: string; status?: 'deactivated' }[],
+    ) => {
       const branch = await store.branches.add(tenant.id, `proof-${n++}`);
       for (const [i, r] of rows.entries())
         await store.users.insert(
@@ -435,7 +437,7 @@ test("a one-word search's capped count proven from the name keys, only where eve
             tenant_id: tenant.id,
             branch_id: branch.id,
             external_id: `${branch.id}-${i}`,
-            last_name: r.last ?? 'Other',
+            last_name: r.last === undefined ? 'Other' : r.last,
             first_name: r.first ?? 'Someone',
             ...(r.status ? { status: r.status, activated_at: null } : {}),
           }),
@@ -464,33 +466,86 @@ test("a one-word search's capped count proven from the name keys, only where eve
       ...five({ first: 'Zora' }).slice(0, 3),
       ...five({ last: 'Zoll' }).slice(0, 2),
     ]);
+    // The first-name range alone, where the last names are NULL.
+    const byFirstAlone = await branchOf(five({ last: null, first: 'Zora' }));
     await admin(
-      `UPDATE users SET search = ''::tsvector WHERE branch_id IN (${byLast}, ${byFirst})`,
+      `UPDATE users SET search = ''::tsvector WHERE branch_id IN (${byLast}, ${byFirst}, ${byFirstAlone})`,
       nameOf(url),
     );
     expect(await total(byLast, 'Za')).toEqual([4, false]);
     expect(await total(byFirst, 'zo')).toEqual([4, false]);
-    // Keys that begin with the word, users that do not match it: the count is the index's.
-    // `a½` searches `a12:*` (unaccent spells ½ out as ` 1/2`: A½x's tokens are a, 1 and 2x);
-    // a token over 2 KB is not in a tsvector; a user outside the statuses asked is not counted;
-    // one whose both names begin with the word is counted once.
-    const cases: [string, { last?: string; first?: string; status?: 'deactivated' }[]][] = [
-      ['Za', Array.from({ length: 3 }, () => ({ last: 'Zander', first: 'Zara' }))],
-      ['a½', five({ last: 'A½x' })],
-      ['zq', five({ last: `Zq${'x'.repeat(2100)}` })],
+    expect(await total(byFirstAlone, 'zo')).toEqual([4, false]);
+    // Keys that begin with the word, users that do not match it, or not more than the bound:
+    // the count is the index's. `a½` searches `a12:*` (unaccent spells ½ out as ` 1/2`: A½x's
+    // tokens are a, 1 and 2x); a token over 2 KB is not in a tsvector (ⅷ is viii: 600 of them
+    // a key of 1,800 bytes, a token of 2,400); a user outside the statuses asked is not
+    // counted; one whose both names begin with the word is counted once; exactly the bound is
+    // exact; a second word the names say nothing of.
+    const cases: [string, { last?: string; first?: string; status?: 'deactivated' }[], number][] = [
+      ['Za', Array.from({ length: 3 }, () => ({ last: 'Zander', first: 'Zara' })), 3],
+      ['a½', five({ last: 'A½x' }), 0],
+      ['zq', five({ last: `Zq${'x'.repeat(2100)}` }), 0],
+      ['zq', five({ last: `Zq${'ⅷ'.repeat(600)}` }), 0],
       [
         'Za',
         [
           ...five({ last: 'Zander', status: 'deactivated' }),
           ...five({ last: 'Zander' }).slice(0, 3),
         ],
+        3,
       ],
+      ['za', five({ last: 'Zander' }).slice(0, 4), 4],
+      ['zz za', five({ last: 'Zander' }), 0],
     ];
-    for (const [query, rows] of cases) {
+    for (const [query, rows, matches] of cases) {
       const branchId = await branchOf(rows);
-      const matches = rows.filter((r) => !r.status && r.last?.startsWith('Zan')).length;
       expect([query, await total(branchId, query)]).toEqual([query, [matches, undefined]]);
     }
+  } finally {
+    await store.close();
+  }
+});
+
+test('in a database whose locale lowers I to ı, a name key proves nothing for a word with an i', async () => {
+  const name = `roster_test_tr_${process.pid}_${Date.now()}`;
+  await admin(
+    `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8' LOCALE_PROVIDER icu ICU_LOCALE 'tr'`,
+  );
+  drops.push(async () => {
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  });
+  const url = new URL(TEST_DATABASE!);
+  url.pathname = `/${name}`;
+  const store = await openStore({
+    dataDir: dataDir(),
+    target: databaseTarget(url.toString(), '/unused'),
+    searchSortsUpTo: 2,
+  });
+  try {
+    await store.bootstrap();
+    const tenant = (await store.tenants.byHost('*'))!;
+    const main = (await store.branches.byName(tenant.id, 'main'))!;
+    for (let i = 0; i < 5; i++)
+      await store.users.insert(
+        userRow({
+          tenant_id: tenant.id,
+          branch_id: main.id,
+          external_id: `iv${i}`,
+          last_name: 'Ivanov',
+        }),
+        TEST_AUDIT,
+      );
+    // Ivanov's vector holds ıvanov there, so `iv` matches none of them; their key is ivanov.
+    const page = await store.users.list({
+      branchId: main.id,
+      statuses: ['activated'],
+      query: 'iv',
+      sort: [{ key: 'lastName', dir: 'ASC' }],
+      limit: 1,
+      offset: 0,
+      countUpTo: 4,
+    });
+    expect([page.total, page.totalExact, page.rows]).toEqual([0, undefined, []]);
   } finally {
     await store.close();
   }

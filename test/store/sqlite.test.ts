@@ -660,7 +660,12 @@ test('one word in a wide scope: a capped count proven from the names that begin 
     .get() as string;
   db.exec('DROP TRIGGER users_fts_insert');
   for (let i = 0; i < 6; i++) add('activated', 'Ann', 'Zander');
+  // And six Quills, proven by their first names alone.
+  for (let i = 0; i < 6; i++) add('activated', 'Quill', 'Lee');
   db.exec(trigger);
+  // U+19B0 is a letter to JavaScript and a separator to unicode61: `ᦰ` is no token, and
+  // matches none of these.
+  for (let i = 0; i < 6; i++) add('activated', 'Ann', '\u19B0xander');
   // Three whose both names begin with `Zo`, and five deactivated Zolls: in the index, and
   // exactly three match `zo` among the activated.
   for (let i = 0; i < 3; i++) add('activated', 'Zora', 'Zoll');
@@ -683,7 +688,9 @@ test('one word in a wide scope: a capped count proven from the names that begin 
       return [page.total, page.totalExact];
     };
     expect(await total('Za')).toEqual([4, false]);
+    expect(await total('qu')).toEqual([4, false]);
     expect(await total('Zo')).toEqual([3, undefined]);
+    expect(await total('\u19B0')).toEqual([0, undefined]);
   } finally {
     await store.close();
   }

@@ -288,15 +288,18 @@ async function namePrefixCount(q: ListQuery, need: number): Promise<number> {
   // Each range read in its index's order and cut at $5 entries before the statuses are
   // checked (their share decides how many hold a match); the Append reads the second only if
   // the first fell short.
+  // A user in both ranges is counted in the first: the second leaves them out after its cut,
+  // so that they do not pass uncounted through the first's cut and then make the second read
+  // its whole range (a branch of 300,000 "Test Test": 58 -> 23 ms).
   const range = (key: string, also = 'true') =>
-    `SELECT 1 FROM (SELECT status FROM users WHERE branch_id = $1 AND ${starts(key)} AND ${also}
-                    ORDER BY ${key} NULLS FIRST LIMIT $5) AS r WHERE ${q.statusIn}`;
+    `SELECT 1 FROM (SELECT status, last_name_key FROM users WHERE branch_id = $1 AND ${starts(key)}
+                    ORDER BY ${key} NULLS FIRST LIMIT $5) AS r WHERE ${q.statusIn} AND ${also}`;
   const { rows } = await query<{ n: number }>(
     q.pool,
     `SELECT count(*)::int AS n FROM (
        (${range('last_name_key')})
        UNION ALL
-       (${range('first_name_key', `NOT coalesce(${starts('last_name_key')}, false)`)})
+       (${range('first_name_key', `NOT coalesce(${starts('r.last_name_key')}, false)`)})
        LIMIT $4) AS m`,
     [q.values[0], q.values[1], q.namePrefix, need, need * PREFIX_ENTRIES_PER_MATCH],
     q.planned,
@@ -423,14 +426,17 @@ async function strategyOf(q: ListQuery): Promise<keyof typeof STRATEGIES> {
  * all, and '' when none is left. A statement of its own, so that the page and the count get the
  * words as a value their plans can see (see planEachTime). With it, for one word whose search
  * text is one run of ASCII letters and digits (`Mü` and `Søren`, not `a½`: unaccent spells ½
- * ` 1/2`), the word as the name keys hold it (namePrefixCount).
+ * ` 1/2`), and the same with its a-z upper-cased (not in a database whose locale lowers I to ı:
+ * there `iv` does not find Ivanov, whose key is `ivanov`), the word as the name keys hold it
+ * (namePrefixCount).
  */
 async function searchQuery(pool: Pool, words: string[]) {
   const { rows } = await query<{ q: string; prefix: string | null }>(
     pool,
     `SELECT coalesce(string_agg(regexp_replace(t, ' ', '', 'g') || ':*', ' & '), '') AS q,
-       CASE WHEN count(*) = 1 AND bool_and(t ~ '^[a-z0-9]+$') THEN min(k) END AS prefix
-     FROM (SELECT roster_search_text(word) AS t, ${NOCASE('word')} AS k
+       CASE WHEN count(*) = 1 AND bool_and(t ~ '^[a-z0-9]+$' AND t = u) THEN min(k) END AS prefix
+     FROM (SELECT roster_search_text(word) AS t, ${NOCASE('word')} AS k,
+             roster_search_text(translate(word, 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ')) AS u
            FROM unnest($1::text[]) AS word) AS words
      WHERE regexp_replace(t, ' ', '', 'g') <> ''`,
     [words],

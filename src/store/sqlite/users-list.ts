@@ -404,11 +404,13 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number, walkBu
   const namePrefixCount = (q: ListQuery, need: number): number => {
     const starts = (column: string) =>
       `(${column} COLLATE NOCASE) >= @prefix AND (${column} COLLATE NOCASE) < (@prefix || char(1114111))`;
+    // A user in both ranges is counted in the first; the second leaves them out after its cut
+    // (inside it, they would not count towards it: a name shared by many read whole).
     const range = (index: string, column: string, also = '1') =>
-      `SELECT 1 FROM (SELECT status FROM users INDEXED BY ${index}
-                      WHERE branch_id = @branchId AND ${starts(column)} AND ${also}
+      `SELECT 1 FROM (SELECT status, last_name FROM users INDEXED BY ${index}
+                      WHERE branch_id = @branchId AND ${starts(column)}
                       ORDER BY ${column} COLLATE NOCASE LIMIT @entries)
-       WHERE status IN (${q.f.statuses.map((_, i) => `@s${i}`).join(', ')})`;
+       WHERE status IN (${q.f.statuses.map((_, i) => `@s${i}`).join(', ')}) AND ${also}`;
     return prepared(
       `SELECT count(*) FROM (${range('users_by_name', 'last_name')}
          UNION ALL ${range('users_by_first_name', 'first_name', `NOT coalesce(${starts('last_name')}, 0)`)}
