@@ -132,16 +132,28 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
       );
       const branches = new Map<string, number>();
       for (const [id, f] of failingAfter(settled)) {
+        // A success touches the endpoint's row only if it was failing: its row lock would make
+        // the fan-out's `FOR UPDATE SKIP LOCKED` take the endpoint for another replica's, and
+        // leave the rest of a backlog to the next poll. (A disable settled beside it still
+        // finds the branch, below.)
         const { rows } = await query<{ branch_id: number }>(
           client,
           f.firstFailure === undefined
-            ? 'UPDATE webhooks SET failing_since = NULL WHERE id = $1 RETURNING branch_id'
+            ? 'UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL RETURNING branch_id'
             : f.cleared
               ? 'UPDATE webhooks SET failing_since = $2 WHERE id = $1 RETURNING branch_id'
               : 'UPDATE webhooks SET failing_since = coalesce(failing_since, $2) WHERE id = $1 RETURNING branch_id',
           f.firstFailure === undefined ? [id] : [id, f.firstFailure],
         );
         if (rows[0]) branches.set(id, rows[0].branch_id);
+        else if (settled.some((x) => x.delivery.webhook_id === id && x.settlement.disable)) {
+          const w = await query<{ branch_id: number }>(
+            client,
+            'SELECT branch_id FROM webhooks WHERE id = $1',
+            [id],
+          );
+          if (w.rows[0]) branches.set(id, w.rows[0].branch_id);
+        }
       }
       let changed = false;
       for (const { delivery, settlement } of settled) {
