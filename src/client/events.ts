@@ -31,7 +31,8 @@ export class EventsNotOfferedError extends ClientError {
 export async function listEvents(
   http: HttpClient,
   q: EventsQuery = {},
-  signal?: AbortSignal,
+  /** `once`: no retry by the client (a follower that waits out failures itself). */
+  { signal, once }: { signal?: AbortSignal; once?: boolean } = {},
 ): Promise<EventsPage> {
   try {
     const res = await http.json<EventsPage>({
@@ -48,6 +49,7 @@ export async function listEvents(
         wait: q.wait,
       },
       signal,
+      once,
     });
     return res.data;
   } catch (err) {

@@ -51,6 +51,10 @@ test('events tail: lines as changes happen, through a restart, Ctrl-C names --af
     't2@example.com',
     't3@example.com',
   ]);
+  // The outage said once, and its end, by the tail: not a line per retry of each poll.
+  expect(done.stderr).not.toMatch(/retrying GET/);
+  expect(done.stderr.match(/the service does not answer/g), done.stderr).toHaveLength(1);
+  expect(done.stderr).toMatch(/the service answers again; following on/);
   const cursor = /resume with: roster events tail --after (\S+)/.exec(done.stderr)?.[1];
   expect(cursor, done.stderr).toBeDefined();
   // That cursor continues after the last event shown.

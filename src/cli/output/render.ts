@@ -40,6 +40,9 @@ const IDS_ONLY = FORMATS.filter((f) => formatterOf(f).idsOnly);
  */
 export const OUTPUT_CHOICES = [...GENERAL, 'wide', ...IDS_ONLY, 'xlsx'] as const;
 
+/** What every output takes, for the errors that refuse one: the formats for programs first. */
+const WORK_ANYWHERE = [...GENERAL.filter((f) => !forPeople(f)), ...GENERAL.filter(forPeople), 'wide'];
+
 const orList = (words: readonly string[]) =>
   words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : (words[0] ?? '');
 
@@ -56,18 +59,16 @@ export function resolveFormat(
   }
   if (flag === 'xlsx') {
     throw usageError(
-      `-o xlsx writes a workbook file, for users export --to people.xlsx; here use ${orList(GENERAL)}`,
+      `-o xlsx writes a workbook file, for users export --to people.xlsx; here use ${orList(WORK_ANYWHERE)}`,
     );
   }
   const format = FORMATS.find((f) => f === flag);
   if (format === undefined) {
-    throw usageError(`-o/--output must be one of ${GENERAL.join(', ')}, got '${flag}'`);
+    throw usageError(`-o/--output must be one of ${orList(WORK_ANYWHERE)}, got '${flag}'`);
   }
   if (formatterOf(format).idsOnly && !ids) {
-    // The formats for programs first, then the person's.
-    const instead = [...GENERAL.filter((f) => !forPeople(f)), ...GENERAL.filter(forPeople)];
     throw usageError(
-      `-o ${format} prints one id per line, for users list and media list; here use ${orList(instead)}`,
+      `-o ${format} prints one id per line, for users list and media list; here use ${orList(WORK_ANYWHERE)}`,
     );
   }
   return format;

@@ -35,7 +35,16 @@ describe('formats', () => {
     expect(resolveFormat('csv', fakeIO({ tty: true }).io)).toBe('csv');
     // Every format but those for lists only (-o ids).
     const general = FORMATS.filter((f) => !formatterOf(f).idsOnly);
-    expect(() => resolveFormat('toml', fakeIO().io)).toThrow(`one of ${general.join(', ')}`);
+    for (const format of general) {
+      expect(() => resolveFormat('toml', fakeIO().io)).toThrow(new RegExp(`one of .*\\b${format}\\b`));
+    }
+    expect(() => resolveFormat('toml', fakeIO().io)).not.toThrow(/\bids\b/);
+  });
+
+  it('a format refused names every one that works there, wide too', () => {
+    expect(() => resolveFormat('toml', fakeIO().io)).toThrow(/, table or wide, got 'toml'/);
+    expect(() => resolveFormat('ids', fakeIO().io)).toThrow(/here use .*, table or wide$/);
+    expect(() => resolveFormat('xlsx', fakeIO().io)).toThrow(/here use .*, table or wide$/);
   });
 
   it('streams JSON byte for byte like JSON.stringify of the whole array', async () => {

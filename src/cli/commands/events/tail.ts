@@ -69,12 +69,17 @@ export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
   if (after === undefined && opts.since === undefined) {
     await show(await listEvents(client.http, { ...query, after: AFTER_END }));
   }
+  // Each poll is sent once: the tail waits out a failure itself (BACKOFF_MS), and says so once
+  // an outage, not a line per retry as the client's own retries of a GET would.
   let failures = 0;
   for (;;) {
     let page: Awaited<ReturnType<typeof listEvents>>;
     try {
-      page = await listEvents(client.http, { ...query, after, wait: TAIL_WAIT_SECONDS });
-      failures = 0;
+      page = await listEvents(
+        client.http,
+        { ...query, after, wait: TAIL_WAIT_SECONDS },
+        { once: true },
+      );
     } catch (err) {
       if (!transient(err)) throw err;
       const ms = BACKOFF_MS[Math.min(failures++, BACKOFF_MS.length - 1)]!;
@@ -83,6 +88,8 @@ export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
       await sleep(ms);
       continue;
     }
+    if (failures > 0) note(deps.io, 'the service answers again; following on');
+    failures = 0;
     await show(page);
   }
 }
