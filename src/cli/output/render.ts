@@ -41,7 +41,11 @@ const IDS_ONLY = FORMATS.filter((f) => formatterOf(f).idsOnly);
 export const OUTPUT_CHOICES = [...GENERAL, 'wide', ...IDS_ONLY, 'xlsx'] as const;
 
 /** What every output takes, for the errors that refuse one: the formats for programs first. */
-const WORK_ANYWHERE = [...GENERAL.filter((f) => !forPeople(f)), ...GENERAL.filter(forPeople), 'wide'];
+const WORK_ANYWHERE = [
+  ...GENERAL.filter((f) => !forPeople(f)),
+  ...GENERAL.filter(forPeople),
+  'wide',
+];
 
 const orList = (words: readonly string[]) =>
   words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words.at(-1)}` : (words[0] ?? '');

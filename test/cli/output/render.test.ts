@@ -36,7 +36,9 @@ describe('formats', () => {
     // Every format but those for lists only (-o ids).
     const general = FORMATS.filter((f) => !formatterOf(f).idsOnly);
     for (const format of general) {
-      expect(() => resolveFormat('toml', fakeIO().io)).toThrow(new RegExp(`one of .*\\b${format}\\b`));
+      expect(() => resolveFormat('toml', fakeIO().io)).toThrow(
+        new RegExp(`one of .*\\b${format}\\b`),
+      );
     }
     expect(() => resolveFormat('toml', fakeIO().io)).not.toThrow(/\bids\b/);
   });
