@@ -175,7 +175,15 @@ export function guardedDispatcher(
         })
       : new Agent({ connect });
   return dispatcher.compose((dispatch) => (options, handler) => {
-    const why = hostRefusal(new URL(String(options.origin)).hostname, allow);
+    const origin = new URL(String(options.origin));
+    // The URL was checked when it was saved, by the serve of then: one that allowed http://
+    // must not leave this one sending event data in the clear (as the addresses, checked again).
+    if (origin.protocol === 'http:' && !policy.allowHttp) {
+      throw new EgressRefusedError(
+        "refused to deliver over http://: serve runs without --webhooks-allow-http; change the webhook's url to https://, or start serve with --webhooks-allow-http",
+      );
+    }
+    const why = hostRefusal(origin.hostname, allow);
     if (why) throw new EgressRefusedError(`refused to deliver: ${why}`);
     return dispatch(options, handler);
   });

@@ -186,9 +186,10 @@ describe('guardedDispatcher: real connections to a receiver on 127.0.0.1', () =>
 
   it('127.0.0.1 literally: refused before connecting, without an allow list', async () => {
     const before = receiver.connections();
-    const error = await post(`http://127.0.0.1:${port}/hook`, guardedDispatcher({})).catch(
-      (e) => e,
-    );
+    const error = await post(
+      `http://127.0.0.1:${port}/hook`,
+      guardedDispatcher({ allowHttp: true }),
+    ).catch((e) => e);
     expect(error).toBeInstanceOf(EgressRefusedError);
     expect(error.message).toMatch(
       /127\.0\.0\.1 is a loopback address; serve --webhooks-allow 127\.0\.0\.1\/32/,
@@ -197,16 +198,27 @@ describe('guardedDispatcher: real connections to a receiver on 127.0.0.1', () =>
   });
 
   it('127.0.0.1 literally: delivered with 127.0.0.0/8 allowed', async () => {
-    const dispatcher = guardedDispatcher({ allow: parseAllowList('127.0.0.0/8') });
+    const dispatcher = guardedDispatcher({ allowHttp: true, allow: parseAllowList('127.0.0.0/8') });
     expect(await post(`http://127.0.0.1:${port}/hook`, dispatcher)).toEqual({
       status: 200,
       body: 'ok',
     });
   });
 
+  it('http:// without allowHttp: refused before connecting (an endpoint kept from a serve that allowed it)', async () => {
+    const before = receiver.connections();
+    const dispatcher = guardedDispatcher({ allow: parseAllowList('127.0.0.0/8') });
+    const error = await post(`http://127.0.0.1:${port}/hook`, dispatcher).catch((e) => e);
+    expect(error).toBeInstanceOf(EgressRefusedError);
+    expect(error.message).toBe(
+      "refused to deliver over http://: serve runs without --webhooks-allow-http; change the webhook's url to https://, or start serve with --webhooks-allow-http",
+    );
+    expect(receiver.connections()).toBe(before);
+  });
+
   it('a name that resolves to 127.0.0.1 is refused at connect time, naming the address', async () => {
     const before = receiver.connections();
-    const dispatcher = guardedDispatcher({}, { lookup: resolvesTo('127.0.0.1') });
+    const dispatcher = guardedDispatcher({ allowHttp: true }, { lookup: resolvesTo('127.0.0.1') });
     const error = await post(`http://hooks.example.com:${port}/`, dispatcher).catch((e) => e);
     expect(error).toBeInstanceOf(EgressRefusedError);
     expect(error.message).toBe(
@@ -217,7 +229,7 @@ describe('guardedDispatcher: real connections to a receiver on 127.0.0.1', () =>
 
   it('every resolved address is checked: one refused among public ones refuses the name', async () => {
     const dispatcher = guardedDispatcher(
-      {},
+      { allowHttp: true },
       { lookup: resolvesTo('93.184.216.34', '::ffff:169.254.169.254') },
     );
     const error = await post(`http://hooks.example.com:${port}/`, dispatcher).catch((e) => e);
@@ -228,7 +240,7 @@ describe('guardedDispatcher: real connections to a receiver on 127.0.0.1', () =>
 
   it('a name that resolves to 127.0.0.1 is delivered to when 127.0.0.1 is allowed', async () => {
     const dispatcher = guardedDispatcher(
-      { allow: parseAllowList('127.0.0.1') },
+      { allowHttp: true, allow: parseAllowList('127.0.0.1') },
       { lookup: resolvesTo('127.0.0.1') },
     );
     expect(await post(`http://hooks.example.com:${port}/`, dispatcher)).toEqual({
