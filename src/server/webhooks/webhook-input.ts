@@ -5,6 +5,7 @@
  */
 import type { FieldIssue } from '../../contract/errors.js';
 import { EVENT_TYPES, typesNamedBy } from '../../contract/events.js';
+import { CONTROL_MESSAGE, hasControlChars } from '../../contract/limits.js';
 import { MAX_WEBHOOK_DESCRIPTION } from '../../contract/webhooks.js';
 import { validationError } from '../errors.js';
 
@@ -42,6 +43,7 @@ export function parseWebhookInput(
   const input: WebhookInput = {};
   if (given.url !== undefined) {
     if (typeof given.url !== 'string') issues.push({ field: 'url', message: 'must be a string' });
+    else if (hasControlChars(given.url)) issues.push({ field: 'url', message: CONTROL_MESSAGE });
     else {
       issues.push(...checkUrl(given.url));
       input.url = given.url;
@@ -71,6 +73,7 @@ export function parseWebhookInput(
   if (given.description !== undefined) {
     const d = given.description;
     if (typeof d !== 'string') issues.push({ field: 'description', message: 'must be a string' });
+    else if (hasControlChars(d)) issues.push({ field: 'description', message: CONTROL_MESSAGE });
     else if (d.length > MAX_WEBHOOK_DESCRIPTION) {
       issues.push({
         field: 'description',

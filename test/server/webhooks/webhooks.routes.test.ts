@@ -104,6 +104,30 @@ describe('refused', () => {
     expect((await send('PATCH', `/${id}`, { enabled: 'yes' })).status).toBe(400);
   });
 
+  test("control characters in a description or url: 400, on POST and PATCH (they would reach a follower's terminal)", async () => {
+    const hostile = '\u001b[31mRED\u001b[0m\nline2';
+    const post = await send('POST', '', {
+      url: 'https://hooks.example.com/in',
+      types: ['user.*'],
+      description: hostile,
+    });
+    expect(post.status).toBe(400);
+    expect(post.json.details).toEqual([
+      { field: 'description', message: 'must not contain control characters' },
+    ]);
+    const url = await send('POST', '', {
+      url: 'https://hooks.example.com/a\tb',
+      types: ['user.*'],
+    });
+    expect(url.status).toBe(400);
+    expect(url.json.details).toEqual([
+      { field: 'url', message: 'must not contain control characters' },
+    ]);
+    const { id } = await add();
+    expect((await send('PATCH', `/${id}`, { description: 'a\u0085b' })).status).toBe(400);
+    expect((await send('GET', `/${id}`)).json.description).toBe('');
+  });
+
   test('a token without webhooks:write: 403, reads too; another branch sees none of them', async () => {
     const { id } = await add();
     const reader = await server.token({ scopes: ['users:read', 'events:read'] });

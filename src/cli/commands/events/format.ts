@@ -3,6 +3,7 @@ import type { FieldChange, RosterEvent } from '../../../contract/events.js';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { type Column, resolveFormat, viewOf } from '../../output/render.js';
+import { safeText } from '../../output/text-safe.js';
 
 const value = (v: unknown) =>
   v === null || v === undefined ? '∅' : typeof v === 'string' ? v : JSON.stringify(v);
@@ -37,7 +38,12 @@ export function eventView(globals: GlobalOptions, deps: Deps) {
  * changed field, each kept within `width` columns.
  */
 export function tailLines(e: RosterEvent, width = 80): string[] {
-  const clip = (s: string) => (s.length > width ? `${s.slice(0, width - 1)}…` : s);
+  // What a writer stored (a name, a webhook's description) is data: escaped, it can neither
+  // colour nor move the follower's terminal, nor make a line that looks like another event.
+  const clip = (line: string) => {
+    const s = safeText(line);
+    return s.length > width ? `${s.slice(0, width - 1)}…` : s;
+  };
   const head = `${e.occurredAt.slice(11, 19)} ${e.type} ${targetName(e)} (${actorName(e)})`;
   return [clip(head), ...changeLines(e.changes).map((l) => clip(`  ${l}`))];
 }
