@@ -27,7 +27,11 @@ export function registerEventRoutes(
     drain.addEventListener('abort', end);
     try {
       const signal = gone.signal;
-      const page = await events.list(ctx.state.scope, query, { signal, pollMs });
+      const page = await events.list(ctx.state.scope, query, {
+        signal,
+        pollMs,
+        stillAuthenticated: ctx.state.stillAuthenticated,
+      });
       if (page.more) {
         const link = new URLSearchParams(ctx.querystring);
         link.set('after', page.next);

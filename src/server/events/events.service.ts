@@ -10,7 +10,7 @@
 import { AFTER_END, type RosterEvent } from '../../contract/events.js';
 import type { Store } from '../../store/store.js';
 import type { EventFilter } from '../../store/types.js';
-import { validationError } from '../errors.js';
+import { AppError, validationError } from '../errors.js';
 import type { RequestScope } from '../http/state.js';
 import { bindingOfShape, type CursorSeal } from '../users/list-cursor.js';
 import type { EventsQuery } from './events-query.js';
@@ -63,6 +63,11 @@ export interface WaitControl {
   /** Ends a long poll early (the client went away, the server drains). */
   signal: AbortSignal;
   pollMs?: number;
+  /**
+   * Asked before a poll that waited answers with events: a token revoked meanwhile gets a 401,
+   * not what happened after its revocation ("revoked at once" holds for a held request too).
+   */
+  stillAuthenticated?: () => Promise<boolean>;
 }
 
 export function eventsService(store: Store, cursors: CursorSeal) {
@@ -112,7 +117,7 @@ export function eventsService(store: Store, cursors: CursorSeal) {
   async function waitFor(
     read: () => ReturnType<Store['events']['list']>,
     ms: number,
-    { signal, pollMs = POLL_INTERVAL_MS }: WaitControl,
+    { signal, pollMs = POLL_INTERVAL_MS, stillAuthenticated }: WaitControl,
   ) {
     const deadline = Date.now() + ms;
     for (;;) {
@@ -131,7 +136,14 @@ export function eventsService(store: Store, cursors: CursorSeal) {
       });
       if (signal.aborted) return { rows: [], more: false };
       const page = await read();
-      if (page.rows.length > 0) return page;
+      if (page.rows.length === 0) continue;
+      if (stillAuthenticated && !(await stillAuthenticated())) {
+        throw new AppError(
+          'notLoggedIn',
+          'the API token was revoked while this request waited; check the token (`roster tokens list`) and log in with a live one',
+        );
+      }
+      return page;
     }
   }
 

@@ -71,6 +71,9 @@ export function authMiddleware(
       throw refused(WRONG_CHANNEL[channel](scope.token.name));
     const audit = requestAudit(scope.token, channel, ctx.state.requestId, ctx.get(RUN_ID_HEADER));
     ctx.state.scope = { ...scope, audit };
+    const host = ctx.hostname.toLowerCase();
+    ctx.state.stillAuthenticated = async () =>
+      (await store.credentials.resolve(host, token!)) !== undefined;
     ctx.state.origin = publicOrigin(ctx, scope.tenant, publicUrl);
     await next();
   };

@@ -20,6 +20,11 @@ export interface AppState {
   bodyTimeoutMs?: number;
   /** Where this tenant's absolute URLs point (Location, media URLs): see `publicOrigin`. */
   origin: string;
+  /**
+   * Whether the request's token is still live (auth.middleware.ts): for a request that holds
+   * (a long poll) and must not answer with data after its token was revoked meanwhile.
+   */
+  stillAuthenticated?: () => Promise<boolean>;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

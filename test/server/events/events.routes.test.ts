@@ -4,6 +4,7 @@
  * poll, and bad input.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { TEST_AUDIT } from '../../helpers/audit.js';
 import { scimClient, scimUser } from '../../helpers/scim.js';
 import { jsonBody, startServer, type TestServer } from '../../helpers/server.js';
 
@@ -227,6 +228,20 @@ describe('long poll', () => {
     const res = await polled;
     expect(res.status).toBe(200);
     expect(res.json.data.map((e: any) => e.target.id)).toEqual([made.json.id]);
+  });
+  test('a poll whose token is revoked while it waits answers 401, not the events that come', async () => {
+    const token = await server.token({ scopes: ['events:read'] });
+    const { id } = (await server.store.tokens.authenticate(token))!;
+    const at = await mark();
+    const polled = server.req('GET', `/api/events?after=${at}&wait=30`, { token });
+    // The poll is read and waiting before the revocation (two answers later, on the same server).
+    await mark();
+    await mark();
+    expect(await server.store.tokens.revoke(id, TEST_AUDIT)).toBe(true);
+    await create({ email: 'after-revoke@example.com' });
+    const res = await polled;
+    expect(res.status, res.text).toBe(401);
+    expect(res.text).not.toContain('after-revoke@example.com');
   });
 });
 
