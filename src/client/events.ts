@@ -20,6 +20,8 @@ export interface EventsPage {
   data: RosterEvent[];
   /** Always given: where to continue (a follower passes it on). */
   next: string;
+  /** Whether more events follow this page already (the service's `Link: rel="next"`). */
+  more: boolean;
 }
 
 /** The service has no event log (the real platform, an older Roster): exit 1, one line. */
@@ -35,7 +37,7 @@ export async function listEvents(
   { signal, once }: { signal?: AbortSignal; once?: boolean } = {},
 ): Promise<EventsPage> {
   try {
-    const res = await http.json<EventsPage>({
+    const res = await http.json<Omit<EventsPage, 'more'>>({
       method: 'GET',
       endpoint: '/events',
       query: {
@@ -51,7 +53,11 @@ export async function listEvents(
       signal,
       once,
     });
-    return res.data;
+    const link = res.headers.link;
+    return {
+      ...res.data,
+      more: /\brel="?next"?/.test(Array.isArray(link) ? link.join(',') : (link ?? '')),
+    };
   } catch (err) {
     if (err instanceof ApiError && (err.status === 404 || err.status === 406)) {
       throw new EventsNotOfferedError(

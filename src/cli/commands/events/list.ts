@@ -5,7 +5,7 @@ import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { forPeople, listWriter } from '../../output/render.js';
 import { parsePositiveInt } from '../../parse.js';
 import { globalsOf } from '../shared/options.js';
-import { type FilterOptions, filterOptions, queryOf } from './filters.js';
+import { type FilterOptions, filterOptions, filterWords, queryOf } from './filters.js';
 import { eventView } from './format.js';
 
 export interface ListOptions extends FilterOptions {
@@ -40,9 +40,12 @@ export async function runList(opts: ListOptions, deps: Deps): Promise<void> {
     const page = await listEvents(client.http, { ...query, limit, after });
     for (const e of page.data) await out.write(e);
     after = page.next;
-    if (page.data.length < limit) break;
+    if (!page.more) break;
     if (!opts.all) {
-      note(deps.io, `more events follow: --all for every page, or --after ${after}`);
+      note(
+        deps.io,
+        `more events follow: --all for every page, or continue with: roster events list${filterWords(query)} --after ${after}`,
+      );
       break;
     }
   }

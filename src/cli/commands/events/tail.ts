@@ -10,7 +10,7 @@ import { AFTER_END, type RosterEvent } from '../../../contract/events.js';
 import { type Deps, type GlobalOptions, note, onCleanup, print } from '../../context.js';
 import { followFormat, formatterOf } from '../../output/render.js';
 import { globalsOf } from '../shared/options.js';
-import { type FilterOptions, filterOptions, queryOf } from './filters.js';
+import { type FilterOptions, filterOptions, filterWords, queryOf } from './filters.js';
 import { tailLines } from './format.js';
 
 export interface TailOptions extends FilterOptions {
@@ -51,7 +51,8 @@ export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
   const sleep = deps.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
   let after = opts.after;
   onCleanup(deps, () => {
-    if (after) note(deps.io, `resume with: roster events tail --after ${after}`);
+    if (after)
+      note(deps.io, `resume with: roster events tail${filterWords(query)} --after ${after}`);
   });
   const events = follow
     ? await formatterOf(follow).begin(deps.io, { columns: [], json: (e: RosterEvent) => e })

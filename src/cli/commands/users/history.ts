@@ -4,9 +4,9 @@ import { listEvents } from '../../../client/events.js';
 import type { RosterEvent } from '../../../contract/events.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
 import { forPeople, listWriter } from '../../output/render.js';
+import { targetOf } from '../events/filters.js';
 import { eventView } from '../events/format.js';
 import { globalsOf } from '../shared/options.js';
-import { findUser } from './lookup.js';
 
 export interface HistoryOptions {
   id: string;
@@ -27,14 +27,14 @@ export async function runHistory(opts: HistoryOptions, deps: Deps): Promise<void
   const view = eventView(opts.globals, deps);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
-  const user = await findUser(client, opts.id);
+  const target = await targetOf(client, opts.id);
   const events: RosterEvent[] = [];
   let after: string | undefined;
   for (;;) {
-    const page = await listEvents(client.http, { target: user.id, limit: 1000, after });
+    const page = await listEvents(client.http, { target, limit: 1000, after });
     events.push(...page.data);
     after = page.next;
-    if (page.data.length < 1000) break;
+    if (!page.more) break;
   }
   const out = await listWriter(deps.io, view);
   for (const e of events.reverse()) await out.write(e);

@@ -7,6 +7,12 @@ import { FORMATS, formatterOf } from '../../../../src/cli/output/formats/index.j
 import { type CliServed, startCliServed } from '../../../helpers/cli-run.js';
 import { jsonBody } from '../../../helpers/server.js';
 
+/** A command line as a POSIX shell splits it: words, 'single-quoted' ones kept whole. */
+const shellWords = (line: string) =>
+  [...line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) =>
+    m[1] !== undefined ? m[1].replaceAll("'\\''", "'") : m[2]!,
+  );
+
 let srv: CliServed;
 let platform: CliServed;
 let ann: string;
@@ -75,6 +81,28 @@ describe('events list', () => {
     expect(JSON.parse(all.stdout)).toHaveLength(3);
   });
 
+  it('the "more events follow" hint is a command that runs as printed: its filters repeated, --since as the time it meant', async () => {
+    const r = await srv.run([
+      ...['events', 'list', '--type', 'user.*', '--user', 'ann@example.com'],
+      ...['--since', '1h', '--limit', '1', '-o', 'json'],
+    ]);
+    expect(JSON.parse(r.stdout).map((e: any) => e.type)).toEqual(['user.created']);
+    const hint = /continue with: roster (.+)$/m.exec(r.stderr)?.[1];
+    expect(hint, r.stderr).toMatch(
+      /^events list --type 'user\.\*' --user \S+ --since \S+Z --after \S+$/,
+    );
+    const rest = await srv.run([...shellWords(hint!), '-o', 'json']);
+    expect(rest.exitCode, rest.stderr).toBe(0);
+    expect(JSON.parse(rest.stdout).map((e: any) => e.type)).toEqual(['user.updated']);
+  });
+
+  it('a page of exactly --limit events, the last there is: no "more events follow"', async () => {
+    const r = await srv.run(['events', 'list', '--type', 'user.updated', '--limit', '1']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveLength(1);
+    expect(r.stderr).not.toContain('more events follow');
+  });
+
   it('bad input: an unknown type is the service 400 naming it; a bad --since a usage error', async () => {
     const r = await srv.run(['events', 'list', '--type', 'user.renamed']);
     expect(r.exitCode).toBe(1);
@@ -86,6 +114,22 @@ describe('events list', () => {
 });
 
 describe('users history', () => {
+  it('a deleted user by id: their history to the deletion (events list --user too); by email, how to find them', async () => {
+    const made = await srv.req('POST', '/api/users', jsonBody({ email: 'gone@example.com' }));
+    expect((await srv.req('DELETE', `/api/users/${made.json.id}`)).status).toBeLessThan(300);
+    const r = await srv.run(['users', 'history', made.json.id, '-o', 'json']);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).map((e: any) => e.type)).toEqual(['user.deleted', 'user.created']);
+    const listed = await srv.run(['events', 'list', '--user', made.json.id, '-o', 'json']);
+    expect(JSON.parse(listed.stdout).map((e: any) => e.type)).toEqual([
+      'user.created',
+      'user.deleted',
+    ]);
+    const byEmail = await srv.run(['users', 'history', 'gone@example.com']);
+    expect(byEmail.exitCode).toBe(4);
+    expect(byEmail.stderr).toContain('events list --type user.deleted');
+  });
+
   it("one person's changes, newest first, field: from → to", async () => {
     const r = await srv.run(['users', 'history', 'ann@example.com', '-o', 'csv']);
     expect(r.exitCode, r.stderr).toBe(0);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { filterWords } from '../../../../src/cli/commands/events/filters.js';
 import { tailLines } from '../../../../src/cli/commands/events/format.js';
 import type { RosterEvent } from '../../../../src/contract/events.js';
 
@@ -49,5 +50,21 @@ describe('events tail lines: what a writer stored cannot drive the terminal', ()
       '23:40:00 webhook.created wh_1 (admin/api)',
       '  profile.department: Ops → Sales',
     ]);
+  });
+});
+
+describe('the resume hint repeats the filters (a cursor is bound to them)', () => {
+  it('each flag as a shell reads it, times as the service took them', () => {
+    expect(
+      filterWords({
+        types: ['user.*', 'medium.created'],
+        target: 'u1',
+        since: '2026-12-07T22:00:00.000Z',
+        run: "it's",
+      }),
+    ).toBe(
+      " --type 'user.*' --type medium.created --user u1 --since 2026-12-07T22:00:00.000Z --run 'it'\\''s'",
+    );
+    expect(filterWords({})).toBe('');
   });
 });
