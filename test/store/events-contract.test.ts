@@ -232,6 +232,14 @@ test('since/until keep every event of the window, one timed out of sequence orde
   expect(await window(undefined, -60_000)).toEqual([2]);
   expect(await window(-60_000, 2 * 60_000)).toEqual([1, 3]);
   expect(await window(30 * 60_000)).toEqual([]);
+  // A window's edge within the skew of the clock's range (year 9999, year 0) still bounds it.
+  const edge = async (f: { since?: string; until?: string }) =>
+    (await store.events.list({ branchId: b.id, limit: 100, ...f })).rows.length;
+  expect(await edge({ until: '9999-12-31T23:59:59.999Z' })).toBe(4);
+  expect(await edge({ since: '0000-01-01T00:00:00.000Z' })).toBe(4);
+  expect(await edge({ since: '0000-01-01T00:00:00.000Z', until: '9999-12-31T23:57:00.000Z' })).toBe(
+    4,
+  );
 });
 
 test('prune deletes at most a batch of the oldest expired events per call', async () => {
