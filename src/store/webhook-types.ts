@@ -16,6 +16,12 @@ export interface WebhookRow {
   /** The secret before the last rotation, signing beside it until previous_expires_at (ms). */
   previous_secret: string | null;
   previous_expires_at: number | null;
+  /**
+   * Every secret a rotation replaced that still signs, newest first, as JSON
+   * `[{secret, until}]` (server/webhooks/secrets.ts); null on an endpoint never rotated since
+   * the list came (previous_secret alone then).
+   */
+  retired_secrets: string | null;
   /** The last event sequence the fan-out has looked at for this endpoint. */
   cursor: number;
   /** Since when (ms) every attempt has failed; null after a success. */
@@ -37,6 +43,7 @@ export type WebhookColumns = Pick<
   | 'secret'
   | 'previous_secret'
   | 'previous_expires_at'
+  | 'retired_secrets'
 >;
 
 export interface DeliveryRow {
@@ -62,6 +69,7 @@ export interface ClaimedDelivery extends DeliveryRow {
   secret: string;
   previous_secret: string | null;
   previous_expires_at: number | null;
+  retired_secrets: string | null;
   failing_since: number | null;
 }
 

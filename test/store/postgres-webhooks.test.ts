@@ -123,6 +123,7 @@ test('copy carries endpoints and their deliveries', async () => {
       secret: `whsec_${Buffer.alloc(24, 7).toString('base64')}`,
       previous_secret: null,
       previous_expires_at: null,
+      retired_secrets: null,
       created_at: at,
       updated_at: at,
     },

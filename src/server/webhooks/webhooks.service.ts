@@ -5,7 +5,6 @@
  */
 import { newWebhookSecret } from '../../contract/webhook-signature.js';
 import {
-  ROTATION_OVERLAP_MS,
   TEST_DELIVERY_TYPE,
   type WebhookDelivery,
   type WebhookEndpoint,
@@ -16,6 +15,7 @@ import { newObjectId } from '../../store/ids.js';
 import type { Store } from '../../store/store.js';
 import { AppError } from '../errors.js';
 import type { RequestScope } from '../http/state.js';
+import { rotated } from './secrets.js';
 import { parseWebhookInput, type UrlCheck } from './webhook-input.js';
 
 /** How many deliveries `GET /{id}/deliveries` lists, newest first. */
@@ -57,6 +57,7 @@ export function webhooksService({
         secret,
         previous_secret: null,
         previous_expires_at: null,
+        retired_secrets: null,
         created_at: at,
         updated_at: at,
       },
@@ -99,17 +100,13 @@ export function webhooksService({
     if (!(await repo.remove(scope.branch.id, id, scope.audit))) throw notFound(id);
   }
 
-  /** A new secret; the one it replaces keeps signing beside it for 24 h. */
+  /** A new secret; the one it replaces keeps signing beside it for 24 h (secrets.ts). */
   async function rotate(scope: RequestScope, id: string): Promise<WebhookWithSecret> {
     const secret = newWebhookSecret();
     const row = await repo.update(
       scope.branch.id,
       id,
-      (w) => ({
-        secret,
-        previous_secret: w.secret,
-        previous_expires_at: now() + ROTATION_OVERLAP_MS,
-      }),
+      (w) => rotated(w, secret, now()),
       scope.audit,
     );
     if (!row) throw notFound(id);

@@ -17,6 +17,7 @@ import { WORKER_ACTOR } from '../../store/common/webhook-rows.js';
 import type { Store } from '../../store/store.js';
 import type { ClaimedDelivery, Settled, Settlement } from '../../store/webhook-types.js';
 import type { AttemptOutcome } from './attempt.js';
+import { signingSecrets } from './secrets.js';
 
 export interface WorkerDeps {
   store: Pick<Store, 'webhooks' | 'events'>;
@@ -126,11 +127,7 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
 
   async function attempt(d: ClaimedDelivery): Promise<void> {
     const started = now();
-    const expires = d.previous_expires_at === null ? 0 : Number(d.previous_expires_at);
-    const secrets = [
-      d.secret,
-      ...(d.previous_secret && expires > started ? [d.previous_secret] : []),
-    ];
+    const secrets = signingSecrets(d, started);
     const timestamp = Math.floor(started / 1000);
     let outcome: AttemptOutcome;
     try {

@@ -134,6 +134,7 @@ export const WEBHOOK_COLUMNS = [
   'secret',
   'previous_secret',
   'previous_expires_at',
+  'retired_secrets',
   'created_at',
   'updated_at',
 ] as const satisfies readonly (keyof NewWebhookRow)[];

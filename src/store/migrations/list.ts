@@ -296,4 +296,11 @@ export const MIGRATIONS: Migration[] = [
       perDialect({ sqlite: sqlite.usersWords, postgres: null }),
     ],
   },
+  {
+    // One previous secret was overwritten by a second rotation within 24 h, so the first's old
+    // secret stopped signing at once (server/webhooks/secrets.ts). previous_secret stays, the
+    // newest of the list, for replicas of the release before.
+    why: 'every secret a rotation replaced that still signs, not only the last',
+    steps: [sql('ALTER TABLE webhooks ADD COLUMN retired_secrets TEXT;')],
+  },
 ];

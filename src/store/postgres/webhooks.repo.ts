@@ -292,7 +292,7 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
              ORDER BY next_attempt_at, id LIMIT $3 FOR UPDATE SKIP LOCKED)
            UPDATE webhook_deliveries d SET lease_until = $4, lease_owner = $5
            FROM picked, webhooks w WHERE d.id = picked.id AND w.id = d.webhook_id
-           RETURNING d.*, w.url, w.secret, w.previous_secret, w.previous_expires_at,
+           RETURNING d.*, w.url, w.secret, w.previous_secret, w.previous_expires_at, w.retired_secrets,
              w.failing_since`,
           [id, now, room, now + leaseMs, owner],
         );

@@ -58,7 +58,7 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
   // Each endpoint's first due deliveries, from its own index: a backlog behind one receiver
   // costs the others nothing.
   const dueOf = db.prepare<Record<string, unknown>, ClaimedDelivery>(
-    `SELECT d.*, w.url, w.secret, w.previous_secret, w.previous_expires_at, w.failing_since
+    `SELECT d.*, w.url, w.secret, w.previous_secret, w.previous_expires_at, w.retired_secrets, w.failing_since
      FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
      WHERE d.webhook_id = @webhookId AND d.status = 'pending' AND d.next_attempt_at <= @now
        AND d.id NOT IN (SELECT value FROM json_each(@inFlight))

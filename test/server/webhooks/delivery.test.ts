@@ -114,6 +114,35 @@ describe('what a receiver gets', () => {
   });
 });
 
+describe('rotations', () => {
+  test('rotated twice within 24 h, every secret of those 24 h signs; each stops 24 h after it was replaced', async () => {
+    const r = await receiver();
+    const { id, secret: s0 } = await hook(r.url);
+    const start = skew;
+    try {
+      const s1 = (await api('POST', `/${id}/rotate-secret`)).json.secret as string;
+      skew += 60 * 60_000; // an hour later: the first output lost, say, so rotated again
+      const s2 = (await api('POST', `/${id}/rotate-secret`)).json.secret as string;
+      // Which secrets signed, by the reference library's signature of each (the worker's clock
+      // is ahead of this one, so `verify`'s check of the timestamp against now would refuse).
+      const signers = async () => {
+        const got = await r.next(forId(await userEvent()));
+        const sent = String(got.headers['webhook-signature']).split(' ');
+        const at = new Date(Number(got.headers['webhook-timestamp']) * 1000);
+        const id = String(got.headers['webhook-id']);
+        return [s0, s1, s2].map((s) => sent.includes(new Webhook(s).sign(id, at, got.body)));
+      };
+      expect(await signers()).toEqual([true, true, true]);
+      skew += 23.5 * 60 * 60_000; // 24.5 h after the first rotation, 23.5 h after the second
+      expect(await signers()).toEqual([false, true, true]);
+      skew += 60 * 60_000; // past both
+      expect(await signers()).toEqual([false, false, true]);
+    } finally {
+      skew = start;
+    }
+  });
+});
+
 describe('failures and retries', () => {
   test('a 500 is retried 5 s later (jitter 0 here) with the same webhook-id; then delivered', async () => {
     const r = await receiver();

@@ -56,6 +56,7 @@ test.each([
           secret: '',
           previous_secret: null,
           previous_expires_at: null,
+          retired_secrets: null,
           failing_since: null,
         };
         await webhooks.settle(

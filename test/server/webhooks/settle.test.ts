@@ -64,6 +64,7 @@ async function endpoint() {
       secret: '',
       previous_secret: null,
       previous_expires_at: null,
+      retired_secrets: null,
       failing_since: null,
     };
     return { delivery, settlement };
