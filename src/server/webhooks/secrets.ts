@@ -23,15 +23,20 @@ type SecretColumns = Pick<
   'secret' | 'previous_secret' | 'previous_expires_at' | 'retired_secrets'
 >;
 
-/** The replaced secrets still signing at `now`, newest first. */
+/**
+ * The replaced secrets still signing at `now`, newest first: the list, and previous_secret where
+ * the list lacks it (a rotation by a replica of the release before, which wrote that alone).
+ */
 function retiredAt(row: SecretColumns, now: number): Retired[] {
-  const list: Retired[] =
-    row.retired_secrets !== null
-      ? JSON.parse(row.retired_secrets)
-      : row.previous_secret !== null && row.previous_expires_at !== null
-        ? [{ secret: row.previous_secret, until: Number(row.previous_expires_at) }]
-        : [];
-  return list.filter((r) => r.until > now);
+  const list: Retired[] = row.retired_secrets === null ? [] : JSON.parse(row.retired_secrets);
+  if (
+    row.previous_secret !== null &&
+    row.previous_expires_at !== null &&
+    !list.some((r) => r.secret === row.previous_secret)
+  ) {
+    list.push({ secret: row.previous_secret, until: Number(row.previous_expires_at) });
+  }
+  return list.filter((r) => r.until > now).sort((a, b) => b.until - a.until);
 }
 
 /** The secrets that sign a delivery sent at `now`: the endpoint's first. */

@@ -31,6 +31,18 @@ describe('the secrets that sign an endpoint', () => {
     expect(signingSecrets(next, 10 * HOUR)).toEqual(['s2', 's1']);
   });
 
+  it('a rotation by a replica of the release before (previous_secret alone moved) is kept too', () => {
+    const once = { ...fresh, ...rotated(fresh, 's1', 0) };
+    // That replica's rotation to s2: previous_secret is s1, the list still says s0.
+    const old = {
+      ...once,
+      secret: 's2',
+      previous_secret: 's1',
+      previous_expires_at: HOUR + ROTATION_OVERLAP_MS,
+    };
+    expect(signingSecrets(old, 2 * HOUR)).toEqual(['s2', 's1', 's0']);
+  });
+
   it('the newest replaced one is previous_secret too, for a replica of the release before', () => {
     const once = { ...fresh, ...rotated(fresh, 's1', 0) };
     expect(once).toMatchObject({ previous_secret: 's0', previous_expires_at: ROTATION_OVERLAP_MS });
