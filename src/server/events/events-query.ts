@@ -29,6 +29,26 @@ export interface EventsQuery {
 const KNOWN = new Set(['type', 'target', 'run', 'since', 'until', 'after', 'limit', 'wait']);
 const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/**
+ * Whether an ISO time's date and clock exist (Date.parse rolls 2026-02-30 over to 2 March and
+ * takes 24:30): its month's days, hours to 23, minutes and seconds to 59.
+ */
+function onTheCalendar(iso: string): boolean {
+  const [, y, m, d, hh = '0', mm = '0', ss = '0'] =
+    /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(iso) ?? [];
+  // setUTCFullYear, not Date.UTC: that reads years 0-99 as 1900-1999.
+  const days = new Date(new Date(0).setUTCFullYear(Number(y), Number(m), 0)).getUTCDate();
+  return (
+    Number(m) >= 1 &&
+    Number(m) <= 12 &&
+    Number(d) >= 1 &&
+    Number(d) <= days &&
+    Number(hh) <= 23 &&
+    Number(mm) <= 59 &&
+    Number(ss) <= 59
+  );
+}
+
 export function parseEventsQuery(query: ParsedUrlQuery): EventsQuery {
   const issues: FieldIssue[] = [];
   const one = (field: string): string | undefined => {
@@ -45,9 +65,18 @@ export function parseEventsQuery(query: ParsedUrlQuery): EventsQuery {
   let types: EventType[] | undefined;
   const given = query.type;
   if (given !== undefined) {
-    const words = (Array.isArray(given) ? given : [given]).flatMap((v) => v.split(','));
+    const words = (Array.isArray(given) ? given : [given])
+      .flatMap((v) => v.split(','))
+      .map((w) => w.trim())
+      .filter(Boolean);
+    if (words.length === 0) {
+      issues.push({
+        field: 'type',
+        message: 'names no event type (type=user.created, or a family such as user.*)',
+      });
+    }
     const set = new Set<EventType>();
-    for (const word of words.map((w) => w.trim()).filter(Boolean)) {
+    for (const word of words) {
       const named = typesNamedBy(word);
       if (named) for (const t of named) set.add(t);
       else
@@ -61,18 +90,20 @@ export function parseEventsQuery(query: ParsedUrlQuery): EventsQuery {
   const time = (field: string) => {
     const v = one(field);
     if (v === undefined) return undefined;
-    const ms = ISO.test(v) ? Date.parse(v) : Number.NaN;
+    const ms = ISO.test(v) && onTheCalendar(v) ? Date.parse(v) : Number.NaN;
     if (Number.isNaN(ms)) {
       issues.push({ field, message: `'${v}' is not an ISO 8601 time (2026-12-06T21:00:00Z)` });
       return undefined;
     }
     return new Date(ms).toISOString();
   };
-  const whole = (field: string, max: number, fallback: number) => {
+  const whole = (field: string, min: number, max: number, fallback: number) => {
     const v = one(field);
     if (v === undefined) return fallback;
     const n = /^\d{1,6}$/.test(v) ? Number(v) : Number.NaN;
-    if (!(n <= max)) issues.push({ field, message: `must be a whole number from 0 to ${max}` });
+    if (!(n >= min && n <= max)) {
+      issues.push({ field, message: `must be a whole number from ${min} to ${max}` });
+    }
     return Number.isNaN(n) ? fallback : Math.min(n, max);
   };
   const target = one('target');
@@ -87,10 +118,9 @@ export function parseEventsQuery(query: ParsedUrlQuery): EventsQuery {
     since: time('since'),
     until: time('until'),
     after: one('after'),
-    limit: whole('limit', MAX_EVENTS_LIMIT, DEFAULT_EVENTS_LIMIT),
-    wait: whole('wait', MAX_WAIT_SECONDS, 0),
+    limit: whole('limit', 1, MAX_EVENTS_LIMIT, DEFAULT_EVENTS_LIMIT),
+    wait: whole('wait', 0, MAX_WAIT_SECONDS, 0),
   };
-  if (parsed.limit === 0) issues.push({ field: 'limit', message: 'must be at least 1' });
   if (issues.length > 0) throw validationError(issues, 'query');
   return parsed;
 }

@@ -254,6 +254,12 @@ describe('bad input', () => {
     ['?limit=1001', 'limit', '1000'],
     ['?after=forged', 'after', 'cursor'],
     ['?color=red', 'color', 'known'],
+    // Filters that filter nothing, or a day no calendar has, are no quiet empty page.
+    ['?type=', 'type', 'names no event type'],
+    ['?type=,', 'type', 'names no event type'],
+    ['?since=2026-02-30T00:00:00Z', 'since', '2026-02-30'],
+    ['?until=2026-12-07T24:30:00Z', 'until', '24:30'],
+    ['?limit=0', 'limit', 'from 1 to 1000'],
   ])('%s is a 400 naming %s', async (query, field, word) => {
     const res = await server.req('GET', `/api/events${query}`);
     expect(res.status).toBe(400);
