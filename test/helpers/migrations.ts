@@ -55,14 +55,14 @@ const UNDO_BOTH_AFTER_SPELLED_OUT = [
   'DROP TABLE webhooks',
 ];
 
+/** The newest migrations, which both backends have: each endpoint's replaced secrets. */
+const UNDO_BOTH_NEWEST = ['ALTER TABLE webhooks DROP COLUMN retired_secrets'];
+
 /**
  * What every migration released after SQLite's 16 (search spelled out) made, taken back (newest
  * first), per backend: a migration appended later adds its undo here, so the tests that start
  * from an earlier release (the login index, the refold, SQLite's 16) keep starting from it.
  */
-/** The newest migrations, which both backends have: each endpoint's replaced secrets. */
-const UNDO_BOTH_NEWEST = ['ALTER TABLE webhooks DROP COLUMN retired_secrets'];
-
 export const UNDO_AFTER_SPELLED_OUT: Record<Store['engine'], string[]> = {
   sqlite: [
     ...UNDO_BOTH_NEWEST,

@@ -2,6 +2,7 @@
  * `GET /api/events`'s query: every parameter checked, each refusal naming it. `type` may repeat
  * or be a comma list and names types or families (`user.*`); times are ISO 8601.
  */
+
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { FieldIssue } from '../../contract/errors.js';
 import {
@@ -13,6 +14,7 @@ import {
   RUN_ID,
   typesNamedBy,
 } from '../../contract/events.js';
+import { parseIsoTime } from '../../contract/iso-time.js';
 import { validationError } from '../errors.js';
 
 export interface EventsQuery {
@@ -27,27 +29,6 @@ export interface EventsQuery {
 }
 
 const KNOWN = new Set(['type', 'target', 'run', 'since', 'until', 'after', 'limit', 'wait']);
-const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-/**
- * Whether an ISO time's date and clock exist (Date.parse rolls 2026-02-30 over to 2 March and
- * takes 24:30): its month's days, hours to 23, minutes and seconds to 59.
- */
-function onTheCalendar(iso: string): boolean {
-  const [, y, m, d, hh = '0', mm = '0', ss = '0'] =
-    /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(iso) ?? [];
-  // setUTCFullYear, not Date.UTC: that reads years 0-99 as 1900-1999.
-  const days = new Date(new Date(0).setUTCFullYear(Number(y), Number(m), 0)).getUTCDate();
-  return (
-    Number(m) >= 1 &&
-    Number(m) <= 12 &&
-    Number(d) >= 1 &&
-    Number(d) <= days &&
-    Number(hh) <= 23 &&
-    Number(mm) <= 59 &&
-    Number(ss) <= 59
-  );
-}
 
 export function parseEventsQuery(query: ParsedUrlQuery): EventsQuery {
   const issues: FieldIssue[] = [];
@@ -90,12 +71,14 @@ export function parseEventsQuery(query: ParsedUrlQuery): EventsQuery {
   const time = (field: string) => {
     const v = one(field);
     if (v === undefined) return undefined;
-    const ms = ISO.test(v) && onTheCalendar(v) ? Date.parse(v) : Number.NaN;
-    if (Number.isNaN(ms)) {
-      issues.push({ field, message: `'${v}' is not an ISO 8601 time (2026-12-06T21:00:00Z)` });
-      return undefined;
+    const at = parseIsoTime(v);
+    if (at === undefined) {
+      issues.push({
+        field,
+        message: `'${v}' is not an ISO 8601 time from year 0000 to 9999 (2026-12-06T21:00:00Z)`,
+      });
     }
-    return new Date(ms).toISOString();
+    return at;
   };
   const whole = (field: string, min: number, max: number, fallback: number) => {
     const v = one(field);

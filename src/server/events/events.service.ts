@@ -66,8 +66,9 @@ export interface WaitControl {
   /**
    * Asked before a poll that waited answers with events: a token revoked meanwhile gets a 401,
    * not what happened after its revocation ("revoked at once" holds for a held request too).
+   * Required, so that no route can hold a poll without it.
    */
-  stillAuthenticated?: () => Promise<boolean>;
+  stillAuthenticated: () => Promise<boolean>;
 }
 
 export function eventsService(store: Store, cursors: CursorSeal) {
@@ -137,7 +138,7 @@ export function eventsService(store: Store, cursors: CursorSeal) {
       if (signal.aborted) return { rows: [], more: false };
       const page = await read();
       if (page.rows.length === 0) continue;
-      if (stillAuthenticated && !(await stillAuthenticated())) {
+      if (!(await stillAuthenticated())) {
         throw new AppError(
           'notLoggedIn',
           'the API token was revoked while this request waited; check the token (`roster tokens list`) and log in with a live one',

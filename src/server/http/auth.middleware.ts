@@ -58,11 +58,9 @@ export function authMiddleware(
     const header = ctx.get('Authorization');
     if (!header) throw refused(bearer ? REQUIRES_BEARER : REQUIRES_AUTH);
     const token = tokenOfHeader(header);
-    const scope =
-      token === undefined
-        ? undefined
-        : await store.credentials.resolve(ctx.hostname.toLowerCase(), token);
-    if (!scope) {
+    const host = ctx.hostname.toLowerCase();
+    const scope = token === undefined ? undefined : await store.credentials.resolve(host, token);
+    if (!scope || token === undefined) {
       throw refused(
         'the API token is invalid, revoked or not valid for this host; check the token and the base URL',
       );
@@ -71,9 +69,8 @@ export function authMiddleware(
       throw refused(WRONG_CHANNEL[channel](scope.token.name));
     const audit = requestAudit(scope.token, channel, ctx.state.requestId, ctx.get(RUN_ID_HEADER));
     ctx.state.scope = { ...scope, audit };
-    const host = ctx.hostname.toLowerCase();
     ctx.state.stillAuthenticated = async () =>
-      (await store.credentials.resolve(host, token!)) !== undefined;
+      (await store.credentials.resolve(host, token)) !== undefined;
     ctx.state.origin = publicOrigin(ctx, scope.tenant, publicUrl);
     await next();
   };

@@ -24,7 +24,7 @@ export interface AppState {
    * Whether the request's token is still live (auth.middleware.ts): for a request that holds
    * (a long poll) and must not answer with data after its token was revoked meanwhile.
    */
-  stillAuthenticated?: () => Promise<boolean>;
+  stillAuthenticated: () => Promise<boolean>;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -6,6 +6,7 @@
  * go on verifying. `previous_secret` holds the newest of them too, for a replica of a release
  * before the list, which signs with that one alone (an endpoint rotated only there has no list).
  */
+import { z } from 'zod';
 import { ROTATION_OVERLAP_MS } from '../../contract/webhooks.js';
 import type { WebhookColumns, WebhookRow } from '../../store/webhook-types.js';
 
@@ -23,12 +24,27 @@ type SecretColumns = Pick<
   'secret' | 'previous_secret' | 'previous_expires_at' | 'retired_secrets'
 >;
 
+const RETIRED = z.array(z.object({ secret: z.string().min(1), until: z.number() }));
+
+/**
+ * The list as stored, or none where it is not one (a row written by hand): a delivery is then
+ * signed by the endpoint's own secret, never stopped by the list.
+ */
+function listOf(text: string): Retired[] {
+  try {
+    const parsed = RETIRED.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : [];
+  } catch {
+    return [];
+  }
+}
+
 /**
  * The replaced secrets still signing at `now`, newest first: the list, and previous_secret where
  * the list lacks it (a rotation by a replica of the release before, which wrote that alone).
  */
 function retiredAt(row: SecretColumns, now: number): Retired[] {
-  const list: Retired[] = row.retired_secrets === null ? [] : JSON.parse(row.retired_secrets);
+  const list = row.retired_secrets === null ? [] : listOf(row.retired_secrets);
   if (
     row.previous_secret !== null &&
     row.previous_expires_at !== null &&

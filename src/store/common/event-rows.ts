@@ -1,5 +1,7 @@
 /** The events table's row, on both backends, and the event it holds. */
+
 import type { EventType, RosterEvent, TargetType } from '../../contract/events.js';
+import { isoTimeOf } from '../../contract/iso-time.js';
 import { newObjectId } from '../ids.js';
 import type { Audit, NewEvent } from '../types.js';
 
@@ -66,12 +68,8 @@ export const EVENT_CLOCK_SKEW_MS = 5 * 60_000;
  * a lower bound, `ceiling` the earliest after which one is an upper bound.
  */
 export function sequenceEdges(f: { since?: string; until?: string }) {
-  // Shifted past year 9999 or before year 0, an ISO time is `+010000-…` or `-000001-…`, which
-  // compares as text to every stored time wrongly: no edge there (the filter alone decides).
-  const shifted = (iso: string, ms: number) => {
-    const at = new Date(Date.parse(iso) + ms).toISOString();
-    return /^\d{4}-/.test(at) ? at : undefined;
-  };
+  // Shifted past year 9999 or before year 0: no edge there (the filter alone decides).
+  const shifted = (iso: string, ms: number) => isoTimeOf(Date.parse(iso) + ms);
   return {
     floor: f.since === undefined ? undefined : shifted(f.since, -EVENT_CLOCK_SKEW_MS),
     ceiling: f.until === undefined ? undefined : shifted(f.until, EVENT_CLOCK_SKEW_MS),

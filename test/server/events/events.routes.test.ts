@@ -233,10 +233,22 @@ describe('long poll', () => {
     const token = await server.token({ scopes: ['events:read'] });
     const { id } = (await server.store.tokens.authenticate(token))!;
     const at = await mark();
-    const polled = server.req('GET', `/api/events?after=${at}&wait=30`, { token });
-    // The poll is read and waiting before the revocation (two answers later, on the same server).
-    await mark();
-    await mark();
+    // The poll is waiting once the service subscribes to the log's writes for it.
+    const log = server.store.events;
+    const subscribe = log.subscribe;
+    let polled: ReturnType<TestServer['req']>;
+    try {
+      const waiting = new Promise<void>((resolve) => {
+        log.subscribe = (fn) => {
+          resolve();
+          return subscribe.call(log, fn);
+        };
+      });
+      polled = server.req('GET', `/api/events?after=${at}&wait=30`, { token });
+      await waiting;
+    } finally {
+      log.subscribe = subscribe;
+    }
     expect(await server.store.tokens.revoke(id, TEST_AUDIT)).toBe(true);
     await create({ email: 'after-revoke@example.com' });
     const res = await polled;
@@ -258,7 +270,9 @@ describe('bad input', () => {
     ['?type=', 'type', 'names no event type'],
     ['?type=,', 'type', 'names no event type'],
     ['?since=2026-02-30T00:00:00Z', 'since', '2026-02-30'],
-    ['?until=2026-12-07T24:30:00Z', 'until', '24:30'],
+    ['?until=2026-12-07T24:00:00Z', 'until', '24:00'],
+    // An offset that carries the time past year 9999 (it would compare below every time).
+    ['?since=9999-12-31T23:30:00-01:00', 'since', '9999'],
     ['?limit=0', 'limit', 'from 1 to 1000'],
   ])('%s is a 400 naming %s', async (query, field, word) => {
     const res = await server.req('GET', `/api/events${query}`);

@@ -61,3 +61,9 @@ describe('the secrets that sign an endpoint', () => {
     expect(signing).toEqual(Array.from({ length: MAX_SIGNING_SECRETS }, (_, i) => `s${15 - i}`));
   });
 });
+
+describe('a list that is not one (a row written by hand)', () => {
+  it.each(['not json', '{}', '[{"secret": 1}]', 'null'])('%s: the endpoint signs alone', (bad) => {
+    expect(signingSecrets({ ...fresh, retired_secrets: bad }, 0)).toEqual(['s0']);
+  });
+});

@@ -35,7 +35,7 @@ export function filterOptions(cmd: Command): Command {
 export async function queryOf(opts: FilterOptions, client: ApiClient): Promise<EventsQuery> {
   return {
     ...(opts.type ? { types: opts.type } : {}),
-    ...(opts.user ? { target: await targetOf(client, opts.user) } : {}),
+    ...(opts.user ? { target: (await targetOf(client, opts.user)).id } : {}),
     ...(opts.since ? { since: parseWhen('--since', opts.since) } : {}),
     ...(opts.until ? { until: parseWhen('--until', opts.until) } : {}),
     ...(opts.run ? { run: opts.run } : {}),
@@ -43,16 +43,19 @@ export async function queryOf(opts: FilterOptions, client: ApiClient): Promise<E
 }
 
 /**
- * The target id of a user named by id, externalId or email. A deleted user's events outlive
- * them ("who removed Ann?"): an id the service no longer knows is taken as it is; an email
- * can no longer be looked up, and the 404 says where the id is.
+ * The target id of a user named by id, externalId or email, and whether that user is live. A
+ * deleted user's events outlive them ("who removed Ann?"): an id the service no longer knows is
+ * taken as it is; an email can no longer be looked up, and the 404 says where the id is.
  */
-export async function targetOf(client: ApiClient, key: string): Promise<string> {
+export async function targetOf(
+  client: ApiClient,
+  key: string,
+): Promise<{ id: string; live: boolean }> {
   try {
-    return (await findUser(client, key)).id;
+    return { id: (await findUser(client, key)).id, live: true };
   } catch (err) {
     if (!(err instanceof ApiError) || err.status !== 404) throw err;
-    if (!key.includes('@')) return key;
+    if (!key.includes('@')) return { id: key, live: false };
     throw new CliError(
       `no user has the email ${key}; a deleted user's events are found by their id: roster events list --type user.deleted shows it`,
       EXIT.notFound,

@@ -1,5 +1,6 @@
 /** How events print: a table's columns, and the one line per change `events tail` prints. */
 import type { FieldChange, RosterEvent } from '../../../contract/events.js';
+import { parseIsoTime } from '../../../contract/iso-time.js';
 import type { Deps, GlobalOptions } from '../../context.js';
 import { usageError } from '../../errors.js';
 import { type Column, resolveFormat, viewOf } from '../../output/render.js';
@@ -54,11 +55,12 @@ const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 export function parseWhen(flag: string, given: string, now = Date.now()): string {
   const rel = /^(\d{1,6})([smhd])$/.exec(given);
   if (rel) return new Date(now - Number(rel[1]) * UNITS[rel[2]!]! * 1000).toISOString();
-  const ms = /^\d{4}-\d{2}-\d{2}/.test(given) ? Date.parse(given) : Number.NaN;
-  if (Number.isNaN(ms)) {
+  // `2026-12-06 21:00` as a person types it is the API's `2026-12-06T21:00`.
+  const at = parseIsoTime(given.replace(/^(\d{4}-\d{2}-\d{2}) (?=\d)/, '$1T'));
+  if (at === undefined) {
     throw usageError(
       `${flag} takes a time before now (30m, 2h, 7d) or an ISO time (2026-12-06T21:00:00Z), got '${given}'`,
     );
   }
-  return new Date(ms).toISOString();
+  return at;
 }

@@ -83,7 +83,9 @@ export async function runTail(opts: TailOptions, deps: Deps): Promise<void> {
       );
     } catch (err) {
       if (!transient(err)) throw err;
-      const ms = BACKOFF_MS[Math.min(failures++, BACKOFF_MS.length - 1)]!;
+      // At least as long as the service asked (429 or 503 with Retry-After: a failover).
+      const asked = err instanceof ApiError ? (err.retryAfterMs ?? 0) : 0;
+      const ms = Math.max(BACKOFF_MS[Math.min(failures++, BACKOFF_MS.length - 1)]!, asked);
       if (failures === 1)
         note(deps.io, `the service does not answer (${(err as Error).message}); retrying`);
       await sleep(ms);

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { listEvents } from '../../../client/events.js';
 import type { RosterEvent } from '../../../contract/events.js';
 import { type Deps, type GlobalOptions, note } from '../../context.js';
+import { CliError, EXIT } from '../../errors.js';
 import { forPeople, listWriter } from '../../output/render.js';
 import { targetOf } from '../events/filters.js';
 import { eventView } from '../events/format.js';
@@ -27,7 +28,7 @@ export async function runHistory(opts: HistoryOptions, deps: Deps): Promise<void
   const view = eventView(opts.globals, deps);
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
-  const target = await targetOf(client, opts.id);
+  const { id: target, live } = await targetOf(client, opts.id);
   const events: RosterEvent[] = [];
   let after: string | undefined;
   for (;;) {
@@ -35,6 +36,13 @@ export async function runHistory(opts: HistoryOptions, deps: Deps): Promise<void
     events.push(...page.data);
     after = page.next;
     if (!page.more) break;
+  }
+  // An id no live user has and no event names: a typo, said as the 404 it was.
+  if (!live && events.length === 0) {
+    throw new CliError(
+      `no user has the id ${opts.id} (nor an event: a deleted user's history stays under their id)`,
+      EXIT.notFound,
+    );
   }
   const out = await listWriter(deps.io, view);
   for (const e of events.reverse()) await out.write(e);

@@ -128,6 +128,10 @@ describe('users history', () => {
     const byEmail = await srv.run(['users', 'history', 'gone@example.com']);
     expect(byEmail.exitCode).toBe(4);
     expect(byEmail.stderr).toContain('events list --type user.deleted');
+    // An id nobody had (a typo) is still a 404, not an empty history.
+    const typo = await srv.run(['users', 'history', '65f000000000000000000bad']);
+    expect(typo.exitCode).toBe(4);
+    expect(typo.stderr).toContain('no user has the id 65f000000000000000000bad');
   });
 
   it("one person's changes, newest first, field: from → to", async () => {

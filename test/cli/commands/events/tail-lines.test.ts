@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { filterWords } from '../../../../src/cli/commands/events/filters.js';
-import { tailLines } from '../../../../src/cli/commands/events/format.js';
+import { parseWhen, tailLines } from '../../../../src/cli/commands/events/format.js';
 import type { RosterEvent } from '../../../../src/contract/events.js';
 
 const event = (over: Partial<RosterEvent> = {}): RosterEvent => ({
@@ -66,5 +66,25 @@ describe('the resume hint repeats the filters (a cursor is bound to them)', () =
       " --type 'user.*' --type medium.created --user u1 --since 2026-12-07T22:00:00.000Z --run 'it'\\''s'",
     );
     expect(filterWords({})).toBe('');
+  });
+});
+
+describe('--since and --until', () => {
+  const now = Date.parse('2026-12-07T23:00:00.000Z');
+
+  it('a time before now, an ISO time, or a date and time as typed', () => {
+    expect(parseWhen('--since', '2h', now)).toBe('2026-12-07T21:00:00.000Z');
+    expect(parseWhen('--since', '2026-12-06T21:00:00Z', now)).toBe('2026-12-06T21:00:00.000Z');
+    expect(parseWhen('--since', '2026-12-06 21:00Z', now)).toBe('2026-12-06T21:00:00.000Z');
+  });
+
+  it.each([
+    '2026-02-30',
+    '2026-12-07T24:00:00Z',
+    '2026-12-07 junk',
+    '9999-12-31T23:30:00-01:00',
+    'yesterday',
+  ])('%s: a usage error naming the flag, not another day', (given) => {
+    expect(() => parseWhen('--since', given, now)).toThrow(`--since takes a time before now`);
   });
 });
