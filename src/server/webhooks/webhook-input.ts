@@ -44,7 +44,10 @@ export function parseWebhookInput(
   if (given.url !== undefined) {
     if (typeof given.url !== 'string') issues.push({ field: 'url', message: 'must be a string' });
     else if (hasControlChars(given.url)) issues.push({ field: 'url', message: CONTROL_MESSAGE });
-    else {
+    else if (given.url !== given.url.trim()) {
+      // The URL parser drops them: the URL shown would not be the one delivered to.
+      issues.push({ field: 'url', message: 'must not begin or end with a space' });
+    } else {
       issues.push(...checkUrl(given.url));
       input.url = given.url;
     }

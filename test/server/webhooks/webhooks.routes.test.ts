@@ -123,6 +123,14 @@ describe('refused', () => {
     expect(url.json.details).toEqual([
       { field: 'url', message: 'must not contain control characters' },
     ]);
+    // Spaces around a URL are no part of it: the one shown would not be the one delivered to.
+    for (const spaced of [' https://hooks.example.com/in', 'https://hooks.example.com/in ']) {
+      const res = await send('POST', '', { url: spaced, types: ['user.*'] });
+      expect(res.status, spaced).toBe(400);
+      expect(res.json.details).toEqual([
+        { field: 'url', message: 'must not begin or end with a space' },
+      ]);
+    }
     const { id } = await add();
     expect((await send('PATCH', `/${id}`, { description: 'a\u0085b' })).status).toBe(400);
     expect((await send('GET', `/${id}`)).json.description).toBe('');
