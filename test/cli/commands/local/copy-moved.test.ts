@@ -77,20 +77,20 @@ async function copied() {
 }
 
 /** What the database holds of users, as a test compares it before and after. */
-const usersIn = async (url: string) => {
+/** Rows of the database at `url`, read through a store of its own. */
+const rowsIn = async (url: string, query: string) => {
   const store = await openStore({
     dataDir: temp('roster-moved-peek-'),
     target: databaseTarget(url, ''),
   });
   try {
-    return await sql(
-      store,
-      'SELECT external_id, status, department, location FROM users ORDER BY external_id',
-    );
+    return await sql(store, query);
   } finally {
     await store.close();
   }
 };
+const usersIn = (url: string) =>
+  rowsIn(url, 'SELECT external_id, status, department, location FROM users ORDER BY external_id');
 
 describe('copy run again', () => {
   test('catches up with the data dir while the database wrote nothing of its own', async () => {
@@ -133,6 +133,43 @@ describe('copy run again', () => {
     expect(before).toContainEqual(
       expect.objectContaining({ external_id: 'E-bob', status: 'deleted' }),
     );
+  });
+
+  test('a mark written by a release that measured fewer parts still lets the copy resume', async () => {
+    const { db, data, cli } = await copied();
+    // The mark as the release before this one wrote it: no events, webhooks or deliveries.
+    await rowsIn(
+      db.url,
+      `UPDATE meta SET value = (value::jsonb || jsonb_build_object('writes',
+         ((value::jsonb ->> 'writes')::jsonb - 'events' - 'webhooks' - 'deliveries')::text))::text
+       WHERE key = 'copy.mark'`,
+    );
+    const mark = await rowsIn(db.url, "SELECT value FROM meta WHERE key = 'copy.mark'");
+    expect(String(mark[0]!.value)).not.toContain('events');
+    const again = await cli(['copy', '--data', data, '--to', db.url]);
+    expect(again.code, again.stderr).toBe(0);
+  });
+
+  test('refuses once the database changed only its webhooks (a rotation the copy would take back)', async () => {
+    const { db, data, cli } = await copied();
+    const hooks = { 'content-type': 'application/json' };
+    await serving(temp('roster-moved-replica-'), db.url, async (req) => {
+      const made = await req('POST', '/api/webhooks', {
+        headers: hooks,
+        body: JSON.stringify({ url: 'https://hooks.example.com/in', types: ['user.*'] }),
+      });
+      expect(made.status, made.text).toBe(201);
+      const rotated = await req('POST', `/api/webhooks/${made.json.id}/rotate-secret`, {
+        headers: hooks,
+      });
+      expect(rotated.status, rotated.text).toBe(200);
+    });
+    const before = await rowsIn(db.url, 'SELECT id, secret FROM webhooks');
+    expect(before).toHaveLength(1);
+    const again = await cli(['copy', '--data', data, '--to', db.url]);
+    expect(again.code, again.stderr).toBe(1);
+    expect(again.stderr).toContain('has writes the data dir does not have');
+    expect(await rowsIn(db.url, 'SELECT id, secret FROM webhooks')).toEqual(before);
   });
 
   test('refuses before writing where the database made rows of its own', async () => {
