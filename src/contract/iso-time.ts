@@ -5,8 +5,7 @@
  */
 
 /** An ISO 8601 date, or date and time, with an optional offset: what `since=`/`until=` take. */
-export const ISO_TIME =
-  /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** The log's text of an ISO time as given, or undefined when it is none or names no real time. */
 export const parseIsoTime = (given: string): string | undefined =>
@@ -16,7 +15,7 @@ export const parseIsoTime = (given: string): string | undefined =>
  * Whether an ISO time's date and clock exist: its month's days, hours to 23, minutes and seconds
  * to 59. Date.parse rolls 2026-02-30 over to 2 March and takes 24:00 as the next day's 00:00.
  */
-export function onTheCalendar(iso: string): boolean {
+function onTheCalendar(iso: string): boolean {
   const [, y, m, d, hh = '0', mm = '0', ss = '0'] =
     /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(iso) ?? [];
   if (y === undefined) return false;
@@ -38,7 +37,6 @@ export function onTheCalendar(iso: string): boolean {
  * writes `+010000-…` or `-000001-…`, which compare as text against every stored time wrongly.
  */
 export function isoTimeOf(ms: number): string | undefined {
-  if (Number.isNaN(ms)) return undefined;
   const at = new Date(ms);
   if (Number.isNaN(at.getTime())) return undefined;
   const iso = at.toISOString();

@@ -2,7 +2,6 @@
  * `GET /api/events`'s query: every parameter checked, each refusal naming it. `type` may repeat
  * or be a comma list and names types or families (`user.*`); times are ISO 8601.
  */
-
 import type { ParsedUrlQuery } from 'node:querystring';
 import type { FieldIssue } from '../../contract/errors.js';
 import {

@@ -1,5 +1,4 @@
 /** The events table's row, on both backends, and the event it holds. */
-
 import type { EventType, RosterEvent, TargetType } from '../../contract/events.js';
 import { isoTimeOf } from '../../contract/iso-time.js';
 import { newObjectId } from '../ids.js';
