@@ -1,5 +1,5 @@
 /** Sorting on disk beyond a run: the order of a stable in-memory sort, and no files left. */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ async function sortThrough(rows: Row[], runRows: number) {
   try {
     for (const row of rows) await runs.add(row);
     const out: Row[] = [];
-    for await (const row of runs.sorted()) out.push(row);
+    for await (const batch of runs.sorted()) out.push(...batch);
     return out;
   } finally {
     await runs.dispose();
@@ -49,7 +49,7 @@ describe('SortedRuns', () => {
     for (const [added, key] of ['c', 'a', 'b', 'a', 'c'].entries()) await runs.add({ key, added });
     expect(readdirSync(temp())).toHaveLength(1);
     const out: (string | null)[] = [];
-    for await (const row of runs.sorted()) out.push(row.key);
+    for await (const batch of runs.sorted()) out.push(...batch.map((row) => row.key));
     expect(out).toEqual(['a', 'a', 'b', 'c', 'c']);
     await runs.dispose();
     expect(readdirSync(temp())).toEqual([]);
@@ -69,6 +69,58 @@ describe('SortedRuns', () => {
       { key: 'b', added: 0 },
     ]);
     expect(readdirSync(temp())).toEqual([]);
+  });
+});
+
+describe('SortedRuns at size', () => {
+  it('comes back in batches of at most 1,000, in the order of a stable sort', async () => {
+    const rows = Array.from({ length: 2500 }, (_, added) => ({
+      key: `k${(added * 7919) % 97}`,
+      added,
+    }));
+    const runs = new SortedRuns(byKey, 700);
+    try {
+      for (const row of rows) await runs.add(row);
+      const sizes: number[] = [];
+      const out: Row[] = [];
+      for await (const batch of runs.sorted()) {
+        sizes.push(batch.length);
+        out.push(...batch);
+      }
+      expect(out).toEqual([...rows].sort(byKey));
+      expect(Math.max(...sizes)).toBe(1000);
+    } finally {
+      await runs.dispose();
+    }
+  });
+
+  it('reads back rows longer than a read of the file, and characters split between reads', async () => {
+    // A read is 256 KiB: rows of 3-byte and 4-byte characters, some longer than a read, put
+    // frame and character boundaries at every offset of a read somewhere.
+    const text = (n: number) => '€😀ä'.repeat(n);
+    const rows = [90_000, 5, 40_001, 70_000, 1, 33_333, 120_000, 7].map((n, added) => ({
+      key: `${added % 3}${text(n)}`,
+      added,
+    }));
+    expect(await sortThrough(rows, 2)).toEqual([...rows].sort(byKey));
+  });
+
+  it('says so when a run file was cut short, rather than losing rows', async () => {
+    const runs = new SortedRuns(byKey, 1);
+    try {
+      await runs.add({ key: 'b', added: 0 });
+      await runs.add({ key: 'a', added: 1 });
+      const [dir] = readdirSync(temp());
+      const [first] = readdirSync(join(temp(), dir!)).sort();
+      const path = join(temp(), dir!, first!);
+      truncateSync(path, statSync(path).size - 1);
+      const reading = (async () => {
+        for await (const _ of runs.sorted());
+      })();
+      await expect(reading).rejects.toThrow(/ends inside a row/);
+    } finally {
+      await runs.dispose();
+    }
   });
 });
 
