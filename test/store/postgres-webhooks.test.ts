@@ -188,7 +188,7 @@ test('a connection cut mid-delivery loses nothing: the unsettled delivery is sen
   // its transaction commits. Only that one: a reset of every connection also failed the worker's
   // other statements, and a test that waited for "the settlement or something else failed" then
   // let a settlement that had not been sent yet through (the delivery settled, never resent).
-  relay.state.loseAnswerTo = 'UPDATE webhook_deliveries SET status';
+  relay.state.loseAnswerTo = 'UPDATE webhook_deliveries SET attempts';
   receiver.answer((_q, res) => res.writeHead(204).end());
   held!.writeHead(204).end();
   await eventually(() => relay.state.loseAnswerTo === undefined); // the relay cut it (once)

@@ -80,6 +80,10 @@ async function updateOn(
  * Where each endpoint's failing_since ends after these outcomes in order: NULL after a success,
  * set by the first failure since the last success (kept if it was already failing).
  */
+/** The delivery was made due again since it was claimed (a manual retry), and not delivered. */
+const RETRIED_MEANWHILE = `v.status <> 'delivered'
+  AND webhook_deliveries.next_attempt_at IS DISTINCT FROM v.claimed_next`;
+
 function failingAfter(settled: readonly Settled[]) {
   const by = new Map<string, { cleared: boolean; firstFailure?: number }>();
   for (const { delivery, settlement } of settled) {
@@ -112,13 +116,17 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
     const disabled = await transaction(pool, async (client) => {
       await query(
         client,
-        `UPDATE webhook_deliveries SET status = v.status, attempts = attempts + 1,
+        // A manual retry during the attempt moved next_attempt_at from what the claim read:
+        // unless the attempt delivered it, the delivery stays due at the retry's time.
+        `UPDATE webhook_deliveries SET attempts = attempts + 1,
+           status = CASE WHEN ${RETRIED_MEANWHILE} THEN 'pending' ELSE v.status END,
+           next_attempt_at = CASE WHEN ${RETRIED_MEANWHILE}
+             THEN webhook_deliveries.next_attempt_at ELSE v.next_attempt_at END,
            last_attempt_at = v.at, last_status = v.http_status, last_error = v.error,
-           last_duration_ms = v.duration_ms, next_attempt_at = v.next_attempt_at,
-           lease_until = NULL, lease_owner = NULL
+           last_duration_ms = v.duration_ms, lease_until = NULL, lease_owner = NULL
          FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[], $5::text[],
-           $6::bigint[], $7::bigint[])
-           AS v(id, status, at, http_status, error, duration_ms, next_attempt_at)
+           $6::bigint[], $7::bigint[], $8::bigint[])
+           AS v(id, status, at, http_status, error, duration_ms, next_attempt_at, claimed_next)
          WHERE webhook_deliveries.id = v.id`,
         [
           settled.map((x) => x.delivery.id),
@@ -128,6 +136,7 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
           column('error'),
           column('durationMs'),
           column('nextAttemptAt'),
+          settled.map((x) => x.delivery.next_attempt_at),
         ],
       );
       const branches = new Map<string, number>();

@@ -26,6 +26,9 @@ import type {
 import type { Db } from './db.js';
 import type { SqliteEvents } from './events.repo.js';
 
+/** The delivery was made due again since it was claimed (a manual retry), and not delivered. */
+const RETRIED_MEANWHILE = `@status <> 'delivered' AND next_attempt_at <> @claimedNext`;
+
 type Raw<T> = Omit<T, 'enabled'> & { enabled: number };
 const rowOf = <T extends { enabled: boolean }>(r: Raw<T> | undefined): T | undefined =>
   r && ({ ...r, enabled: r.enabled === 1 } as unknown as T);
@@ -64,11 +67,14 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
        AND d.id NOT IN (SELECT value FROM json_each(@inFlight))
      ORDER BY d.next_attempt_at, d.id LIMIT @room`,
   );
+  // A manual retry during the attempt moved next_attempt_at from what the claim read: unless the
+  // attempt delivered it, the delivery stays due at the retry's time (RETRIED_MEANWHILE).
   const settle = db.prepare(
-    `UPDATE webhook_deliveries SET status = @status, attempts = attempts + 1,
+    `UPDATE webhook_deliveries SET attempts = attempts + 1,
+       status = CASE WHEN ${RETRIED_MEANWHILE} THEN 'pending' ELSE @status END,
+       next_attempt_at = CASE WHEN ${RETRIED_MEANWHILE} THEN next_attempt_at ELSE @nextAttemptAt END,
        last_attempt_at = @at, last_status = @httpStatus, last_error = @error,
-       last_duration_ms = @durationMs, next_attempt_at = @nextAttemptAt, lease_until = NULL,
-       lease_owner = NULL WHERE id = @id`,
+       last_duration_ms = @durationMs, lease_until = NULL, lease_owner = NULL WHERE id = @id`,
   );
   const healthy = db.prepare<[string]>('UPDATE webhooks SET failing_since = NULL WHERE id = ?');
   const failing = db.prepare<[number, string]>(
@@ -129,7 +135,7 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
 
   /** One settlement, inside the caller's transaction. */
   function settleOne({ delivery: d, settlement: s }: Settled, audit: Audit): void {
-    settle.run({ ...s, id: d.id });
+    settle.run({ ...s, id: d.id, claimedNext: d.next_attempt_at });
     if (s.succeeded) healthy.run(d.webhook_id);
     else failing.run(s.at, d.webhook_id);
     const branchId = s.disable ? branchOf.get(d.webhook_id) : undefined;

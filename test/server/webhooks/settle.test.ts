@@ -5,7 +5,7 @@
  * failure then a success leaves it not failing; a success then a failure leaves it failing since
  * that failure, not since one before the success. On the backend the run chooses.
  */
-import { expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { Settled, Settlement } from '../../../src/store/webhook-types.js';
 import { serverForFile } from '../../helpers/server.js';
 
@@ -73,7 +73,10 @@ async function endpoint() {
     const row = (await webhooks.find(branch.id, id))!;
     return row.failing_since === null ? null : Number(row.failing_since);
   };
-  return { webhooks, outcome, failingSince };
+  const stored = async (deliveryId: string) =>
+    (await webhooks.deliveries(branch.id, id, 100))!.find((d) => d.id === deliveryId)!;
+  const retry = (deliveryId: string, at: number) => webhooks.retry(branch.id, id, deliveryId, at);
+  return { webhooks, outcome, failingSince, stored, retry };
 }
 
 const T = Date.UTC(2026, 11, 1);
@@ -101,4 +104,44 @@ test('already failing: a success then a failure restarts the count at that failu
     audit,
   );
   expect(await failingSince()).toBe(T + 5);
+});
+
+describe('a retry asked for while the attempt is in flight (POST …/deliveries/{id}/retry)', () => {
+  test("is kept when the attempt fails: due at the retry, not at the failure's backoff", async () => {
+    const { webhooks, outcome, stored, retry } = await endpoint();
+    const failed = await outcome(false, T);
+    await retry(failed.delivery.id, T + 100);
+    await webhooks.settleAll([failed], audit);
+    expect(await stored(failed.delivery.id)).toMatchObject({
+      status: 'pending',
+      next_attempt_at: T + 100,
+      attempts: 1,
+      last_status: 500,
+    });
+  });
+
+  test('is kept when that attempt was the last one', async () => {
+    const { webhooks, outcome, stored, retry } = await endpoint();
+    const last = await outcome(false, T);
+    last.settlement = { ...last.settlement, status: 'failed', nextAttemptAt: null };
+    await retry(last.delivery.id, T + 100);
+    await webhooks.settleAll([last], audit);
+    expect(await stored(last.delivery.id)).toMatchObject({
+      status: 'pending',
+      next_attempt_at: T + 100,
+    });
+  });
+
+  test('is done by the attempt when it succeeds; without a retry, a failure waits its backoff', async () => {
+    const { webhooks, outcome, stored, retry } = await endpoint();
+    const delivered = await outcome(true, T);
+    await retry(delivered.delivery.id, T + 100);
+    const failed = await outcome(false, T);
+    await webhooks.settleAll([delivered, failed], audit);
+    expect(await stored(delivered.delivery.id)).toMatchObject({ status: 'delivered' });
+    expect(await stored(failed.delivery.id)).toMatchObject({
+      status: 'pending',
+      next_attempt_at: T + 5000,
+    });
+  });
 });
