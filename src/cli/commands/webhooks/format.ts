@@ -1,5 +1,7 @@
 /** How webhooks and their deliveries print, and the few rules their verbs share. */
 import type { Command } from 'commander';
+import type { HttpClient } from '../../../client/http.js';
+import { getWebhook } from '../../../client/webhooks.js';
 import { EVENT_TYPES, typesNamedBy } from '../../../contract/events.js';
 import type {
   WebhookDelivery,
@@ -63,6 +65,23 @@ export const printWithSecret = (w: WebhookWithSecret, globals: GlobalOptions, de
 
 export const printDelivery = (d: WebhookDelivery, globals: GlobalOptions, deps: Deps) =>
   renderRecord(deps.io, deliveryView(globals, deps), d);
+
+/**
+ * After test and retry: where to see how the delivery went, or, when the endpoint is disabled,
+ * that it waits for the endpoint to be enabled (the service accepts it either way).
+ */
+export async function queuedNote(http: HttpClient, id: string, deps: Deps) {
+  const hook = await getWebhook(http, id);
+  if (hook.enabled) {
+    note(deps.io, `queued; see how it went: roster webhooks deliveries ${id}`);
+    return;
+  }
+  const why = hook.disabledReason ? ` (${hook.disabledReason})` : '';
+  note(
+    deps.io,
+    `queued, but webhook ${id} is disabled${why}: nothing is sent to it until it is enabled: roster webhooks update ${id} --enable`,
+  );
+}
 
 /** After add and rotate-secret: the secret is in the output this once, and where to keep it. */
 export function secretNote(deps: Deps, extra = '') {

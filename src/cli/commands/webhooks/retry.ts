@@ -1,9 +1,9 @@
 /** `roster webhooks retry <id> <deliveryId>`: makes a delivery due again now. */
 import type { Command } from 'commander';
 import { retryDelivery } from '../../../client/webhooks.js';
-import { type Deps, type GlobalOptions, note } from '../../context.js';
+import type { Deps, GlobalOptions } from '../../context.js';
 import { globalsOf } from '../shared/options.js';
-import { printDelivery } from './format.js';
+import { printDelivery, queuedNote } from './format.js';
 
 export interface RetryOptions {
   id: string;
@@ -30,5 +30,5 @@ export async function runRetry(opts: RetryOptions, deps: Deps): Promise<void> {
     opts.globals,
     deps,
   );
-  note(deps.io, `queued; see how it went: roster webhooks deliveries ${opts.id}`);
+  await queuedNote(client.http, opts.id, deps);
 }

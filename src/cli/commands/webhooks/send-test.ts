@@ -1,9 +1,9 @@
 /** `roster webhooks test <id>`: queues a signed `webhook.test` delivery to the endpoint. */
 import type { Command } from 'commander';
 import { testWebhook } from '../../../client/webhooks.js';
-import { type Deps, type GlobalOptions, note } from '../../context.js';
+import type { Deps, GlobalOptions } from '../../context.js';
 import { globalsOf } from '../shared/options.js';
-import { printDelivery } from './format.js';
+import { printDelivery, queuedNote } from './format.js';
 
 export interface TestOptions {
   id: string;
@@ -24,5 +24,5 @@ export async function runTest(opts: TestOptions, deps: Deps): Promise<void> {
   const { apiClient } = await import('../../client.js');
   const client = await apiClient(opts.globals, deps);
   await printDelivery(await testWebhook(client.http, opts.id), opts.globals, deps);
-  note(deps.io, `queued; see how it went: roster webhooks deliveries ${opts.id}`);
+  await queuedNote(client.http, opts.id, deps);
 }

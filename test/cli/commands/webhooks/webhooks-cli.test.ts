@@ -282,6 +282,25 @@ describe('from webhooks add to a verified delivery', () => {
   });
 });
 
+describe('webhooks test and retry on a disabled endpoint', () => {
+  it('queue the delivery and say that nothing is sent until it is enabled, and how', async () => {
+    const { created } = await add();
+    const off = await srv.run(['webhooks', 'update', created.id, '--disable']);
+    expect(off.exitCode, off.stderr).toBe(0);
+    const enable = `roster webhooks update ${created.id} --enable`;
+    const test = await srv.run(['webhooks', 'test', created.id, '-o', 'json']);
+    expect(test.exitCode, test.stderr).toBe(0);
+    expect(test.stderr).toMatch(`webhook ${created.id} is disabled`);
+    expect(test.stderr).toMatch(enable);
+    const delivery = JSON.parse(test.stdout);
+    const retry = await srv.run(['webhooks', 'retry', created.id, delivery.id, '-o', 'json']);
+    expect(retry.exitCode, retry.stderr).toBe(0);
+    expect(JSON.parse(retry.stdout)).toMatchObject({ id: delivery.id, status: 'pending' });
+    expect(retry.stderr).toMatch(enable);
+    expect(retry.stderr).not.toMatch('see how it went');
+  });
+});
+
 describe('webhooks remove on a terminal', () => {
   it('asks, naming the URL; no is nothing removed', async () => {
     const { created } = await add();
