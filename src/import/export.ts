@@ -67,19 +67,30 @@ interface ExportRow {
   extra: string;
 }
 
+// String.prototype.toWellFormed, which ES2023 (this project's lib) lacks.
+const wellFormed = (s: string) => s.replace(/\p{Surrogate}/gu, '\ufffd');
+
+/**
+ * The keys well-formed (a lone surrogate as U+FFFD): a run file holds UTF-8, where it becomes
+ * that, so a row read back compares as one still held does (the file's bytes are the same).
+ */
 export const rowOf = (
   externalId: string,
   email: string,
   line: string,
   extra: string,
-): ExportRow => ({
-  externalId,
-  email,
-  externalIdKey: externalId.toLowerCase(),
-  emailKey: email.toLowerCase(),
-  line,
-  extra,
-});
+): ExportRow => {
+  const id = wellFormed(externalId);
+  const address = wellFormed(email);
+  return {
+    externalId: id,
+    email: address,
+    externalIdKey: id.toLowerCase(),
+    emailKey: address.toLowerCase(),
+    line,
+    extra,
+  };
+};
 
 /** Missing first, then case-insensitively, then exactly: the order the service's sort gave. */
 function byKey(a: string, aKey: string, b: string, bKey: string): number {

@@ -102,7 +102,7 @@ async function writeFrames<T>(file: FileHandle, rows: T[], codec: RunCodec<T>): 
     // UTF-8 takes at most 3 bytes per UTF-16 unit.
     const most = PREFIX + text.length * 3;
     if (used + most > buf.length) {
-      if (used > 0) await file.write(buf, 0, used);
+      await writeAll(file, buf, used);
       used = 0;
       if (most > buf.length) buf = Buffer.allocUnsafe(most);
     }
@@ -110,7 +110,23 @@ async function writeFrames<T>(file: FileHandle, rows: T[], codec: RunCodec<T>): 
     buf.writeUInt32LE(n, used);
     used += PREFIX + n;
   }
-  if (used > 0) await file.write(buf, 0, used);
+  await writeAll(file, buf, used);
+}
+
+/**
+ * All of `buf`'s first `length` bytes: one write call may take fewer (a file size limit, a
+ * filling disk) without an error, and the next then says why.
+ */
+export async function writeAll(
+  file: Pick<FileHandle, 'write'>,
+  buf: Buffer,
+  length: number,
+): Promise<void> {
+  for (let at = 0; at < length; ) {
+    const { bytesWritten } = await file.write(buf, at, length - at);
+    if (bytesWritten === 0) throw new Error('a run file took no more bytes');
+    at += bytesWritten;
+  }
 }
 
 /**
@@ -162,7 +178,8 @@ class RunReader<T> implements Source<T> {
     // A frame begun in this chunk moves to the front; one longer than the buffer, a larger one.
     const rest = this.#end - this.#start;
     const frame = rest >= PREFIX ? PREFIX + this.#buf.readUInt32LE(this.#start) : CHUNK;
-    const next = frame > this.#buf.length ? Buffer.allocUnsafe(frame) : this.#buf;
+    const size = Math.max(frame, CHUNK);
+    const next = size === this.#buf.length ? this.#buf : Buffer.allocUnsafe(size);
     this.#buf.copy(next, 0, this.#start, this.#end);
     this.#buf = next;
     this.#start = 0;

@@ -252,7 +252,8 @@ async function writesMark(pool: Pool): Promise<string> {
             (SELECT concat_ws(':', count(*), max(id), sum(attempts)) FROM outbox) AS outbox,
             (SELECT concat_ws(':', count(*), max(sequence)) FROM events) AS events,
             (SELECT concat_ws(':', count(*), max(updated_at)) FROM webhooks) AS webhooks,
-            (SELECT concat_ws(':', count(*), sum(attempts)) FROM webhook_deliveries) AS deliveries`,
+            (SELECT concat_ws(':', count(*), sum(attempts)) FROM webhook_deliveries) AS deliveries,
+            (SELECT sum(retries) FROM webhook_deliveries) AS retries`,
   );
   return JSON.stringify(rows[0]);
 }

@@ -61,6 +61,8 @@ export interface DeliveryRow {
   last_duration_ms: number | null;
   next_attempt_at: number | null;
   created_at: string;
+  /** Manual retries (POST …/retry): an attempt settling compares the count its claim read. */
+  retries: number;
 }
 
 /** A delivery claimed for an attempt, with what the attempt needs of its endpoint. */

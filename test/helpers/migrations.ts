@@ -55,8 +55,14 @@ const UNDO_BOTH_AFTER_SPELLED_OUT = [
   'DROP TABLE webhooks',
 ];
 
-/** The newest migrations, which both backends have: each endpoint's replaced secrets. */
-const UNDO_BOTH_NEWEST = ['ALTER TABLE webhooks DROP COLUMN retired_secrets'];
+/**
+ * The newest migrations, which both backends have (newest first): each delivery's manual
+ * retries, each endpoint's replaced secrets.
+ */
+const UNDO_BOTH_NEWEST = [
+  'ALTER TABLE webhook_deliveries DROP COLUMN retries',
+  'ALTER TABLE webhooks DROP COLUMN retired_secrets',
+];
 
 /**
  * What every migration released after SQLite's 16 (search spelled out) made, taken back (newest
@@ -92,7 +98,7 @@ export const UNDO_LOGIN_INDEX: Record<Store['engine'], string[]> = {
 };
 
 /** How many migrations each backend has after those UNDO_AFTER_SPELLED_OUT takes back. */
-export const AFTER_SPELLED_OUT: Record<Store['engine'], number> = { sqlite: 5, postgres: 5 };
+export const AFTER_SPELLED_OUT: Record<Store['engine'], number> = { sqlite: 6, postgres: 6 };
 
 /**
  * How many migrations each backend has after the login-name index: forgotten with it, they run

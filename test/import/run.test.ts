@@ -538,6 +538,32 @@ describe('an interrupted import', () => {
   });
 });
 
+describe('an export whose service sent lone surrogates (JSON escapes no text can hold)', () => {
+  it('orders them the same whether a row was held or read back from a run file', async () => {
+    // The same externalId twice: a stable sort keeps them as they came, the first spilled to a
+    // run file (runRows 2), the second still held.
+    const users = [
+      { id: 'u0', externalId: 'A', profile: {} },
+      { id: 'u1', externalId: '\ud800', profile: { firstName: 'first' } },
+      { id: 'u2', externalId: '\ud800', profile: { firstName: 'second' } },
+    ];
+    const fake = {
+      async *iterateUsers() {
+        yield* users;
+      },
+    } as unknown as ApiClient;
+    const exported = async (runRows?: number) => {
+      const out = new PassThrough();
+      const chunks: Buffer[] = [];
+      out.on('data', (c: Buffer) => chunks.push(c));
+      await exportUsers(fake, { out, runRows });
+      return Buffer.concat(chunks).toString();
+    };
+    const inMemory = await exported();
+    for (const runRows of [1, 2]) expect(await exported(runRows)).toBe(inMemory);
+  });
+});
+
 describe('an interrupted export', () => {
   it('stops with the reason it was given and leaves no sort runs behind', async () => {
     const temp = mkdtempSync(join(tmpdir(), 'export-interrupted-'));

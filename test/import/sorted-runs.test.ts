@@ -3,7 +3,7 @@ import { readdirSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SortedRuns } from '../../src/import/sorted-runs.js';
+import { SortedRuns, writeAll } from '../../src/import/sorted-runs.js';
 import { tmpdirPerTest } from '../helpers/scratch.js';
 
 interface Row {
@@ -135,5 +135,26 @@ describe('the run files', () => {
     expect(files).toHaveLength(2);
     for (const f of files) expect(statSync(join(temp(), dir!, f)).mode & 0o777, f).toBe(0o600);
     await runs.dispose();
+  });
+});
+
+describe('writing a run file', () => {
+  // A real short write needs a file size limit or a disk that fills (ulimit -f in a shell of
+  // its own): faked here, as a handle that takes a few bytes a call, then none.
+  it('a short write (faked) writes the rest; a write that takes nothing is an error', async () => {
+    const taken: number[] = [];
+    const stingy = {
+      write: async (_b: Buffer, _at: number, length: number) => {
+        const n = Math.min(3, length);
+        taken.push(n);
+        return { bytesWritten: n, buffer: _b };
+      },
+    } as unknown as Parameters<typeof writeAll>[0];
+    await writeAll(stingy, Buffer.from('0123456789'), 10);
+    expect(taken).toEqual([3, 3, 3, 1]);
+    const full = {
+      write: async (b: Buffer) => ({ bytesWritten: 0, buffer: b }),
+    } as unknown as Parameters<typeof writeAll>[0];
+    await expect(writeAll(full, Buffer.from('x'), 1)).rejects.toThrow(/took no more bytes/);
   });
 });

@@ -107,6 +107,7 @@ export function newDelivery(
     last_duration_ms: null,
     next_attempt_at: now,
     created_at: new Date(now).toISOString(),
+    retries: 0,
   };
 }
 

@@ -303,4 +303,10 @@ export const MIGRATIONS: Migration[] = [
     why: 'every secret a rotation replaced that still signs, not only the last',
     steps: [sql('ALTER TABLE webhooks ADD COLUMN retired_secrets TEXT;')],
   },
+  {
+    // A manual retry during an attempt was overwritten when that attempt settled. The settle
+    // compares this count with the one its claim read (webhooks.repo.ts RETRIED_MEANWHILE).
+    why: "how many times a delivery was retried by hand, so an attempt's outcome keeps a retry made meanwhile",
+    steps: [sql('ALTER TABLE webhook_deliveries ADD COLUMN retries INTEGER NOT NULL DEFAULT 0;')],
+  },
 ];

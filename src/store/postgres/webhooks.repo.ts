@@ -80,9 +80,13 @@ async function updateOn(
  * Where each endpoint's failing_since ends after these outcomes in order: NULL after a success,
  * set by the first failure since the last success (kept if it was already failing).
  */
-/** The delivery was made due again since it was claimed (a manual retry), and not delivered. */
-const RETRIED_MEANWHILE = `v.status <> 'delivered'
-  AND webhook_deliveries.next_attempt_at IS DISTINCT FROM v.claimed_next`;
+/**
+ * A manual retry since the claim (its count moved), on a delivery still pending, that this
+ * attempt did not deliver: the retry's due time stands. Not a delivery another replica has
+ * settled meanwhile (its lease ran out): that one is settled again, as before.
+ */
+const RETRIED_MEANWHILE = `v.status <> 'delivered' AND webhook_deliveries.status = 'pending'
+  AND webhook_deliveries.retries <> v.claimed_retries`;
 
 function failingAfter(settled: readonly Settled[]) {
   const by = new Map<string, { cleared: boolean; firstFailure?: number }>();
@@ -116,8 +120,8 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
     const disabled = await transaction(pool, async (client) => {
       await query(
         client,
-        // A manual retry during the attempt moved next_attempt_at from what the claim read:
-        // unless the attempt delivered it, the delivery stays due at the retry's time.
+        // A manual retry during the attempt is kept: unless the attempt delivered it, the
+        // delivery stays due at the retry's time (RETRIED_MEANWHILE).
         `UPDATE webhook_deliveries SET attempts = attempts + 1,
            status = CASE WHEN ${RETRIED_MEANWHILE} THEN 'pending' ELSE v.status END,
            next_attempt_at = CASE WHEN ${RETRIED_MEANWHILE}
@@ -125,8 +129,8 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
            last_attempt_at = v.at, last_status = v.http_status, last_error = v.error,
            last_duration_ms = v.duration_ms, lease_until = NULL, lease_owner = NULL
          FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[], $5::text[],
-           $6::bigint[], $7::bigint[], $8::bigint[])
-           AS v(id, status, at, http_status, error, duration_ms, next_attempt_at, claimed_next)
+           $6::bigint[], $7::bigint[], $8::integer[])
+           AS v(id, status, at, http_status, error, duration_ms, next_attempt_at, claimed_retries)
          WHERE webhook_deliveries.id = v.id`,
         [
           settled.map((x) => x.delivery.id),
@@ -136,7 +140,7 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
           column('error'),
           column('durationMs'),
           column('nextAttemptAt'),
-          settled.map((x) => x.delivery.next_attempt_at),
+          settled.map((x) => x.delivery.retries),
         ],
       );
       const branches = new Map<string, number>();
@@ -324,7 +328,8 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
       if (!(await find(pool, branchId, webhookId))) return undefined;
       const { rows } = await query<DeliveryRow>(
         pool,
-        `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $1
+        `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $1,
+           retries = retries + 1
          WHERE webhook_id = $2 AND id = $3 RETURNING *`,
         [now, webhookId, deliveryId],
       );

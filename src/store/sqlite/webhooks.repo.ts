@@ -26,8 +26,11 @@ import type {
 import type { Db } from './db.js';
 import type { SqliteEvents } from './events.repo.js';
 
-/** The delivery was made due again since it was claimed (a manual retry), and not delivered. */
-const RETRIED_MEANWHILE = `@status <> 'delivered' AND next_attempt_at <> @claimedNext`;
+/**
+ * A manual retry since the claim (its count moved), on a delivery still pending, that this
+ * attempt did not deliver: the retry's due time stands.
+ */
+const RETRIED_MEANWHILE = `@status <> 'delivered' AND status = 'pending' AND retries <> @claimedRetries`;
 
 type Raw<T> = Omit<T, 'enabled'> & { enabled: number };
 const rowOf = <T extends { enabled: boolean }>(r: Raw<T> | undefined): T | undefined =>
@@ -67,8 +70,8 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
        AND d.id NOT IN (SELECT value FROM json_each(@inFlight))
      ORDER BY d.next_attempt_at, d.id LIMIT @room`,
   );
-  // A manual retry during the attempt moved next_attempt_at from what the claim read: unless the
-  // attempt delivered it, the delivery stays due at the retry's time (RETRIED_MEANWHILE).
+  // A manual retry during the attempt is kept: unless the attempt delivered it, the delivery
+  // stays due at the retry's time (RETRIED_MEANWHILE).
   const settle = db.prepare(
     `UPDATE webhook_deliveries SET attempts = attempts + 1,
        status = CASE WHEN ${RETRIED_MEANWHILE} THEN 'pending' ELSE @status END,
@@ -87,7 +90,7 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
     'SELECT * FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id DESC LIMIT ?',
   );
   const retry = db.prepare<[number, string, string], DeliveryRow>(
-    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?
+    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, retries = retries + 1
      WHERE webhook_id = ? AND id = ? RETURNING *`,
   );
   const nextDue = db
@@ -135,7 +138,7 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
 
   /** One settlement, inside the caller's transaction. */
   function settleOne({ delivery: d, settlement: s }: Settled, audit: Audit): void {
-    settle.run({ ...s, id: d.id, claimedNext: d.next_attempt_at });
+    settle.run({ ...s, id: d.id, claimedRetries: d.retries });
     if (s.succeeded) healthy.run(d.webhook_id);
     else failing.run(s.at, d.webhook_id);
     const branchId = s.disable ? branchOf.get(d.webhook_id) : undefined;

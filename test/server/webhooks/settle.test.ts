@@ -132,6 +132,38 @@ describe('a retry asked for while the attempt is in flight (POST …/deliveries/
     });
   });
 
+  test('is kept when it came in the very millisecond the claim read', async () => {
+    const { webhooks, outcome, stored, retry } = await endpoint();
+    const last = await outcome(false, T);
+    last.settlement = { ...last.settlement, status: 'failed', nextAttemptAt: null };
+    await retry(last.delivery.id, T);
+    await webhooks.settleAll([last], audit);
+    expect(await stored(last.delivery.id)).toMatchObject({ status: 'pending', next_attempt_at: T });
+  });
+
+  test('an attempt settled twice (a lease ran out): a pending delivery always has a due time', async () => {
+    const { webhooks, outcome, stored, retry } = await endpoint();
+    for (const retried of [false, true]) {
+      const claimed = await outcome(false, T);
+      if (retried) await retry(claimed.delivery.id, T + 100);
+      const delivered: Settled = {
+        delivery: claimed.delivery,
+        settlement: {
+          ...claimed.settlement,
+          status: 'delivered',
+          succeeded: true,
+          nextAttemptAt: null,
+        },
+      };
+      await webhooks.settleAll([delivered], audit);
+      await webhooks.settleAll([claimed], audit);
+      const row = await stored(claimed.delivery.id);
+      expect(row.status === 'pending' && row.next_attempt_at === null, JSON.stringify(row)).toBe(
+        false,
+      );
+    }
+  });
+
   test('is done by the attempt when it succeeds; without a retry, a failure waits its backoff', async () => {
     const { webhooks, outcome, stored, retry } = await endpoint();
     const delivered = await outcome(true, T);

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { HttpClient } from '../../../client/http.js';
 import { getWebhook } from '../../../client/webhooks.js';
 import { EVENT_TYPES, typesNamedBy } from '../../../contract/events.js';
+import { safeText } from '../../../contract/text-safe.js';
 import type {
   WebhookDelivery,
   WebhookEndpoint,
@@ -71,12 +72,14 @@ export const printDelivery = (d: WebhookDelivery, globals: GlobalOptions, deps: 
  * that it waits for the endpoint to be enabled (the service accepts it either way).
  */
 export async function queuedNote(http: HttpClient, id: string, deps: Deps) {
-  const hook = await getWebhook(http, id);
-  if (hook.enabled) {
+  // The delivery is queued whatever this read gives: a failed one leaves the usual note.
+  const hook = await getWebhook(http, id).catch(() => undefined);
+  if (hook?.enabled !== false) {
     note(deps.io, `queued; see how it went: roster webhooks deliveries ${id}`);
     return;
   }
-  const why = hook.disabledReason ? ` (${hook.disabledReason})` : '';
+  // The service's words, on one line: note() keeps line breaks and its own colours.
+  const why = hook.disabledReason ? ` (${safeText(String(hook.disabledReason))})` : '';
   note(
     deps.io,
     `queued, but webhook ${id} is disabled${why}: nothing is sent to it until it is enabled: roster webhooks update ${id} --enable`,

