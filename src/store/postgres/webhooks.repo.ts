@@ -77,10 +77,6 @@ async function updateOn(
 }
 
 /**
- * Where each endpoint's failing_since ends after these outcomes in order: NULL after a success,
- * set by the first failure since the last success (kept if it was already failing).
- */
-/**
  * A manual retry since the claim (its count moved), on a delivery still pending, that this
  * attempt did not deliver: the retry's due time stands. Not a delivery another replica has
  * settled meanwhile (its lease ran out): that one is settled again, as before.
@@ -88,6 +84,10 @@ async function updateOn(
 const RETRIED_MEANWHILE = `v.status <> 'delivered' AND webhook_deliveries.status = 'pending'
   AND webhook_deliveries.retries <> v.claimed_retries`;
 
+/**
+ * Where each endpoint's failing_since ends after these outcomes in order: NULL after a success,
+ * set by the first failure since the last success (kept if it was already failing).
+ */
 function failingAfter(settled: readonly Settled[]) {
   const by = new Map<string, { cleared: boolean; firstFailure?: number }>();
   for (const { delivery, settlement } of settled) {
