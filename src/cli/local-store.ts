@@ -39,7 +39,10 @@ export async function targetOf(opts: StoreOptions, deps: Deps) {
 export async function openLocalStore(
   opts: StoreOptions,
   deps: Deps,
-  tuning: Pick<OpenOptions, 'poolSize' | 'statementTimeoutMs' | 'onMigration'> = {},
+  tuning: Pick<
+    OpenOptions,
+    'poolSize' | 'statementTimeoutMs' | 'onMigration' | 'searchThreads'
+  > = {},
 ): Promise<Store> {
   const { dataDir, target } = await targetOf(opts, deps);
   if (target.engine === 'sqlite') await refuseMoved(target.dir);

@@ -102,6 +102,8 @@ export interface OpenOptions {
   searchWalksUpTo?: number;
   /** Told as each pending migration of an existing database starts and ends. */
   onMigration?: MigrationLog;
+  /** SQLite: threads that run searches beside the main one (sqlite/search-threads.ts; default 0). */
+  searchThreads?: number;
 }
 
 /** The blob store `--blobs` names; the data dir's files by default. */

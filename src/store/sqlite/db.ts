@@ -20,6 +20,14 @@ export type Db = Database.Database;
 
 export { DATABASE_FILE } from './files.js';
 
+/**
+ * SQLite keeps 2 MiB of pages by default: at 100,000 users a random GET by id misses it and
+ * reads pages through a syscall each. 64 MiB (a bound, taken only as pages are read) holds the
+ * users table and its indexes there (GET by id before and after: bench/README.md, "Figures from
+ * src/ comments"). mmap_size did as well but turns an I/O error into a SIGBUS.
+ */
+const PAGE_CACHE = 'PRAGMA cache_size = -65536';
+
 export function openDatabase(dataDir: string, onMigration?: MigrationLog): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = new Database(join(dataDir, DATABASE_FILE));
@@ -33,13 +41,41 @@ export function openDatabase(dataDir: string, onMigration?: MigrationLog): Db {
   db.exec('PRAGMA synchronous = FULL');
   db.exec('PRAGMA busy_timeout = 5000');
   db.exec('PRAGMA foreign_keys = ON');
-  // SQLite keeps 2 MiB of pages by default: at 100,000 users a random GET by id misses it and
-  // reads pages through a syscall each. 64 MiB (a bound, taken only as pages are read) holds the
-  // users table and its indexes there (GET by id before and after: bench/README.md, "Figures
-  // from src/ comments"). mmap_size did as well but turns an I/O error into a SIGBUS.
-  db.exec('PRAGMA cache_size = -65536');
+  db.exec(PAGE_CACHE);
   migrate(db, onMigration);
   return db;
+}
+
+/**
+ * A second connection to an open database (its file), for reading only: a search thread's
+ * (search-threads.ts). `query_only` makes a write through it an error, not a change that would
+ * bypass the store's group commit. WAL lets it read beside the store's writes; it sees what
+ * they committed.
+ */
+export function openReader(file: string): Db {
+  const db = new Database(file, { fileMustExist: true });
+  db.exec('PRAGMA busy_timeout = 5000');
+  db.exec(PAGE_CACHE);
+  db.exec('PRAGMA query_only = ON');
+  return db;
+}
+
+/**
+ * Statements by their text, each prepared once and kept as long as its database (see the exec
+ * note in openDatabase); `raw` ones give rows as arrays of values.
+ */
+export function statementCache(db: Db) {
+  const statements = new Map<string, ReturnType<Db['prepare']>>();
+  return (sql: string, raw = false) => {
+    const key = raw ? `raw:${sql}` : sql;
+    let stmt = statements.get(key);
+    if (!stmt) {
+      stmt = db.prepare(sql);
+      if (raw) stmt.raw();
+      statements.set(key, stmt);
+    }
+    return stmt;
+  };
 }
 
 /**

@@ -4,6 +4,8 @@
  * database. Reads answer at once; writes go through `write` (group-commit.ts): those of one turn
  * of the event loop are committed together, each still its own step, and answered once durable.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { SCOPES } from '../../contract/scopes.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { localBlobStore } from '../blobs/local.js';
@@ -24,10 +26,17 @@ import { mediaRepo } from './media.repo.js';
 import { metaRepo } from './meta.repo.js';
 import { outboxRepo } from './outbox.repo.js';
 import { rateLimits } from './rate-limits.repo.js';
+import { searchThreads } from './search-threads.js';
 import { branchesRepo, tenantsRepo } from './tenants.repo.js';
 import { tokensRepo } from './tokens.repo.js';
-import { usersRepo } from './users.repo.js';
+import { FEW_MATCHES, usersRepo } from './users.repo.js';
 import { webhooksRepo } from './webhooks.repo.js';
+
+/**
+ * A search thread's code as built: from the TypeScript sources (tests) there is none beside
+ * this module, and searches stay in the main thread unless a test names the build's.
+ */
+const SEARCH_THREAD = new URL('./search-thread.js', import.meta.url);
 
 /**
  * Opens the database in `dir` (the data dir unless `--database sqlite:<dir>` moved it); the
@@ -38,10 +47,20 @@ export function openSqliteStore(
   dataDir = dir,
   blobs: BlobStore = localBlobStore(dataDir),
   {
-    searchSortsUpTo,
+    searchSortsUpTo = FEW_MATCHES,
     searchWalksUpTo,
     onMigration,
-  }: { searchSortsUpTo?: number; searchWalksUpTo?: number; onMigration?: MigrationLog } = {},
+    searchThreads: threadCount = 0,
+    searchThreadModule = SEARCH_THREAD,
+  }: {
+    searchSortsUpTo?: number;
+    searchWalksUpTo?: number;
+    onMigration?: MigrationLog;
+    /** Threads that run searches (search-threads.ts); 0: in the main thread. */
+    searchThreads?: number;
+    /** The compiled search-thread.js (tests running from the sources name the build's). */
+    searchThreadModule?: URL;
+  } = {},
 ): Store {
   // Before SQLite opens anything: its WAL and shared-memory files copy the database's mode.
   const permissionWarnings = [
@@ -64,6 +83,15 @@ export function openSqliteStore(
   const meta = metaRepo(db);
   const webhooks = webhooksRepo(db, events);
   const write = groupCommit(db);
+  const threads =
+    threadCount > 0 && existsSync(fileURLToPath(searchThreadModule))
+      ? searchThreads({
+          count: threadCount,
+          module: searchThreadModule,
+          data: { file: db.name, fewMatches: searchSortsUpTo, walkBudget: searchWalksUpTo },
+          here: users.list,
+        })
+      : undefined;
 
   const addTenant = (host: string) =>
     db.transaction(() => {
@@ -109,7 +137,8 @@ export function openSqliteStore(
       insert: (row, audit, invitation) => write(() => users.insert(row, audit, invitation)),
       update: (branchId, key, decide, audit) =>
         write(() => users.update(branchId, key, decide, audit)),
-      list: async (filter) => users.list(filter),
+      list: async (filter) =>
+        threads && filter.query !== undefined ? threads.list(filter) : users.list(filter),
     },
     media: {
       insert: (row, audit, quotaBytes) => write(() => media.insert(row, audit, quotaBytes)),
@@ -183,6 +212,7 @@ export function openSqliteStore(
       ping.get();
     },
     async close() {
+      await threads?.close();
       write.flush(); // what was queued is written, not lost with the connection
       db.close();
       await blobs.close();

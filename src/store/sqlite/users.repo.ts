@@ -14,7 +14,7 @@ import {
   VIEW_COLUMNS,
   viewOf,
 } from '../types.js';
-import type { Db } from './db.js';
+import { type Db, statementCache } from './db.js';
 import { rethrowUnique } from './errors.js';
 import type { SqliteEvents } from './events.repo.js';
 import { searchEntry } from './fts-words.js';
@@ -22,7 +22,7 @@ import type { outboxRepo } from './outbox.repo.js';
 import { usersList } from './users-list.js';
 
 /** A search with at most this many matches reads them by rowid and sorts them (users-list.ts). */
-const FEW_MATCHES = 2000;
+export const FEW_MATCHES = 2000;
 
 const VIEW = VIEW_COLUMNS.join(', ');
 
@@ -60,17 +60,7 @@ export function usersRepo(
     email: identityLookup(IDENTITY_COLUMNS.email),
     userName: identityLookup(IDENTITY_COLUMNS.userName),
   };
-  const statements = new Map<string, ReturnType<Db['prepare']>>();
-  const cached = (sql: string, raw = false) => {
-    const key = raw ? `raw:${sql}` : sql;
-    let stmt = statements.get(key);
-    if (!stmt) {
-      stmt = db.prepare(sql);
-      if (raw) stmt.raw();
-      statements.set(key, stmt);
-    }
-    return stmt;
-  };
+  const cached = statementCache(db);
   /** The same, giving rows as arrays of values (see viewOf). */
   const cachedRaw = (sql: string) => cached(sql, true);
 

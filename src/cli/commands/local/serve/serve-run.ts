@@ -209,6 +209,9 @@ async function openGuarded(opts: ServeOptions, deps: Deps, service: Service, dat
         onMigration: (line) => note(deps.io, line),
         statementTimeoutMs:
           opts.dbStatementTimeout === undefined ? undefined : opts.dbStatementTimeout * 1000,
+        // On SQLite, two searches at once each on a core of their own, and none of them holding
+        // up the other requests (store/sqlite/search-threads.ts).
+        searchThreads: 2,
       },
     );
     return { lock, store };
