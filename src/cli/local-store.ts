@@ -41,7 +41,7 @@ export async function openLocalStore(
   deps: Deps,
   tuning: Pick<
     OpenOptions,
-    'poolSize' | 'statementTimeoutMs' | 'onMigration' | 'searchThreads'
+    'poolSize' | 'statementTimeoutMs' | 'onMigration' | 'searchThreads' | 'onSearchTrouble'
   > = {},
 ): Promise<Store> {
   const { dataDir, target } = await targetOf(opts, deps);

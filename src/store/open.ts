@@ -104,6 +104,8 @@ export interface OpenOptions {
   onMigration?: MigrationLog;
   /** SQLite: threads that run searches beside the main one (sqlite/search-threads.ts; default 0). */
   searchThreads?: number;
+  /** SQLite: told when a search thread fails. */
+  onSearchTrouble?: (line: string) => void;
 }
 
 /** The blob store `--blobs` names; the data dir's files by default. */

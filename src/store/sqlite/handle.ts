@@ -5,6 +5,7 @@
  */
 import type { Store } from '../store.js';
 import type { Db } from './db.js';
+import type { SearchThreads } from './search-threads.js';
 
 const handles = new WeakMap<Store, Db>();
 
@@ -19,3 +20,13 @@ export function sqliteHandle(store: Store): Db {
   if (!db) throw new Error(`the store at ${store.location} is not a SQLite store`);
   return db;
 }
+
+const searching = new WeakMap<Store, SearchThreads>();
+
+export function keepSearchThreads(store: Store, threads: SearchThreads | undefined): Store {
+  if (threads) searching.set(store, threads);
+  return store;
+}
+
+/** A SQLite store's search threads (for tests); undefined when it has none. */
+export const searchThreadsOf = (store: Store): SearchThreads | undefined => searching.get(store);

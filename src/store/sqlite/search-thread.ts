@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ListFilter } from '../types.js';
 import { openReader, statementCache } from './db.js';
-import { usersList } from './users-list.js';
+import { snapshotList, type usersList } from './users-list.js';
 
 /** What a thread is started with. */
 export interface SearchThreadData {
@@ -16,11 +16,8 @@ export interface SearchThreadData {
   walkBudget?: number;
 }
 
-/** A search asked of a thread, and its answer. */
-export interface SearchAsk {
-  id: number;
-  filter: ListFilter;
-}
+/** A search asked of a thread (or its end: it closes its connection and exits), and its answer. */
+export type SearchAsk = { id: number; filter: ListFilter } | { close: true };
 export type SearchAnswer =
   | { ready: true }
   | { id: number; page: ReturnType<ReturnType<typeof usersList>> }
@@ -30,10 +27,16 @@ const port = parentPort!;
 const { file, fewMatches, walkBudget } = workerData as SearchThreadData;
 const db = openReader(file);
 const cached = statementCache(db);
-const list = usersList(db, (sql) => cached(sql, true), fewMatches, walkBudget);
+const list = snapshotList(db, (sql) => cached(sql, true), fewMatches, walkBudget);
 
 const answer = (a: SearchAnswer) => port.postMessage(a);
-port.on('message', ({ id, filter }: SearchAsk) => {
+port.on('message', (ask: SearchAsk) => {
+  if ('close' in ask) {
+    db.close();
+    port.close();
+    return;
+  }
+  const { id, filter } = ask;
   try {
     answer({ id, page: list(filter) });
   } catch (err) {

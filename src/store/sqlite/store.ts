@@ -21,7 +21,7 @@ import { openDatabase } from './db.js';
 import { eventsRepo } from './events.repo.js';
 import { DATABASE_FILES } from './files.js';
 import { groupCommit } from './group-commit.js';
-import { keepSqliteHandle } from './handle.js';
+import { keepSearchThreads, keepSqliteHandle } from './handle.js';
 import { mediaRepo } from './media.repo.js';
 import { metaRepo } from './meta.repo.js';
 import { outboxRepo } from './outbox.repo.js';
@@ -52,6 +52,7 @@ export function openSqliteStore(
     onMigration,
     searchThreads: threadCount = 0,
     searchThreadModule = SEARCH_THREAD,
+    onSearchTrouble,
   }: {
     searchSortsUpTo?: number;
     searchWalksUpTo?: number;
@@ -60,6 +61,8 @@ export function openSqliteStore(
     searchThreads?: number;
     /** The compiled search-thread.js (tests running from the sources name the build's). */
     searchThreadModule?: URL;
+    /** Told when a search thread fails (search-threads.ts). */
+    onSearchTrouble?: (line: string) => void;
   } = {},
 ): Store {
   // Before SQLite opens anything: its WAL and shared-memory files copy the database's mode.
@@ -90,6 +93,7 @@ export function openSqliteStore(
           module: searchThreadModule,
           data: { file: db.name, fewMatches: searchSortsUpTo, walkBudget: searchWalksUpTo },
           here: users.list,
+          ...(onSearchTrouble ? { onTrouble: onSearchTrouble } : {}),
         })
       : undefined;
 
@@ -218,5 +222,5 @@ export function openSqliteStore(
       await blobs.close();
     },
   };
-  return keepSqliteHandle(store, db);
+  return keepSearchThreads(keepSqliteHandle(store, db), threads);
 }

@@ -523,3 +523,13 @@ export function usersList(db: Db, prepared: Prepared, fewMatches: number, walkBu
     return next ? { ...counted, rows, next } : { ...counted, rows };
   };
 }
+
+/**
+ * The list on a connection of its own (a search thread's): each call one read transaction, so
+ * all its statements see one snapshot. In the main thread nothing can write between them (the
+ * driver is synchronous); beside it, a commit could land between the matches' ids and their
+ * rows, and the page show a user deleted since, or no longer matching.
+ */
+export function snapshotList(db: Db, prepared: Prepared, fewMatches: number, walkBudget?: number) {
+  return db.transaction(usersList(db, prepared, fewMatches, walkBudget));
+}

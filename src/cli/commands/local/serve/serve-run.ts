@@ -212,6 +212,7 @@ async function openGuarded(opts: ServeOptions, deps: Deps, service: Service, dat
         // On SQLite, two searches at once each on a core of their own, and none of them holding
         // up the other requests (store/sqlite/search-threads.ts).
         searchThreads: 2,
+        onSearchTrouble: (line) => note(deps.io, `warning: ${line}`),
       },
     );
     return { lock, store };
