@@ -37,6 +37,7 @@ import type {
   DeliveryRow,
   NewWebhookRow,
   Settled,
+  SettledAs,
   Settlement,
   WebhookColumns,
   WebhookRow,
@@ -222,7 +223,7 @@ export interface WebhooksRepo {
    * Records several attempts' outcomes in one transaction, as `settle` would one after the
    * other in this order (the worker's group commit: one commit per batch, not per delivery).
    */
-  settleAll(settled: readonly Settled[], audit: Audit): Promise<void>;
+  settleAll(settled: readonly Settled[], audit: Audit): Promise<Map<string, SettledAs>>;
   /** An endpoint's deliveries, newest first; undefined when there is no such endpoint. */
   deliveries(
     branchId: number,

@@ -96,6 +96,16 @@ export interface Settled {
   settlement: Settlement;
 }
 
+/**
+ * Where a delivery stands once its attempt is settled: the settlement's status and due time,
+ * unless a manual retry asked while the attempt was in flight stood instead (pending, due at
+ * the retry's time).
+ */
+export interface SettledAs {
+  status: DeliveryStatus;
+  nextAttemptAt: number | null;
+}
+
 export interface ClaimRequest {
   now: number;
   /** How long a claimed delivery stays the claimer's (then another may take it over). */

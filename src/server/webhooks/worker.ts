@@ -15,7 +15,7 @@ import { DISABLE_AFTER_FAILING_MS } from '../../contract/webhooks.js';
 import { systemAudit } from '../../store/common/event-rows.js';
 import { WORKER_ACTOR } from '../../store/common/webhook-rows.js';
 import type { Store } from '../../store/store.js';
-import type { ClaimedDelivery, Settled, Settlement } from '../../store/webhook-types.js';
+import type { ClaimedDelivery, Settled, SettledAs, Settlement } from '../../store/webhook-types.js';
 import type { AttemptOutcome } from './attempt.js';
 import { signingSecrets } from './secrets.js';
 
@@ -146,12 +146,15 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
       outcome = { kind: 'failed', error: (err as Error).message, durationMs: now() - started };
     }
     const s = settlementOf(d, outcome, now());
-    await settle({ delivery: d, settlement: s });
+    // What the row says now: a manual retry asked during the attempt stands over its outcome.
+    const as = (await settle({ delivery: d, settlement: s })) ?? s;
     if (s.status !== 'delivered') {
-      const next =
-        s.nextAttemptAt === null
+      const retried = as.status !== s.status || as.nextAttemptAt !== s.nextAttemptAt;
+      const due =
+        as.nextAttemptAt === null
           ? 'given up'
-          : `next try in ${Math.ceil((s.nextAttemptAt - s.at) / 1000)} s`;
+          : `next try ${as.nextAttemptAt <= s.at ? 'now' : `in ${Math.ceil((as.nextAttemptAt - s.at) / 1000)} s`}`;
+      const next = retried ? `a manual retry asked meanwhile stands: ${due}` : due;
       log(
         `webhooks: ${d.type} ${d.event_id} to ${originOf(d.url)} not delivered (attempt ${Number(d.attempts) + 1}): ${s.error}; ${next}${s.disable ? `; endpoint disabled: ${s.disable}` : ''}`,
       );
@@ -164,9 +167,13 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
    * is written at once (nothing waits for a batch to fill). Each attempt stays in `inFlight`
    * until its own batch is committed, so it is never claimed again before it is settled.
    */
-  const queued: { settled: Settled; done: () => void; failed: (err: Error) => void }[] = [];
+  const queued: {
+    settled: Settled;
+    done: (as: SettledAs | undefined) => void;
+    failed: (err: Error) => void;
+  }[] = [];
   let writing = false;
-  function settle(settled: Settled): Promise<void> {
+  function settle(settled: Settled): Promise<SettledAs | undefined> {
     return new Promise((done, failed) => {
       queued.push({ settled, done, failed });
       if (!writing) void writeSettlements();
@@ -177,11 +184,11 @@ export function webhookWorker(deps: WorkerDeps): WebhookWorker {
     while (queued.length > 0) {
       const batch = queued.splice(0, queued.length);
       try {
-        await store.webhooks.settleAll(
+        const as = await store.webhooks.settleAll(
           batch.map((q) => q.settled),
           audit,
         );
-        for (const q of batch) q.done();
+        for (const q of batch) q.done(as.get(q.settled.delivery.id));
       } catch (err) {
         for (const q of batch) q.failed(err as Error);
       }

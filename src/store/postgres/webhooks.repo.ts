@@ -23,6 +23,7 @@ import type {
   DeliveryRow,
   NewWebhookRow,
   Settled,
+  SettledAs,
   WebhookRow,
 } from '../webhook-types.js';
 import { type Client, type Pool, type Queryable, query, transaction } from './db.js';
@@ -113,12 +114,16 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
    * endpoint for its failing_since, and the rare disable; a round trip per statement, not
    * four per delivery.
    */
-  async function settleAll(settled: readonly Settled[], audit: Audit): Promise<void> {
-    if (settled.length === 0) return;
+  async function settleAll(
+    settled: readonly Settled[],
+    audit: Audit,
+  ): Promise<Map<string, SettledAs>> {
+    const as = new Map<string, SettledAs>();
+    if (settled.length === 0) return as;
     const column = <K extends keyof Settled['settlement']>(k: K) =>
       settled.map((x) => x.settlement[k]);
     const disabled = await transaction(pool, async (client) => {
-      await query(
+      const { rows: stood } = await query<SettledAs & { id: string }>(
         client,
         // A manual retry during the attempt is kept: unless the attempt delivered it, the
         // delivery stays due at the retry's time (RETRIED_MEANWHILE).
@@ -131,7 +136,9 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
          FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[], $5::text[],
            $6::bigint[], $7::bigint[], $8::integer[])
            AS v(id, status, at, http_status, error, duration_ms, next_attempt_at, claimed_retries)
-         WHERE webhook_deliveries.id = v.id`,
+         WHERE webhook_deliveries.id = v.id
+         RETURNING webhook_deliveries.id, webhook_deliveries.status,
+           webhook_deliveries.next_attempt_at AS "nextAttemptAt"`,
         [
           settled.map((x) => x.delivery.id),
           column('status'),
@@ -143,6 +150,7 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
           settled.map((x) => x.delivery.retries),
         ],
       );
+      for (const { id, ...row } of stood) as.set(id, row);
       const branches = new Map<string, number>();
       for (const [id, f] of failingAfter(settled)) {
         // A success touches the endpoint's row only if it was failing: its row lock would make
@@ -185,6 +193,7 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
       return changed;
     });
     if (disabled) notifier.notify();
+    return as;
   }
 
   return {
@@ -313,7 +322,9 @@ export function webhooksRepo(pool: Pool, notifier: Notifier): WebhooksRepo {
       }
       return out;
     },
-    settle: (d, s, audit) => settleAll([{ delivery: d, settlement: s }], audit),
+    settle: async (d, s, audit) => {
+      await settleAll([{ delivery: d, settlement: s }], audit);
+    },
     settleAll,
     async deliveries(branchId, webhookId, limit) {
       if (!(await find(pool, branchId, webhookId))) return undefined;

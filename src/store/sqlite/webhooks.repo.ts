@@ -21,6 +21,7 @@ import type {
   DeliveryRow,
   NewWebhookRow,
   Settled,
+  SettledAs,
   WebhookRow,
 } from '../webhook-types.js';
 import type { Db } from './db.js';
@@ -77,7 +78,8 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
        status = CASE WHEN ${RETRIED_MEANWHILE} THEN 'pending' ELSE @status END,
        next_attempt_at = CASE WHEN ${RETRIED_MEANWHILE} THEN next_attempt_at ELSE @nextAttemptAt END,
        last_attempt_at = @at, last_status = @httpStatus, last_error = @error,
-       last_duration_ms = @durationMs, lease_until = NULL, lease_owner = NULL WHERE id = @id`,
+       last_duration_ms = @durationMs, lease_until = NULL, lease_owner = NULL WHERE id = @id
+     RETURNING status, next_attempt_at AS nextAttemptAt`,
   );
   const healthy = db.prepare<[string]>('UPDATE webhooks SET failing_since = NULL WHERE id = ?');
   const failing = db.prepare<[number, string]>(
@@ -137,8 +139,8 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
   );
 
   /** One settlement, inside the caller's transaction. */
-  function settleOne({ delivery: d, settlement: s }: Settled, audit: Audit): void {
-    settle.run({ ...s, id: d.id, claimedRetries: d.retries });
+  function settleOne({ delivery: d, settlement: s }: Settled, audit: Audit): SettledAs | undefined {
+    const as = settle.get({ ...s, id: d.id, claimedRetries: d.retries }) as SettledAs | undefined;
     if (s.succeeded) healthy.run(d.webhook_id);
     else failing.run(s.at, d.webhook_id);
     const branchId = s.disable ? branchOf.get(d.webhook_id) : undefined;
@@ -150,6 +152,7 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
         audit,
       );
     }
+    return as;
   }
 
   return {
@@ -207,12 +210,17 @@ export function webhooksRepo(db: Db, events: SqliteEvents): Sync<WebhooksRepo> {
       }
       return out;
     },
-    settle: db.transaction((d, s, audit: Audit) =>
-      settleOne({ delivery: d, settlement: s }, audit),
-    ),
+    settle: db.transaction((d, s, audit: Audit) => {
+      settleOne({ delivery: d, settlement: s }, audit);
+    }),
     // One commit for the batch: on SQLite the commit is most of a settlement's cost.
     settleAll: db.transaction((settled: readonly Settled[], audit: Audit) => {
-      for (const one of settled) settleOne(one, audit);
+      const as = new Map<string, SettledAs>();
+      for (const one of settled) {
+        const stood = settleOne(one, audit);
+        if (stood) as.set(one.delivery.id, stood);
+      }
+      return as;
     }),
     deliveries: (branchId, webhookId, limit) =>
       one.get(branchId, webhookId) ? deliveries.all(webhookId, limit) : undefined,

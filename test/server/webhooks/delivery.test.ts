@@ -172,6 +172,29 @@ describe('failures and retries', () => {
     await eventually(async () => (await deliveryOf(id, eventId))?.status === 'delivered');
   });
 
+  test('a manual retry asked while an attempt is on its way stands, and the log says so', async () => {
+    const r = await receiver();
+    // The attempt is held until the retry is in, then fails.
+    let release: (() => void) | undefined;
+    r.answer((_q, res) => {
+      release = () => res.writeHead(500).end();
+    });
+    const { id } = await hook(r.url);
+    const eventId = await userEvent();
+    await r.next(forId(eventId));
+    const d = await deliveryOf(id, eventId);
+    r.answer((_q, res) => res.writeHead(204).end());
+    const retry = await api('POST', `/${id}/deliveries/${d.id}/retry`);
+    expect(retry.status, retry.text).toBe(200);
+    release!();
+    await eventually(async () => (await deliveryOf(id, eventId))?.status === 'delivered');
+    expect(r.received.filter(forId(eventId))).toHaveLength(2);
+    const line = server.logs.find((l) => l.includes(eventId) && l.includes('not delivered'));
+    expect(line).toMatch(
+      /the receiver answered 500; a manual retry asked meanwhile stands: next try now$/,
+    );
+  });
+
   test('a redirect is a failure and is not followed', async () => {
     const target = await receiver();
     const r = await receiver();

@@ -111,7 +111,9 @@ describe('a retry asked for while the attempt is in flight (POST …/deliveries/
     const { webhooks, outcome, stored, retry } = await endpoint();
     const failed = await outcome(false, T);
     await retry(failed.delivery.id, T + 100);
-    await webhooks.settleAll([failed], audit);
+    const as = await webhooks.settleAll([failed], audit);
+    // The worker is told where the delivery stands (its log line says the retry stands).
+    expect(as.get(failed.delivery.id)).toEqual({ status: 'pending', nextAttemptAt: T + 100 });
     expect(await stored(failed.delivery.id)).toMatchObject({
       status: 'pending',
       next_attempt_at: T + 100,
@@ -125,7 +127,8 @@ describe('a retry asked for while the attempt is in flight (POST …/deliveries/
     const last = await outcome(false, T);
     last.settlement = { ...last.settlement, status: 'failed', nextAttemptAt: null };
     await retry(last.delivery.id, T + 100);
-    await webhooks.settleAll([last], audit);
+    const as = await webhooks.settleAll([last], audit);
+    expect(as.get(last.delivery.id)).toEqual({ status: 'pending', nextAttemptAt: T + 100 });
     expect(await stored(last.delivery.id)).toMatchObject({
       status: 'pending',
       next_attempt_at: T + 100,
@@ -169,7 +172,11 @@ describe('a retry asked for while the attempt is in flight (POST …/deliveries/
     const delivered = await outcome(true, T);
     await retry(delivered.delivery.id, T + 100);
     const failed = await outcome(false, T);
-    await webhooks.settleAll([delivered, failed], audit);
+    const as = await webhooks.settleAll([delivered, failed], audit);
+    expect(Object.fromEntries(as)).toEqual({
+      [delivered.delivery.id]: { status: 'delivered', nextAttemptAt: null },
+      [failed.delivery.id]: { status: 'pending', nextAttemptAt: T + 5000 },
+    });
     expect(await stored(delivered.delivery.id)).toMatchObject({ status: 'delivered' });
     expect(await stored(failed.delivery.id)).toMatchObject({
       status: 'pending',
