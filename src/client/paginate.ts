@@ -28,6 +28,9 @@ export interface PaginateOptions {
  * once `offset` reaches `total`; offsets advance by the items received, so a server that caps
  * `limit` is followed correctly; items created or removed while paging can shift the pages.
  */
+/** Items handed out between two turns of the event loop while a page is on its way (handOut). */
+const TURN_EVERY = 100;
+
 export async function* paginate<T>(
   fetchPage: (page: PageRequest) => Promise<Page<T>>,
   opts: PaginateOptions = {},
@@ -54,6 +57,18 @@ export async function* paginate<T>(
       prefetched.catch(() => {}); // awaited (and thrown) below
     }
   };
+  // undici writes a request a turn or two of the event loop later, and a consumer that uses
+  // the items without I/O between them (an export) gives it none until the page is used up:
+  // the page asked ahead left only then, and the two sides took turns. So while one is on its
+  // way the items are handed out TURN_EVERY at a time with a turn before each (an export of
+  // 200,000 users at 15 µs each: 23k -> 35-40k rows/s; bench/HISTORY.md).
+  async function* handOut(items: T[], asked: boolean) {
+    if (!asked) return yield* items;
+    for (let i = 0; i < items.length; i += TURN_EVERY) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      yield* items.slice(i, i + TURN_EVERY);
+    }
+  }
   for (;;) {
     if (after !== undefined) {
       const page = await (prefetched ?? fetchPage({ limit: pageSize, offset, after }));
@@ -61,7 +76,7 @@ export async function* paginate<T>(
       const end = offset + page.data.length;
       if (page.next && page.data.length > 0) follow(page.next, end);
       else after = undefined;
-      yield* page.data;
+      yield* handOut(page.data, prefetched !== undefined);
       offset = end;
       if (after === undefined) return;
       continue;
@@ -76,7 +91,7 @@ export async function* paginate<T>(
       const end = offset + page.data.length;
       if (page.data.length === 0) return;
       follow(page.next, end);
-      yield* page.data;
+      yield* handOut(page.data, prefetched !== undefined);
       offset = end;
       continue;
     }
@@ -85,11 +100,13 @@ export async function* paginate<T>(
     const last = page.data.length === 0 || page.data.length < applied || end >= page.total;
     // Before the items are handed out, so the next pages are on their way while they are used.
     let next = inFlight.at(-1) ? inFlight.at(-1)!.offset + applied : end;
+    let asked = false;
     while (!last && inFlight.length < ahead && next < page.total) {
       ask(next);
       next += applied;
+      asked = true;
     }
-    yield* page.data;
+    yield* handOut(page.data, asked);
     offset = end;
     if (last) return;
   }

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/client/index.js';
 import { paginate } from '../../src/client/users.js';
@@ -181,7 +183,58 @@ describe('paginate', () => {
     );
     expect(await pages).toEqual([0, 1, 2]);
   });
+
+  it('a page asked ahead is on the wire while the page before is used, not after', async () => {
+    // The service on a thread of its own, so it takes the request while this thread is busy
+    // with the first page's items, as a CLI is (an export: ~15 µs a user, no I/O between them).
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const service = new Worker(PAGED_ON_A_THREAD, {
+      eval: true,
+      workerData: { flag: flag.buffer, total: 3000 },
+    });
+    const [port] = (await once(service, 'message')) as [number];
+    cleanup.push(async () => {
+      service.postMessage('stop');
+      await once(service, 'exit');
+    });
+    const client = createApiClient({
+      baseUrl: `http://127.0.0.1:${port}/api`,
+      token: 'tok',
+      memory: knownServer,
+    });
+    cleanup.push(client.close);
+    let n = 0;
+    let askedWhileBusy = false;
+    for await (const _ of client.iterateUsers({}, 1000, 1)) {
+      if (++n > 1000) continue;
+      // Synchronous use of the first page, up to 2 s in all: the page after it reaches the
+      // service meanwhile only if it was sent before the items were handed out.
+      const until = Date.now() + 2;
+      while (!askedWhileBusy && Date.now() < until) askedWhileBusy = Atomics.load(flag, 0) === 1;
+    }
+    expect(n).toBe(3000);
+    expect(askedWhileBusy).toBe(true);
+  });
 });
+
+/** A cursor-paged GET /users on a worker thread: it sets the flag when a page after a cursor is asked. */
+const PAGED_ON_A_THREAD = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { createServer } = require('node:http');
+const flag = new Int32Array(workerData.flag);
+const server = createServer((req, res) => {
+  const q = new URL(req.url, 'http://x').searchParams;
+  if (q.has('after')) Atomics.store(flag, 0, 1);
+  const limit = Number(q.get('limit'));
+  const from = q.has('after') ? Number(q.get('after').slice(1)) : 0;
+  const data = Array.from({ length: Math.max(0, Math.min(limit, workerData.total - from)) }, (_, i) => ({ id: 'u' + (from + i) }));
+  const next = from + data.length < workerData.total ? { next: 'c' + (from + data.length) } : {};
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ total: workerData.total, limit, offset: 0, data, ...next }));
+});
+server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
+parentPort.on('message', () => server.close(() => process.exit(0)));
+`;
 
 describe('user endpoints', () => {
   it('creates a user and returns it with its Location', async () => {
