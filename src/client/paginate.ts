@@ -19,18 +19,19 @@ export interface PaginateOptions {
   ahead?: number;
 }
 
+/** Items handed out between two turns of the event loop while a page is on its way (handOut). */
+const TURN_EVERY = 100;
+
 /**
  * Yields every item of a paged list, one page request at a time (`ahead`: more). Where a page
  * carries a `next` cursor (Roster's GET /users), the pages after it follow that cursor: items
  * created or removed meanwhile never make it skip or repeat one, and a deep page costs the
- * service what the first did; a cursor is only known once its page arrives, so nothing is asked
- * ahead then. Otherwise (the real platform, media) by offset: stops on a short or empty page or
- * once `offset` reaches `total`; offsets advance by the items received, so a server that caps
- * `limit` is followed correctly; items created or removed while paging can shift the pages.
+ * service what the first did; a cursor is only known once its page arrives, so with `ahead` only
+ * the one page after it is asked for while its items are used. Otherwise (the real platform,
+ * media) by offset: stops on a short or empty page or once `offset` reaches `total`; offsets
+ * advance by the items received, so a server that caps `limit` is followed correctly; items
+ * created or removed while paging can shift the pages.
  */
-/** Items handed out between two turns of the event loop while a page is on its way (handOut). */
-const TURN_EVERY = 100;
-
 export async function* paginate<T>(
   fetchPage: (page: PageRequest) => Promise<Page<T>>,
   opts: PaginateOptions = {},

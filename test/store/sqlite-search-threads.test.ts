@@ -106,6 +106,12 @@ function threadModule(body: string): URL {
   return pathToFileURL(path);
 }
 
+/** A thread that is ready and answers no search (it ends when told to). */
+const silentThread = () =>
+  threadModule(
+    "parentPort.on('message', (m) => { if (m.close) parentPort.close(); });\nparentPort.postMessage({ ready: true });",
+  );
+
 /** The build's thread, each page it answers tagged with the thread's id. */
 const tagged = () =>
   threadModule(
@@ -298,9 +304,7 @@ test("a thread's failed search is that search's error, with its code, not run ag
 
 test('a search a thread does not answer in time is refused as unavailable, and the thread replaced', async () => {
   const { file, search } = await seeded(5);
-  const silent = threadModule(
-    "parentPort.on('message', (m) => { if (m.close) parentPort.close(); });\nparentPort.postMessage({ ready: true });",
-  );
+  const silent = silentThread();
   const { threads, calls } = threadsOn(file, () => ({ total: 0, rows: [] }), {
     module: silent,
     count: 1,
@@ -321,9 +325,7 @@ test('a search a thread does not answer in time is refused as unavailable, and t
 test('closing answers what a thread still had, in the main thread, and ends the threads', async () => {
   const { store, file, search } = await seeded(10);
   // A thread that never answers a search: its search is still answered, by the close.
-  const silent = threadModule(
-    "parentPort.on('message', (m) => { if (m.close) parentPort.close(); });\nparentPort.postMessage({ ready: true });",
-  );
+  const silent = silentThread();
   const { threads, calls } = threadsOn(file, (f) => sqliteSearch(store, f), {
     module: silent,
     count: 1,

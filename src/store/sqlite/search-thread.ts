@@ -4,9 +4,9 @@
  * with the number it came with.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ListFilter } from '../types.js';
+import type { ListFilter, UserPage } from '../types.js';
 import { openReader, statementCache } from './db.js';
-import { snapshotList, type usersList } from './users-list.js';
+import { snapshotList } from './users-list.js';
 
 /** What a thread is started with. */
 export interface SearchThreadData {
@@ -20,7 +20,7 @@ export interface SearchThreadData {
 export type SearchAsk = { id: number; filter: ListFilter } | { close: true };
 export type SearchAnswer =
   | { ready: true }
-  | { id: number; page: ReturnType<ReturnType<typeof usersList>> }
+  | { id: number; page: UserPage }
   | { id: number; error: { message: string; code?: string } };
 
 const port = parentPort!;

@@ -166,7 +166,7 @@ export function searchThreads(opts: {
         const job = take(t);
         if (job && job.id === m.id) {
           if ('error' in m) job.reject(Object.assign(new Error(m.error.message), m.error));
-          else job.resolve(m.page as UserPage);
+          else job.resolve(m.page);
         }
       }
       pump();
